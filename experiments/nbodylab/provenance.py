@@ -1,0 +1,70 @@
+"""Provenance: what ran, where, when."""
+import datetime
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _os_name():
+    try:
+        return platform.freedesktop_os_release().get("PRETTY_NAME", platform.platform())
+    except OSError:
+        return platform.platform()
+
+
+def host():
+    return {
+        "hostname": platform.node(),
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "os": _os_name(),
+        "kernel": platform.release(),
+        "machine": platform.machine(),
+        "python": sys.version.split()[0],
+    }
+
+
+class BuildInfoError(Exception):
+    pass
+
+
+def build_info(nbody):
+    """The JSON object printed by `nbody --build-info`."""
+    try:
+        out = subprocess.run([str(nbody), "--build-info"], capture_output=True, text=True,
+                             timeout=60)
+    except OSError as e:
+        raise BuildInfoError(f"cannot execute {nbody}: {e.strerror}") from None
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        raise BuildInfoError(f"{nbody} --build-info failed (exit {out.returncode}): {last}")
+    try:
+        return json.loads(out.stdout)
+    except json.JSONDecodeError as e:
+        raise BuildInfoError(f"{nbody} --build-info did not print JSON: {e}") from None

@@ -1,0 +1,220 @@
+"""Running one experiment: its points in parallel, each finished point cached so that an
+interrupted sweep resumes, then results/<ID>.csv and its provenance."""
+import concurrent.futures as cf
+import decimal
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import ROOT, files, provenance
+from .spec import fmt
+
+RESULTS_DIR = ROOT / "results"
+POINTS_DIR = RESULTS_DIR / ".points"
+# Shown instead of the per-run temporary directory in recorded commands (and hashed so).
+TMP = "<tmp>"
+
+
+class PointFailed(Exception):
+    def __init__(self, cmd, message):
+        super().__init__(message)
+        self.cmd, self.message = cmd, message
+
+
+def display(path):
+    """A path as recorded in provenance: relative to the repository when inside it."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def _call(nbody, args, env, shown):
+    """Run nbody; on failure raise PointFailed with the command as recorded (`shown`) and
+    the last line of stderr."""
+    proc = subprocess.run([str(nbody), *args], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        raise PointFailed(shown, f"exit {proc.returncode}: {last}")
+
+
+def _read_state(path):
+    """{id: (x, y, z, vx, vy, vz)} from a state CSV, as Decimals: the file may carry more
+    digits than a double (dd, quad, mp50 runs), and differences must not lose them."""
+    rows = files.read_csv(path)
+    return {r["id"]: tuple(decimal.Decimal(r[k]) for k in ("x", "y", "z", "vx", "vy", "vz"))
+            for r in rows}
+
+
+def state_errors(final_csv, ref_csv):
+    """(max over bodies of |r - r_ref|, the same for v) between two state files."""
+    with decimal.localcontext(prec=80):
+        final, ref = _read_state(final_csv), _read_state(ref_csv)
+        if final.keys() != ref.keys():
+            raise ValueError(f"body ids differ between {final_csv} and the reference")
+        pos = vel = decimal.Decimal(0)
+        for i, s in final.items():
+            r = ref[i]
+            pos = max(pos, sum((s[k] - r[k]) ** 2 for k in range(3)).sqrt())
+            vel = max(vel, sum((s[k] - r[k]) ** 2 for k in range(3, 6)).sqrt())
+        return float(pos), float(vel)
+
+
+class Progress:
+    """One status line on stderr: redrawn in place on a terminal, else a plain line at most
+    every `every` seconds."""
+
+    def __init__(self, tag, total, already):
+        self.tag, self.total, self.already = tag, total, already
+        self.start = time.monotonic()
+        self.tty = sys.stderr.isatty()
+        self.every = 1.0 if self.tty else 10.0
+        self.last = -1e9
+
+    def show(self, finished, running, final=False):
+        now = time.monotonic()
+        if not final and now - self.last < self.every:
+            return
+        self.last = now
+        elapsed = now - self.start
+        done = self.already + finished
+        line = f"[{self.tag}] {done}/{self.total} points, {running} running, elapsed {elapsed:.0f} s"
+        if finished and done < self.total:
+            # Crude: assumes the remaining points cost the mean of the finished ones.
+            line += f", ETA ~{elapsed / finished * (self.total - done):.0f} s"
+        if self.tty:
+            sys.stderr.write("\r\033[K" + line + ("\n" if final else ""))
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def run(exp, nbody, jobs, force, build_info):
+    """Run every point of `exp` not already done; write the results on success.
+    Returns the process exit status."""
+    tag = exp.id.split("_", 1)[0]
+    nbody_sha = provenance.sha256_file(nbody)
+    outputs = ["--final-state", f"{TMP}/final.csv", "--summary", f"{TMP}/summary.json"]
+
+    points = []
+    for params in exp.points():
+        run_args, ref_args = exp.run_args(params), exp.reference_args(params)
+        key = json.dumps({"run": run_args, "reference": ref_args, "nbody_sha256": nbody_sha})
+        points.append({
+            "params": params,
+            "hash": hashlib.sha256(key.encode()).hexdigest()[:32],
+            "run_args": run_args,
+            "ref_args": ref_args,
+            "cmd": shlex.join([display(nbody), *run_args, *outputs]),
+            "reference_cmd": ref_args and shlex.join(
+                [display(nbody), *ref_args, "--out", f"{TMP}/reference.csv"]),
+        })
+    cache = POINTS_DIR / exp.id
+    done = {} if force else {p["hash"]: files.read_json(cache / f"{p['hash']}.json")
+                             for p in points if (cache / f"{p['hash']}.json").is_file()}
+    pending = [p for p in points if p["hash"] not in done]
+
+    env = dict(os.environ)
+    if jobs > 1:
+        env["OMP_NUM_THREADS"] = "1"  # points run side by side: one core each
+    print(f"[{tag}] {exp.title}: {len(points)} points (profile {exp.profile}, {jobs} jobs)"
+          + (f", {len(done)} already done" if done else ""), file=sys.stderr)
+
+    failures = []
+    with tempfile.TemporaryDirectory(prefix=f"nbodylab-{tag}-") as tmp, \
+            cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+        tmp = Path(tmp)
+
+        def make_reference(p):
+            out = tmp / f"ref-{p['hash']}.csv"
+            _call(nbody, [*p["ref_args"], "--out", str(out)], env, p["reference_cmd"])
+            return out
+
+        def run_point(p, ref_future):
+            work = tmp / p["hash"]
+            work.mkdir()
+            _call(nbody, [*p["run_args"], *[a.replace(TMP, str(work)) for a in outputs]], env,
+                  p["cmd"])
+            summary = files.read_json(work / "summary.json")
+            metrics = {}
+            if ref_future is not None:
+                ref = ref_future.result()  # a failed reference fails its points
+                metrics["pos_err"], metrics["vel_err"] = state_errors(work / "final.csv", ref)
+            missing = [m for m in exp.metrics if m not in summary]
+            if missing:
+                raise PointFailed(p["cmd"], f"summary JSON lacks {missing}")
+            metrics.update({m: summary[m] for m in exp.metrics})
+            record = {"params": p["params"], "metrics": metrics, "cmd": p["cmd"],
+                      "reference_cmd": p["reference_cmd"], "nbody_sha256": nbody_sha,
+                      "finished_utc": provenance.utc_now()}
+            files.write_json(cache / f"{p['hash']}.json", record)  # atomic: resumable
+            return record
+
+        # References (one per distinct `nbody ic` command) run first in the same pool;
+        # each point waits for its own.
+        refs = {}
+        for p in pending:
+            if p["ref_args"] is not None and json.dumps(p["ref_args"]) not in refs:
+                refs[json.dumps(p["ref_args"])] = pool.submit(make_reference, p)
+        futures = {pool.submit(run_point, p, refs.get(json.dumps(p["ref_args"]))): p
+                   for p in pending}
+
+        progress = Progress(tag, len(points), len(done))
+        left, finished = set(futures), 0
+        try:
+            while left:
+                ready, left = cf.wait(left, timeout=1.0, return_when=cf.FIRST_COMPLETED)
+                for f in ready:
+                    p = futures[f]
+                    try:
+                        done[p["hash"]] = f.result()
+                    except PointFailed as e:
+                        failures.append(e)
+                    except Exception as e:  # unreadable output etc.: still the point's fault
+                        failures.append(PointFailed(p["cmd"], f"{type(e).__name__}: {e}"))
+                    finished += 1
+                progress.show(finished, min(jobs, len(left)), final=not left)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            print(f"\n[{tag}] interrupted; finished points are kept, re-run to resume",
+                  file=sys.stderr)
+            raise
+        if not pending:
+            progress.show(0, 0, final=True)
+
+    if failures:
+        # A failed reference fails all its points with the same message: print it once.
+        for cmd, message in dict.fromkeys((e.cmd, e.message) for e in failures):
+            print(f"[{tag}] FAILED: {cmd}\n        {message}", file=sys.stderr)
+        print(f"[{tag}] {len(failures)} of {len(points)} points failed; "
+              f"results/{exp.id}.csv not written", file=sys.stderr)
+        return 1
+
+    records = [done[p["hash"]] for p in points]
+    header = exp.params + list(records[0]["metrics"])
+    rows = [[fmt(r["params"][k]) for k in exp.params] + [fmt(v) for v in r["metrics"].values()]
+            for r in records]
+    meta = {
+        "experiment": exp.id,
+        "title": exp.title,
+        "profile": exp.profile,
+        "created_utc": provenance.utc_now(),
+        "columns": header,
+        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
+        "host": provenance.host(),
+        "runner": {"argv": sys.argv, "jobs": jobs,
+                   "omp_num_threads": env.get("OMP_NUM_THREADS"),
+                   "points_run": len(pending) - len(failures), "points_reused": len(points) - len(pending)},
+        "experiment_toml": exp.text,
+        "points": [{"params": r["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
+                    "finished_utc": r["finished_utc"]} for r in records],
+    }
+    csv_path = RESULTS_DIR / f"{exp.id}.csv"
+    files.write_csv(csv_path, header, rows, meta)
+    print(f"[{tag}] wrote {display(csv_path)} ({len(rows)} rows) and its .meta.json",
+          file=sys.stderr)
+    return 0

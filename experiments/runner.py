@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""nbody-lab experiment runner: experiments/<ID>.toml -> nbody -> results/<ID>.csv.
+
+Commands
+  run ID      run the sweep of experiments/ID.toml; writes results/ID.csv and its provenance
+              results/ID.meta.json (nbody --build-info, host, profile, the TOML text, the
+              exact nbody command of every point).
+  figures ID  run figures/ID.py (with .venv/bin/python when it exists): the figure
+              (figures/ID.pdf, .png) and the LaTeX it generates in paper/generated/.
+  all         `run` every experiments/E*.toml in order, then every figures/E*.py.
+
+Profiles (--profile, default "default")
+  smoke    seconds: a few points, for CI
+  default  what `make all` runs (everything within the 2-core budget)
+  full     the paper's sizes (hours, may need a GPU)
+
+Execution
+  Points run in parallel (--jobs, default: the number of cores); with more than one job each
+  nbody gets OMP_NUM_THREADS=1. A finished point is stored at once in
+  results/.points/ID/<hash>.json, the hash covering its nbody arguments and the sha256 of the
+  nbody binary, so re-running an interrupted sweep only runs what is missing (--force runs
+  everything again). A failed point is reported with its command and the last line nbody
+  wrote to stderr; the others still run, then the runner exits non-zero without writing
+  results/ID.csv. If the experiment needs what this machine lacks (requires = "cuda") and
+  results/ID.csv exists, the committed results are reused, saying so.
+
+Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml)
+  title       = "one line"                   what the experiment measures
+  requires    = "cuda" | ["cuda", ...]       optional: features `nbody --build-info` must report
+  metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
+                                             the CSV (default: steps fevals rejected dE_rel
+                                             dE_rel_max P_rel L_rel t wall_s)
+  [fixed]       nbody run flags (without --) for every point: ic = "kepler", t-end = "10P";
+                true = bare flag, false = omitted; strings may name swept values: "P/{n}"
+  [sweep]       swept nbody run flags: name = [values] or an inclusive range
+                {start, stop, step} (arithmetic) or {start, stop, factor} (geometric)
+  [sweep_vars]  swept variables that are not flags, only used in {templates}
+  [reference]   optional: nbody ic flags of a reference state (templates allowed); each point's
+                final state is compared with it: columns pos_err, vel_err (max over bodies of
+                |r - r_ref|, |v - v_ref|)
+  [profile.smoke.sweep], [profile.full.fixed], ...
+                per-profile overrides, key by key, of any of the four tables above (the swept
+                names stay the same in every profile: they are the CSV's columns)
+  Points are the cartesian product of [sweep] and [sweep_vars]. results/ID.csv has one row per
+  point: the swept names in file order, then pos_err, vel_err (with a reference), then metrics.
+
+Examples
+  python experiments/runner.py run E01_two_body_convergence --profile smoke
+  python experiments/runner.py figures E01_two_body_convergence
+  python experiments/runner.py all --profile default
+"""
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from nbodylab import ROOT, provenance, spec, sweep  # noqa: E402
+
+FIGURES_DIR = ROOT / "figures"
+DEFAULT_NBODY = ROOT / "build" / "nbody"
+
+
+class UserError(Exception):
+    """Ends the runner with one line on stderr and exit status 2."""
+
+
+def provides(build_info, feature):
+    """Whether `nbody --build-info` reports `feature` (e.g. "cuda") usable on this machine:
+    listed in host.features, or, while the solver has no such list, the prefix of an engine
+    in build.gpu_engines (engines are named after their back end: cuda-tiled, opencl-...)."""
+    host, build = build_info.get("host", {}), build_info.get("build", {})
+    if "features" in host:
+        return feature in host["features"]
+    return any(e.split("-")[0] == feature for e in build.get("gpu_engines", []))
+
+
+def run_experiment(exp_id, args):
+    exp = spec.load(exp_id, args.profile)
+    nbody = Path(args.nbody)
+    if not nbody.is_file():
+        raise UserError(f"nbody binary not found: {nbody} (build it with `make build`, "
+                        f"or pass --nbody PATH)")
+    try:
+        info = provenance.build_info(nbody)
+    except provenance.BuildInfoError as e:
+        raise UserError(str(e)) from None
+    missing = [f for f in exp.requires if not provides(info, f)]
+    if missing:
+        csv_path = sweep.RESULTS_DIR / f"{exp.id}.csv"
+        if not csv_path.is_file():
+            raise UserError(f"{exp.id} needs {', '.join(missing)}, which this machine/build "
+                            f"lacks, and there is no committed results/{exp.id}.csv to reuse")
+        print(f"[{exp.id.split('_')[0]}] this machine lacks {', '.join(missing)}: reusing the "
+              f"committed results/{exp.id}.csv", file=sys.stderr)
+        return 0
+    return sweep.run(exp, nbody, args.jobs, args.force, info)
+
+
+def run_figure(exp_id):
+    script = FIGURES_DIR / f"{exp_id}.py"
+    if not script.is_file():
+        raise UserError(f"no figure script {script.relative_to(ROOT)} "
+                        f"(known: {', '.join(p.stem for p in figure_scripts()) or 'none'})")
+    venv_python = ROOT / ".venv" / "bin" / "python"
+    python = str(venv_python) if venv_python.is_file() else sys.executable
+    print(f"[{exp_id.split('_')[0]}] {script.relative_to(ROOT)}", file=sys.stderr)
+    return subprocess.run([python, str(script)], cwd=ROOT).returncode
+
+
+def attempt(fn, *args):
+    """fn(*args), with a user error reported and counted as a failure (for `all`)."""
+    try:
+        return fn(*args)
+    except (UserError, spec.SpecError) as e:
+        print(f"runner: error: {e}", file=sys.stderr)
+        return 2
+
+
+def figure_scripts():
+    return sorted(FIGURES_DIR.glob("E*.py"))
+
+
+def main(argv=None):
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--profile", default="default",
+                        help="smoke | default | full (default: %(default)s)")
+    common.add_argument("--nbody", default=str(DEFAULT_NBODY),
+                        help="the nbody binary (default: build/nbody)")
+    common.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="points run at once (default: number of cores, %(default)s)")
+    common.add_argument("--force", action="store_true",
+                        help="ignore finished points stored in results/.points/ and rerun them")
+
+    parser = argparse.ArgumentParser(
+        prog="runner.py", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,figures,all}")
+    p_run = sub.add_parser("run", parents=[common], help="run one experiment's sweep")
+    p_run.add_argument("id", metavar="ID", help="experiment ID: the stem of experiments/ID.toml")
+    p_fig = sub.add_parser("figures", help="run figures/ID.py")
+    p_fig.add_argument("id", metavar="ID", help="experiment ID: the stem of figures/ID.py")
+    sub.add_parser("all", parents=[common],
+                   help="run every experiment, then every figure script")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command in ("run", "all") and args.profile not in spec.PROFILES:
+            raise UserError(f"unknown profile '{args.profile}' "
+                            f"(valid: {', '.join(spec.PROFILES)})")
+        if args.command in ("run", "all") and args.jobs < 1:
+            raise UserError("--jobs must be at least 1")
+        if args.command == "run":
+            return run_experiment(args.id, args)
+        if args.command == "figures":
+            return run_figure(args.id)
+        # all: a failed experiment does not stop the others, nor the figures of the others.
+        failed = [i for i in spec.experiment_ids() if attempt(run_experiment, i, args) != 0]
+        failed += [s.stem for s in figure_scripts()
+                   if s.stem not in failed and attempt(run_figure, s.stem) != 0]
+        if failed:
+            print(f"runner: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1 if failed else 0
+    except (UserError, spec.SpecError) as e:
+        print(f"runner: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+#pragma once
+// The one body-body interaction of the project, shared by every force engine (CPU now, CUDA and
+// OpenCL later). T is the real type; sqrt is found by argument-dependent lookup so that
+// double-double and quad types supply their own.
+//
+// Force law: a_i += G m_j (r_j - r_i) / s^3 with s^2 = max(|r_j - r_i|^2 + eps^2, r_min^2).
+// eps is Plummer softening (eps2 = eps^2, default 0); r_min is seed S0's minimum-distance clamp
+// (rmin2 = r_min^2, 0 = off; S0 used r_min^2 = 1e-8). G is applied once per body by the caller.
+// The matching pair potential is pair_potential_kernel below: change one, change both.
+#include <cmath>
+
+#include "host_device.hpp"
+
+namespace nbody {
+
+// Adds m_j (r_j - r_i) / s^3 to (ax, ay, az). 20 flops by the usual convention
+// (sqrt and division counted as one each, as in NVIDIA's nbody sample and seed S2).
+template <class T>
+NBODY_HD void accumulate_interaction(T xi, T yi, T zi, T xj, T yj, T zj, T mj, T eps2, T rmin2,
+                                     T& ax, T& ay, T& az) {
+  using std::sqrt;
+  const T dx = xj - xi;                        // 3 flops
+  const T dy = yj - yi;
+  const T dz = zj - zi;
+  T s2 = dx * dx + dy * dy + dz * dz + eps2;   // 6 flops
+  s2 = s2 < rmin2 ? rmin2 : s2;                // clamp, S0's NBODY_MIN_R
+  const T inv_s = T(1) / sqrt(s2);             // 2 flops
+  const T w = mj * inv_s * inv_s * inv_s;      // 3 flops
+  ax += w * dx;                                // 6 flops
+  ay += w * dy;
+  az += w * dz;
+}
+
+// k(s) such that the pair potential energy is -G m_i m_j k. For s >= r_min, k = 1/s (softened
+// Newton); inside the clamp the force is m_j d / r_min^3, whose potential (continuous at r_min)
+// is that of a uniform sphere: k = (3 r_min^2 - s^2) / (2 r_min^3).
+template <class T>
+NBODY_HD T pair_potential_kernel(T dx, T dy, T dz, T eps2, T rmin2) {
+  using std::sqrt;
+  const T s2 = dx * dx + dy * dy + dz * dz + eps2;
+  if (s2 >= rmin2) return T(1) / sqrt(s2);
+  const T rmin = sqrt(rmin2);
+  return (T(3) * rmin2 - s2) / (T(2) * rmin2 * rmin);
+}
+
+}  // namespace nbody

@@ -1,0 +1,169 @@
+// nbody: the one solver binary. Subcommands run / ic / bench / list; `nbody SUBCOMMAND --help`.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "core/real.hpp"
+#include "core/registry.hpp"
+#include "engines/engine.hpp"
+#include "integrators/integrator.hpp"
+#include "io/provenance.hpp"
+
+namespace nbody::cli {
+
+void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n) {
+  cmd.add_option("--ic", ic.name, "initial condition: kepler, two-galaxies, plummer or file:PATH.csv (`nbody list ics`)")
+      ->capture_default_str();
+  cmd.add_option("--n", n, "number of bodies (two-galaxies, plummer)");
+  cmd.add_option("--seed", ic.seed, "random seed (two-galaxies, plummer)")->capture_default_str();
+  cmd.add_option("--a", ic.a, "kepler: semi-major axis")->capture_default_str();
+  cmd.add_option("--e", ic.e, "kepler: eccentricity, 0 <= e < 1")->capture_default_str();
+  cmd.add_option("--mass-ratio", ic.mass_ratio, "kepler: m2/m1 (total mass is 1)")->capture_default_str();
+  cmd.add_option("--box", ic.box, "two-galaxies: box size; galaxy radius R = box/2, centres at -R and +R on x")
+      ->capture_default_str();
+}
+
+void add_force_options(CLI::App& cmd, ForceOptions& f) {
+  cmd.add_option("--G", f.G, "gravitational constant")->capture_default_str();
+  cmd.add_option("--eps", f.eps, "Plummer softening length (0: none)")->capture_default_str();
+  cmd.add_option("--r-min", f.r_min, "seed S0's minimum-distance clamp, r^2 >= r_min^2 (0: none; S0 used 1e-4)")
+      ->capture_default_str();
+}
+
+namespace {
+
+std::vector<std::string> precision_list() {
+  std::vector<std::string> out;
+  std::apply([&](auto... t) { (out.emplace_back(RealTraits<decltype(t)>::name), ...); }, Precisions{});
+  return out;
+}
+
+template <class Table>
+std::vector<std::string> names(const Table& table) {
+  std::vector<std::string> out;
+  for (const auto& e : table) out.emplace_back(e.name);
+  return out;
+}
+
+// Converts the optional --n to IcParams::n with a clear error for non-positive values.
+void set_n(IcParams& ic, const std::optional<long long>& n) {
+  if (!n) return;
+  if (*n <= 0) throw InputError("--n must be a positive number of bodies, got " + std::to_string(*n));
+  ic.n = static_cast<std::size_t>(*n);
+}
+
+}  // namespace
+
+}  // namespace nbody::cli
+
+int main(int argc, char** argv) {
+  using namespace nbody;
+  using namespace nbody::cli;
+  CLI::App app{"nbody: gravitational N-body solver of nbody-lab (CPU engines; float and double).\n"
+               "Subcommands: run (integrate), ic (write initial conditions), bench (time one force evaluation),\n"
+               "list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details."};
+  app.require_subcommand(0, 1);
+  bool build_info_flag = false;
+  app.add_flag("--build-info", build_info_flag, "print the build's provenance (commit, compiler, flags) as JSON");
+
+  const auto precisions = precision_list();
+  const auto engines = names(engine_table<double>());
+  const auto integrators = names(integrator_table<double>());
+
+  RunOptions run;
+  std::optional<long long> run_n;
+  auto* run_cmd = app.add_subcommand("run", "integrate an N-body system from t = 0 to --t-end");
+  run_cmd->footer(
+      "Time values (--dt --t-end --diag-every --h-min --h-max) are numbers or, for a bound two-body system, multiples of its\n"
+      "orbital period: 10P, P/1024, 0.5P. Give a fixed step with --dt, or tolerances with --tol (atol = rtol)\n"
+      "or --atol and --rtol for methods with an error estimate (dopri5): the error norm is the RMS over all\n"
+      "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
+      "Exit codes: 0 success, 2 bad input, 3 the run failed (non-finite state, step size underflow).");
+  add_ic_options(*run_cmd, run.ic, run_n);
+  run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
+      ->required()
+      ->check(CLI::IsMember(integrators));
+  run_cmd->add_option("--dt", run.dt, "fixed step size (with --tol: first trial step)");
+  run_cmd->add_option("--tol", run.tol, "adaptive: atol = rtol = TOL");
+  run_cmd->add_option("--atol", run.atol, "adaptive: absolute tolerance (with --rtol)");
+  run_cmd->add_option("--rtol", run.rtol, "adaptive: relative tolerance (with --atol)");
+  run_cmd->add_option("--h-min", run.h_min, "adaptive: smallest step allowed; the run fails if the controller needs less (default 0)");
+  run_cmd->add_option("--h-max", run.h_max, "adaptive: largest step allowed (default: none)");
+  run_cmd->add_option("--controller", run.controller, "adaptive step-size controller: pi (proportional-integral, Hairer's DOPRI5 settings)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pi"}));
+  run_cmd->add_option("--t-end", run.t_end, "end time")->required();
+  run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
+  run_cmd->add_option("--engine", run.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
+  add_force_options(*run_cmd, run.force);
+  run_cmd->add_option("--diagnostics", run.diagnostics, "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here");
+  run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
+  run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here");
+  run_cmd->add_option("--summary", run.summary, "write a JSON summary of the run here");
+
+  IcOptions ic;
+  std::optional<long long> ic_n;
+  auto* ic_cmd = app.add_subcommand("ic", "write initial conditions to a state CSV (id,mass,x,y,z,vx,vy,vz)");
+  add_ic_options(*ic_cmd, ic.ic, ic_n);
+  ic_cmd->add_option("--G", ic.ic.G, "gravitational constant the velocities are set up for")->capture_default_str();
+  ic_cmd->add_option("--precision", ic.precision, "real type of the generated numbers")
+      ->capture_default_str()
+      ->check(CLI::IsMember(precisions));
+  ic_cmd->add_option("--at-time", ic.at_time, "kepler: the analytic state at this time instead of t = 0 (e.g. 10P)");
+  ic_cmd->add_option("--out", ic.out, "output CSV")->required();
+
+  BenchOptions bench;
+  auto* bench_cmd = app.add_subcommand("bench", "time one force evaluation on a Plummer sphere; prints CSV (header + one row)");
+  bench_cmd->add_option("--engine", bench.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
+  bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
+  bench_cmd->add_option("--n", bench.n, "number of bodies")->required();
+  bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")->capture_default_str();
+  bench_cmd->add_option("--seed", bench.seed, "random seed of the Plummer sphere")->capture_default_str();
+  add_force_options(*bench_cmd, bench.force);
+
+  std::string list_what;
+  auto* list_cmd = app.add_subcommand("list", "list integrators, engines, ics or precisions, one per line");
+  list_cmd->add_option("what", list_what, "integrators | engines | ics | precisions")
+      ->required()
+      ->check(CLI::IsMember({"integrators", "engines", "ics", "precisions"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "nbody: error: %s\n", e.what());
+    return 2;
+  }
+  try {
+    const std::vector<std::string> command_line(argv, argv + argc);
+    if (build_info_flag) {
+      std::cout << nlohmann::json{{"build", build_info()}, {"host", host_info()}}.dump(2) << "\n";
+      return 0;
+    }
+    if (*run_cmd) {
+      set_n(run.ic, run_n);
+      run.ic.G = run.force.G;
+      run.command_line = command_line;
+      return run_command(run);
+    }
+    if (*ic_cmd) {
+      set_n(ic.ic, ic_n);
+      ic.command_line = command_line;
+      return ic_command(ic);
+    }
+    if (*bench_cmd) return bench_command(bench);
+    if (*list_cmd) return list_command(list_what);
+    std::cout << app.help();
+    return 2;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "nbody: error: %s\n", e.what());
+    return 2;
+  } catch (const RunError& e) {
+    std::fprintf(stderr, "nbody: run failed: %s\n", e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nbody: internal error: %s\n", e.what());
+    return 4;
+  }
+}

@@ -1,0 +1,60 @@
+#pragma once
+// Command-line options, as text: numbers are parsed later in the run's own precision T, so that
+// `--a 0.1` means the T nearest to 0.1, not the double nearest to it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "physics/initial_conditions.hpp"
+
+namespace nbody::cli {
+
+struct ForceOptions {
+  std::string G = "1";
+  std::string eps = "0";
+  std::string r_min = "0";
+};
+
+struct RunOptions {
+  IcParams ic;
+  ForceOptions force;
+  std::string precision = "double";
+  std::string engine;  // empty: the default (first registered) engine
+  std::string integrator;
+  std::string dt, tol, atol, rtol, h_min, h_max;
+  std::string controller = "pi";
+  std::string t_end;
+  std::string diagnostics, diag_every;
+  std::string final_state, summary;
+  std::vector<std::string> command_line;
+};
+
+struct IcOptions {
+  IcParams ic;
+  std::string precision = "double";
+  std::string at_time;
+  std::string out;
+  std::vector<std::string> command_line;
+};
+
+struct BenchOptions {
+  ForceOptions force;
+  std::string engine;
+  std::string precision = "double";
+  long long n = 0;
+  int repeats = 5;
+  std::uint64_t seed = 1;
+};
+
+// Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.
+void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);
+void add_force_options(CLI::App& cmd, ForceOptions& f);
+
+int run_command(const RunOptions& o);
+int ic_command(const IcOptions& o);
+int bench_command(const BenchOptions& o);
+int list_command(const std::string& what);
+
+}  // namespace nbody::cli

@@ -1,0 +1,55 @@
+#pragma once
+// Parsing of the numeric flags shared by the subcommands, in the run's precision T.
+#include <string>
+
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "core/real.hpp"
+#include "physics/force_law.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace nbody::cli {
+
+template <class T>
+T parse_number(const std::string& text, const std::string& flag) {
+  const T x = RealTraits<T>::parse(text, flag);
+  if (!is_finite(x)) throw InputError(flag + ": '" + text + "' is not a finite number");
+  return x;
+}
+
+template <class T>
+T parse_positive(const std::string& text, const std::string& flag) {
+  const T x = parse_number<T>(text, flag);
+  if (!(x > T(0))) throw InputError(flag + " must be positive, got '" + text + "'");
+  return x;
+}
+
+template <class T>
+T parse_non_negative(const std::string& text, const std::string& flag) {
+  const T x = parse_number<T>(text, flag);
+  if (!(x >= T(0))) throw InputError(flag + " must be >= 0, got '" + text + "'");
+  return x;
+}
+
+template <class T>
+ForceLaw<T> parse_force_law(const ForceOptions& f) {
+  ForceLaw<T> law;
+  law.G = parse_positive<T>(f.G, "--G");
+  const T eps = parse_non_negative<T>(f.eps, "--eps");
+  const T r_min = parse_non_negative<T>(f.r_min, "--r-min");
+  law.eps2 = eps * eps;
+  law.rmin2 = r_min * r_min;
+  return law;
+}
+
+inline nlohmann::json to_json(const ForceOptions& f) { return {{"G", f.G}, {"eps", f.eps}, {"r_min", f.r_min}}; }
+
+inline nlohmann::json to_json(const IcParams& ic) {
+  return {{"ic", ic.name},  {"n", ic.n ? nlohmann::json(*ic.n) : nlohmann::json()},
+          {"seed", ic.seed}, {"a", ic.a},
+          {"e", ic.e},       {"mass_ratio", ic.mass_ratio},
+          {"box", ic.box}};
+}
+
+}  // namespace nbody::cli

@@ -1,0 +1,40 @@
+#pragma once
+// Seed S0's second engine: the same loop, parallel over bodies with OpenMP. The j-range is split
+// around i (no self-interaction, no branch in the loop body), and each half is an `omp simd`
+// reduction so that the compiler vectorises it (this needs -fno-math-errno for sqrt).
+#include "engines/engine.hpp"
+#include "common/interaction.hpp"
+
+namespace nbody {
+
+template <class T>
+class OpenMPEngine final : public ForceEngine<T> {
+ public:
+  struct info {
+    static constexpr std::string_view name = "openmp";
+    static constexpr std::string_view description = "all pairs, OpenMP threads over bodies, compiler-vectorised inner loop";
+  };
+  using ForceEngine<T>::ForceEngine;
+
+  void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
+    const T *x = pos, *y = pos + n, *z = pos + 2 * n;
+    const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < count; ++i) {
+      const T xi = x[i], yi = y[i], zi = z[i];
+      T ax{0}, ay{0}, az{0};
+#pragma omp simd reduction(+ : ax, ay, az)
+      for (std::ptrdiff_t j = 0; j < i; ++j)
+        accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+#pragma omp simd reduction(+ : ax, ay, az)
+      for (std::ptrdiff_t j = i + 1; j < count; ++j)
+        accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+      acc[i] = G * ax;
+      acc[n + i] = G * ay;
+      acc[2 * n + i] = G * az;
+    }
+  }
+};
+
+}  // namespace nbody

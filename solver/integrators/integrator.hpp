@@ -1,0 +1,92 @@
+#pragma once
+// The integrator interface (REBOUND's model): one small class per method, one file each, and one
+// line in integrators/registry.cpp. An integrator advances a State by one step using the
+// right-hand side Rhs, which counts every force evaluation (rejected trials included).
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/state.hpp"
+#include "engines/engine.hpp"
+
+namespace nbody {
+
+// dy/dt = f(y) for y = [r, v]: f = [v, a(r)]. Every call is one force evaluation.
+template <class T>
+class Rhs {
+ public:
+  Rhs(ForceEngine<T>& engine, const std::vector<T>& mass) : engine_(engine), mass_(mass) {}
+  std::size_t size() const { return mass_.size(); }
+  std::uint64_t evaluations() const { return evaluations_; }
+  void set_evaluations(std::uint64_t n) { evaluations_ = n; }
+
+  // dydt[0..3n) = velocities of y, dydt[3n..6n) = accelerations at the positions of y.
+  void derivative(const T* y, T* dydt) {
+    const std::size_t n = size();
+    for (std::size_t k = 0; k < 3 * n; ++k) dydt[k] = y[3 * n + k];
+    accelerations(y, dydt + 3 * n);
+  }
+  // acc[0..3n) = accelerations at positions pos[0..3n).
+  void accelerations(const T* pos, T* acc) {
+    engine_.accelerations(pos, mass_.data(), size(), acc);
+    ++evaluations_;
+  }
+
+ private:
+  ForceEngine<T>& engine_;
+  const std::vector<T>& mass_;
+  std::uint64_t evaluations_ = 0;
+};
+
+// How the user asked to step: a fixed step (--dt) or tolerances (--tol / --atol --rtol).
+template <class T>
+struct StepOptions {
+  bool adaptive = false;
+  T dt{0};  // fixed step; for adaptive runs an optional first trial step (0: chosen automatically)
+  T atol{0}, rtol{0};
+  T h_min{0};
+  T h_max{std::numeric_limits<T>::infinity()};
+};
+
+struct StepCounters {
+  std::uint64_t steps = 0;     // accepted steps
+  std::uint64_t rejected = 0;  // rejected trial steps (their force evaluations count too)
+};
+
+template <class T>
+class Integrator {
+ public:
+  Integrator(Rhs<T>& f, const StepOptions<T>& opt) : f_(f), opt_(opt) {}
+  virtual ~Integrator() = default;
+
+  // Advances s by one step of at most h and s.t by the step taken, which is returned. Fixed-step
+  // methods take exactly h; adaptive ones may take less after rejected trials.
+  virtual T step(State<T>& s, T h) = 0;
+  // The size an adaptive method wants for its next step (the driver clamps it to t_end).
+  virtual T proposed_step(const State<T>&) { return opt_.dt; }
+  // The state was changed from outside (first step, resume): drop cached derivatives.
+  virtual void restart() {}
+
+  const StepCounters& counters() const { return counters_; }
+
+ protected:
+  Rhs<T>& f_;
+  StepOptions<T> opt_;
+  StepCounters counters_;
+};
+
+template <class T>
+struct IntegratorEntry {
+  std::string_view name;
+  std::string_view description;
+  int order;            // theoretical order of the solution advanced
+  bool error_estimate;  // has an embedded error estimate, so it can run with --tol
+  std::unique_ptr<Integrator<T>> (*make)(Rhs<T>&, const StepOptions<T>&);
+};
+
+template <class T>
+const std::vector<IntegratorEntry<T>>& integrator_table();
+
+}  // namespace nbody

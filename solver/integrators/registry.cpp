@@ -1,0 +1,34 @@
+// The integrator registry. Adding an integrator: one header defining the class (with a nested
+// `info`, see leapfrog.hpp, or a tableau, see rk4.hpp), and one line in integrator_table below.
+#include "integrators/dopri5.hpp"
+#include "integrators/euler.hpp"
+#include "integrators/integrator.hpp"
+#include "integrators/leapfrog.hpp"
+#include "integrators/rk4.hpp"
+
+namespace nbody {
+
+namespace {
+template <class M, class T>
+IntegratorEntry<T> entry() {
+  using I = typename M::info;
+  return {I::name, I::description, I::order, I::error_estimate,
+          [](Rhs<T>& f, const StepOptions<T>& opt) -> std::unique_ptr<Integrator<T>> { return std::make_unique<M>(f, opt); }};
+}
+}  // namespace
+
+template <class T>
+const std::vector<IntegratorEntry<T>>& integrator_table() {
+  static const std::vector<IntegratorEntry<T>> table = {
+      entry<Euler<T>, T>(),
+      entry<Leapfrog<T>, T>(),
+      entry<Rk4<T>, T>(),
+      entry<Dopri5<T>, T>(),
+  };
+  return table;
+}
+
+template const std::vector<IntegratorEntry<float>>& integrator_table<float>();
+template const std::vector<IntegratorEntry<double>>& integrator_table<double>();
+
+}  // namespace nbody

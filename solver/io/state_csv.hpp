@@ -1,0 +1,22 @@
+#pragma once
+// State files: CSV with header `id,mass,x,y,z,vx,vy,vz`, one body per row, numbers written with
+// enough digits to round-trip the precision (RealTraits<T>::format) and parsed in T.
+#include <filesystem>
+#include <string>
+
+#include "core/state.hpp"
+
+namespace nbody {
+
+inline constexpr const char* kStateHeader = "id,mass,x,y,z,vx,vy,vz";
+
+// The whole file as text (header + rows).
+template <class T>
+std::string format_state_csv(const State<T>& s);
+
+// Reads and validates a state file: exact header, 8 fields a row, every number finite, masses
+// positive, ids 0..N-1 in order. Errors name the file and line.
+template <class T>
+State<T> read_state_csv(const std::filesystem::path& path);
+
+}  // namespace nbody

@@ -1,0 +1,119 @@
+#pragma once
+// Conserved quantities and their drift. Every sum is compensated (Neumaier) and done in the run's
+// own precision T, so that the measured drift is the integrator's, not the diagnostics' round-off.
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "core/compensated.hpp"
+#include "core/state.hpp"
+#include "common/interaction.hpp"
+#include "physics/force_law.hpp"
+
+namespace nbody {
+
+template <class T>
+using Vec3 = std::array<T, 3>;
+
+template <class T>
+struct Snapshot {
+  T kinetic{0}, potential{0}, energy{0};
+  Vec3<T> momentum{}, angular_momentum{}, centre_of_mass{};
+  T momentum_scale{0};          // sum m|v|: what P is compared with (P itself is often zero)
+  T angular_momentum_scale{0};  // sum m|r x v|
+  T min_pair_distance{0};       // unsoftened, unclamped |r_i - r_j|, min over pairs
+};
+
+template <class T>
+T norm3(const Vec3<T>& v) {
+  using std::sqrt;
+  return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+// O(N^2) because of the potential energy; the pair potential is the one that matches the force
+// law (softening and clamp included), so that dE measures the integrator alone.
+template <class T>
+Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
+  using std::sqrt;
+  const std::size_t n = s.size();
+  Snapshot<T> out;
+  CompensatedSum<T> kin, pot, mass;
+  std::array<CompensatedSum<T>, 3> p, l, mr;
+  CompensatedSum<T> p_scale, l_scale;
+  for (std::size_t i = 0; i < n; ++i) {
+    const T m = s.mass[i];
+    const Vec3<T> r{s.pos(0)[i], s.pos(1)[i], s.pos(2)[i]};
+    const Vec3<T> v{s.vel(0)[i], s.vel(1)[i], s.vel(2)[i]};
+    const Vec3<T> rxv{r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2], r[0] * v[1] - r[1] * v[0]};
+    kin += m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / T(2);
+    mass += m;
+    for (int d = 0; d < 3; ++d) {
+      p[d] += m * v[d];
+      l[d] += m * rxv[d];
+      mr[d] += m * r[d];
+    }
+    p_scale += m * norm3(v);
+    l_scale += m * norm3(rxv);
+  }
+  T min_d2 = std::numeric_limits<T>::infinity();
+  for (std::size_t i = 0; i < n; ++i) {
+    CompensatedSum<T> pot_i;
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const T dx = s.pos(0)[j] - s.pos(0)[i];
+      const T dy = s.pos(1)[j] - s.pos(1)[i];
+      const T dz = s.pos(2)[j] - s.pos(2)[i];
+      const T d2 = dx * dx + dy * dy + dz * dz;
+      if (d2 < min_d2) min_d2 = d2;
+      pot_i += s.mass[j] * pair_potential_kernel(dx, dy, dz, law.eps2, law.rmin2);
+    }
+    pot += -law.G * s.mass[i] * pot_i.value();
+  }
+  out.kinetic = kin.value();
+  out.potential = pot.value();
+  out.energy = out.kinetic + out.potential;
+  for (int d = 0; d < 3; ++d) {
+    out.momentum[d] = p[d].value();
+    out.angular_momentum[d] = l[d].value();
+    out.centre_of_mass[d] = mr[d].value() / mass.value();
+  }
+  out.momentum_scale = p_scale.value();
+  out.angular_momentum_scale = l_scale.value();
+  out.min_pair_distance = n > 1 ? sqrt(min_d2) : T(0);
+  return out;
+}
+
+// Drift of the conserved quantities from the first snapshot, as the diagnostics CSV reports it.
+template <class T>
+class DriftTracker {
+ public:
+  explicit DriftTracker(const Snapshot<T>& initial) : initial_(initial) {}
+
+  struct Drift {
+    T dE_rel, dE_rel_max, P_rel, L_rel;
+  };
+
+  // dE_rel = (E - E0)/|E0|; P_rel = |P - P0| / sum(m|v|)_0; L_rel likewise. A zero scale (a
+  // system at rest, E0 = 0) falls back to the absolute change, never to a division by zero.
+  Drift update(const Snapshot<T>& now) {
+    using std::abs;
+    Drift d;
+    d.dE_rel = (now.energy - initial_.energy) / scale(abs(initial_.energy));
+    if (abs(d.dE_rel) > max_abs_dE_) max_abs_dE_ = abs(d.dE_rel);
+    d.dE_rel_max = max_abs_dE_;
+    d.P_rel = norm3(difference(now.momentum, initial_.momentum)) / scale(initial_.momentum_scale);
+    d.L_rel = norm3(difference(now.angular_momentum, initial_.angular_momentum)) /
+              scale(initial_.angular_momentum_scale);
+    return d;
+  }
+  const Snapshot<T>& initial() const { return initial_; }
+
+ private:
+  static T scale(T s) { return s > T(0) ? s : T(1); }
+  static Vec3<T> difference(const Vec3<T>& a, const Vec3<T>& b) {
+    return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+  }
+  Snapshot<T> initial_;
+  T max_abs_dE_{0};
+};
+
+}  // namespace nbody

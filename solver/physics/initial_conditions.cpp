@@ -1,0 +1,223 @@
+#include "physics/initial_conditions.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/real.hpp"
+#include "core/registry.hpp"
+#include "io/state_csv.hpp"
+
+namespace nbody {
+
+const std::vector<IcInfo>& ic_list() {
+  static const std::vector<IcInfo> list = {
+      {"kepler", "two bodies on a Kepler ellipse (--a --e --mass-ratio), total mass 1, centre-of-mass frame, at pericentre"},
+      {"two-galaxies", "seed S0's collision of two flattened discs of mass 1000 each, 99.9% in a central body (--n --seed --box)"},
+      {"plummer", "Plummer sphere in Henon units (M = G = 1, E = -1/4), equal masses (--n --seed)"},
+      {"file:PATH.csv", "a state file with header id,mass,x,y,z,vx,vy,vz (as written by `nbody ic`)"},
+  };
+  return list;
+}
+
+namespace {
+
+template <class T>
+T parse_param(const std::string& text, std::string_view what) {
+  const T x = RealTraits<T>::parse(text, what);
+  if (!is_finite(x)) throw InputError(std::string(what) + ": '" + text + "' is not finite");
+  return x;
+}
+
+template <class T>
+T positive_param(const std::string& text, std::string_view what) {
+  const T x = parse_param<T>(text, what);
+  if (!(x > T(0))) throw InputError(std::string(what) + " must be positive, got '" + text + "'");
+  return x;
+}
+
+template <class T>
+void check_kepler(const IcParams& p, T& a, T& e, T& q, T& G) {
+  if (p.name != "kepler") throw InputError("--at-time needs --ic kepler (the analytic orbit), not '" + p.name + "'");
+  if (p.n && *p.n != 2) throw InputError("--ic kepler has 2 bodies, got --n " + std::to_string(*p.n));
+  a = positive_param<T>(p.a, "--a");
+  e = parse_param<T>(p.e, "--e");
+  if (!(e >= T(0) && e < T(1))) throw InputError("--e must satisfy 0 <= e < 1 (an ellipse), got '" + p.e + "'");
+  q = positive_param<T>(p.mass_ratio, "--mass-ratio");
+  G = positive_param<T>(p.G, "--G");
+}
+
+// Uniform in [0, 1) with 53 random bits, independent of the standard library's distributions
+// (whose algorithms are implementation-defined): the same seed gives the same bodies everywhere.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : gen_(seed) {}
+  double uniform() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+std::size_t required_n(const IcParams& p, std::size_t min) {
+  if (!p.n) throw InputError("--ic " + p.name + " needs --n (number of bodies)");
+  if (*p.n < min)
+    throw InputError("--ic " + p.name + " needs --n >= " + std::to_string(min) + ", got " + std::to_string(*p.n));
+  return *p.n;
+}
+
+template <class T>
+void set_body(State<T>& s, std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) {
+  s.mass[i] = m;
+  s.pos(0)[i] = x, s.pos(1)[i] = y, s.pos(2)[i] = z;
+  s.vel(0)[i] = vx, s.vel(1)[i] = vy, s.vel(2)[i] = vz;
+}
+
+// Seed S0's galaxy: total mass M, a fraction 0.999 of it in a central body at the centre; the
+// stars uniform in a sphere of radius R squashed to 0.3 in z; each star on a circular orbit about
+// +z whose speed is set by the central mass plus the (r/R)^3 share of the star mass inside r.
+template <class T>
+void add_galaxy(State<T>& s, std::size_t first, std::size_t count, T R, T cx, T vy_bulk, T G, Random& rng) {
+  using std::sqrt;
+  const T M = T(1000);
+  const T m_central = M * T(999) / T(1000);
+  const std::size_t stars = count - 1;
+  const T m_stars = M - m_central;
+  const T m_star = stars ? m_stars / T(stars) : T(0);
+  set_body<T>(s, first, m_central, cx, T(0), T(0), T(0), vy_bulk, T(0));
+  for (std::size_t k = 1; k <= stars; ++k) {
+    double x, y, z;
+    do {
+      x = rng.uniform(-1, 1), y = rng.uniform(-1, 1), z = rng.uniform(-1, 1);
+    } while (x * x + y * y + z * z > 1.0 || x * x + y * y == 0.0);
+    const T px = R * T(x), py = R * T(y), pz = R * T(z) * T(3) / T(10);
+    const T r = sqrt(px * px + py * py + pz * pz);
+    const T rr = r / R;
+    const T v = sqrt(G * (m_central + m_stars * rr * rr * rr) / r);
+    const T rho = sqrt(px * px + py * py);  // direction z x r, in the disc plane
+    set_body<T>(s, first + k, m_star, cx + px, py, pz, -v * py / rho, vy_bulk + v * px / rho, T(0));
+  }
+}
+
+template <class T>
+State<T> two_galaxies(const IcParams& p) {
+  using std::sqrt;
+  const std::size_t n = required_n(p, 2);
+  const T box = positive_param<T>(p.box, "--box");
+  const T G = positive_param<T>(p.G, "--G");
+  const T R = box / T(2);
+  const T v = sqrt(G * T(1000) / (T(2) * R));
+  State<T> s(n);
+  Random rng(p.seed);  // one stream: the second galaxy draws different stars from the first
+  const std::size_t first = (n + 1) / 2;
+  add_galaxy<T>(s, 0, first, R, -R, -v / T(3), G, rng);
+  add_galaxy<T>(s, first, n - first, R, R, v / T(3), G, rng);
+  return s;
+}
+
+// Aarseth, Henon & Wielen (1974): radius from the inverted cumulative mass, speed by rejection
+// from q^2 (1 - q^2)^(7/2); then scaled to Henon units (the Plummer radius is 3 pi / 16) and moved
+// to the centre-of-mass frame.
+template <class T>
+State<T> plummer(const IcParams& p) {
+  const std::size_t n = required_n(p, 1);
+  Random rng(p.seed);
+  State<T> s(n);
+  const double length = 3.0 * std::numbers::pi / 16.0;
+  const double speed = 1.0 / std::sqrt(length);
+  auto isotropic = [&](double r, double& x, double& y, double& z) {
+    const double cz = rng.uniform(-1, 1), phi = rng.uniform(0, 2 * std::numbers::pi);
+    const double sz = std::sqrt(1 - cz * cz);
+    x = r * sz * std::cos(phi), y = r * sz * std::sin(phi), z = r * cz;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    double mfrac;
+    do mfrac = rng.uniform(); while (mfrac <= 0.0 || mfrac > 0.999);  // no body at infinity
+    const double r = 1.0 / std::sqrt(std::pow(mfrac, -2.0 / 3.0) - 1.0);
+    double q, g;
+    do {
+      q = rng.uniform(), g = rng.uniform(0, 0.1);
+    } while (g > q * q * std::pow(1 - q * q, 3.5));
+    const double v = q * std::sqrt(2.0) * std::pow(1 + r * r, -0.25);
+    double x, y, z, vx, vy, vz;
+    isotropic(r * length, x, y, z);
+    isotropic(v * speed, vx, vy, vz);
+    set_body<T>(s, i, T(1) / T(n), T(x), T(y), T(z), T(vx), T(vy), T(vz));
+  }
+  for (int d = 0; d < 3; ++d) {  // centre-of-mass frame (equal masses: subtract the means)
+    T mean_r{0}, mean_v{0};
+    for (std::size_t i = 0; i < n; ++i) mean_r += s.pos(d)[i], mean_v += s.vel(d)[i];
+    mean_r /= T(n), mean_v /= T(n);
+    for (std::size_t i = 0; i < n; ++i) s.pos(d)[i] -= mean_r, s.vel(d)[i] -= mean_v;
+  }
+  return s;
+}
+
+}  // namespace
+
+template <class T>
+T two_body_period(const State<T>& s, T G) {
+  using std::sqrt;
+  if (s.size() != 2)
+    throw InputError("time in orbital periods (P) needs a two-body system, this one has " + std::to_string(s.size()) + " bodies");
+  T r2{0}, v2{0};
+  for (int d = 0; d < 3; ++d) {
+    const T dr = s.pos(d)[1] - s.pos(d)[0], dv = s.vel(d)[1] - s.vel(d)[0];
+    r2 += dr * dr, v2 += dv * dv;
+  }
+  const T mu = G * (s.mass[0] + s.mass[1]);
+  const T energy = v2 / T(2) - mu / sqrt(r2);  // specific orbital energy
+  if (!(energy < T(0))) throw InputError("time in orbital periods (P) needs a bound two-body orbit; this one is unbound");
+  const T a = -mu / (T(2) * energy);
+  return T(2) * std::numbers::pi_v<T> * sqrt(a * a * a / mu);
+}
+
+template <class T>
+State<T> kepler_state_at(const IcParams& p, T t) {
+  using std::abs, std::cos, std::sin, std::sqrt, std::fmod;
+  T a, e, q, G;
+  check_kepler(p, a, e, q, G);
+  const T M = T(1), m1 = M / (T(1) + q), m2 = M - m1;
+  const T two_pi = T(2) * std::numbers::pi_v<T>;
+  const T mean_motion = sqrt(G * M / (a * a * a));
+  const T mean_anomaly = fmod(mean_motion * t, two_pi);
+  // Kepler's equation E - e sin E = M by Newton's method, to the precision of T.
+  T E = e < T(0.8) ? mean_anomaly : std::numbers::pi_v<T>;
+  for (int it = 0; it < 100; ++it) {
+    const T dE = (E - e * sin(E) - mean_anomaly) / (T(1) - e * cos(E));
+    E -= dE;
+    if (abs(dE) <= T(4) * std::numeric_limits<T>::epsilon() * (T(1) + abs(E))) break;
+  }
+  const T b = a * sqrt(T(1) - e * e);
+  const T E_dot = mean_motion / (T(1) - e * cos(E));
+  const T rx = a * (cos(E) - e), ry = b * sin(E);  // relative position r2 - r1, pericentre on +x
+  const T vx = -a * sin(E) * E_dot, vy = b * cos(E) * E_dot;
+  State<T> s(2);
+  s.t = t;
+  set_body<T>(s, 0, m1, -m2 / M * rx, -m2 / M * ry, T(0), -m2 / M * vx, -m2 / M * vy, T(0));
+  set_body<T>(s, 1, m2, m1 / M * rx, m1 / M * ry, T(0), m1 / M * vx, m1 / M * vy, T(0));
+  return s;
+}
+
+template <class T>
+State<T> make_initial_state(const IcParams& p) {
+  if (p.name.starts_with("file:")) {
+    if (p.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
+    return read_state_csv<T>(p.name.substr(5));
+  }
+  if (p.name == "kepler") return kepler_state_at<T>(p, T(0));
+  if (p.name == "two-galaxies") return two_galaxies<T>(p);
+  if (p.name == "plummer") return plummer<T>(p);
+  find_entry(ic_list(), p.name, "initial condition");  // throws, listing the valid names
+  return {};
+}
+
+#define NBODY_INSTANTIATE(T)                                     \
+  template State<T> make_initial_state<T>(const IcParams&);     \
+  template State<T> kepler_state_at<T>(const IcParams&, T);     \
+  template T two_body_period<T>(const State<T>&, T);
+NBODY_INSTANTIATE(float)
+NBODY_INSTANTIATE(double)
+
+}  // namespace nbody

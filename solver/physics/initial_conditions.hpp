@@ -1,0 +1,46 @@
+#pragma once
+// Initial conditions: built-in generators and state files. Numbers arrive as text and are parsed
+// in the run's own precision T, so that an extended-precision run starts from exact values.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/state.hpp"
+
+namespace nbody {
+
+struct IcParams {
+  std::string name = "kepler";       // kepler, two-galaxies, plummer, or file:PATH.csv
+  std::optional<std::size_t> n;      // number of bodies (generators that take one)
+  std::uint64_t seed = 1;            // random generators
+  std::string a = "1";               // kepler: semi-major axis
+  std::string e = "0";               // kepler: eccentricity, 0 <= e < 1
+  std::string mass_ratio = "1";      // kepler: m2/m1 (total mass 1)
+  std::string box = "100";           // two-galaxies: box size, galaxy radius R = box/2
+  std::string G = "1";               // gravitational constant the velocities are set up for
+};
+
+struct IcInfo {
+  std::string_view name;
+  std::string_view description;
+};
+const std::vector<IcInfo>& ic_list();
+
+// The initial state named by p.name (at t = 0).
+template <class T>
+State<T> make_initial_state(const IcParams& p);
+
+// Kepler orbit: the analytic state at time t (Kepler's equation solved to the precision of T).
+// Needs p.name == "kepler".
+template <class T>
+State<T> kepler_state_at(const IcParams& p, T t);
+
+// The orbital period of a bound two-body state, 2 pi sqrt(a^3 / (G M)) with the semi-major axis a
+// from the orbit's energy: the `P` of time values such as `--t-end 10P`. Throws unless the state
+// has two bodies on a bound orbit.
+template <class T>
+T two_body_period(const State<T>& s, T G);
+
+}  // namespace nbody
