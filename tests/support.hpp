@@ -1,0 +1,69 @@
+#pragma once
+// Shared helpers of the tests: running a simulation to a time, and the force-comparison norm of
+// DESIGN.md.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/interaction.hpp"
+#include "driver/simulation.hpp"
+#include "physics/initial_conditions.hpp"
+
+namespace nbody::test {
+
+inline IcParams kepler(const std::string& e) {
+  IcParams p;
+  p.name = "kepler";
+  p.e = e;
+  return p;
+}
+
+// Max over bodies of |r - r_ref|.
+template <class T>
+T position_error(const State<T>& s, const State<T>& ref) {
+  T worst{0};
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    T d2{0};
+    for (int k = 0; k < 3; ++k) d2 += (s.pos(k)[i] - ref.pos(k)[i]) * (s.pos(k)[i] - ref.pos(k)[i]);
+    worst = std::max(worst, T(std::sqrt(d2)));
+  }
+  return worst;
+}
+
+// Integrates the Kepler orbit of eccentricity e for `periods` periods with a fixed step P/steps
+// and returns the position error against the analytic solution.
+inline double kepler_error(const std::string& integrator, const std::string& e, double periods, long steps_per_period) {
+  const IcParams ic = kepler(e);
+  State<double> s0 = make_initial_state<double>(ic);
+  const double P = orbital_period(ic, s0, 1.0);
+  StepOptions<double> opt;
+  opt.dt = P / double(steps_per_period);
+  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", integrator, opt);
+  sim.run(periods * P, periods * P, [](const auto&) {});
+  return position_error(sim.state(), kepler_state_at<double>(ic, periods * P));
+}
+
+// DESIGN.md's engine comparison: max_i |a_i - a_i,ref| / sum_j |a_ij|, where |a_ij| are the
+// magnitudes of the pair terms (well conditioned even where the forces on a body cancel).
+template <class T>
+double force_difference(const State<T>& s, const std::vector<T>& a, const std::vector<double>& ref, const ForceLaw<T>& law) {
+  const std::size_t n = s.size();
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double scale = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      double ax = 0, ay = 0, az = 0;
+      accumulate_interaction<double>(s.pos(0)[i], s.pos(1)[i], s.pos(2)[i], s.pos(0)[j], s.pos(1)[j], s.pos(2)[j], s.mass[j],
+                                     law.eps2, law.rmin2, ax, ay, az);
+      scale += double(law.G) * std::sqrt(ax * ax + ay * ay + az * az);
+    }
+    double d2 = 0;
+    for (int k = 0; k < 3; ++k) d2 += (double(a[k * n + i]) - ref[k * n + i]) * (double(a[k * n + i]) - ref[k * n + i]);
+    worst = std::max(worst, std::sqrt(d2) / scale);
+  }
+  return worst;
+}
+
+}  // namespace nbody::test

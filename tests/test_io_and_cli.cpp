@@ -1,0 +1,133 @@
+// State files and the command line, through the real `nbody` binary.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/state_csv.hpp"
+#include "physics/initial_conditions.hpp"
+
+using namespace nbody;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh, empty directory per test.
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("nbody_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Outcome {
+  int exit_code;
+  std::string err;
+};
+
+Outcome run_nbody(const fs::path& dir, const std::string& args) {
+  const std::string cmd = "cd '" + dir.string() + "' && '" NBODY_BINARY "' " + args + " >stdout.txt 2>stderr.txt";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(dir / "stderr.txt")};
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("state_csv_round_trips_bit_for_bit", "[io]", float, double) {
+  const fs::path dir = scratch("roundtrip");
+  IcParams p;
+  p.name = "plummer";
+  p.n = 100;
+  const State<TestType> s = make_initial_state<TestType>(p);
+  {
+    std::ofstream(dir / "s.csv") << format_state_csv(s);
+  }
+  const State<TestType> back = read_state_csv<TestType>(dir / "s.csv");
+  CHECK(same_bits(s.y, back.y));
+  CHECK(same_bits(s.mass, back.mass));
+}
+
+TEST_CASE("nbody_ic_then_run_from_file_reproduces_the_builtin_start_bit_for_bit", "[io][cli]") {
+  const fs::path dir = scratch("ic_file");
+  const std::string ic = "--ic two-galaxies --n 40 --seed 9";
+  REQUIRE(run_nbody(dir, "ic " + ic + " --out start.csv").exit_code == 0);
+  const std::string run = " --integrator dopri5 --tol 1e-9 --t-end 0.5 --r-min 1e-4";
+  REQUIRE(run_nbody(dir, "run " + ic + run + " --final-state builtin.csv --diagnostics builtin_diag.csv").exit_code == 0);
+  REQUIRE(run_nbody(dir, "run --ic file:start.csv" + run + " --final-state file.csv --diagnostics file_diag.csv").exit_code == 0);
+  CHECK(read(dir / "builtin.csv") == read(dir / "file.csv"));
+  CHECK(read(dir / "builtin_diag.csv") == read(dir / "file_diag.csv"));
+  CHECK(fs::exists(dir / "file.meta.json"));
+  CHECK(read(dir / "file.meta.json").find("\"git_commit\"") != std::string::npos);
+}
+
+TEST_CASE("bad_input_exits_nonzero_with_one_line_and_no_output_file", "[cli]") {
+  const fs::path dir = scratch("bad_input");
+  std::ofstream(dir / "nan.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0,0\n1,1,nan,0,0,0,1,0\n";
+  std::ofstream(dir / "negative_mass.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0,0\n1,-2,1,0,0,0,1,0\n";
+  std::ofstream(dir / "malformed.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0\n";
+  std::ofstream(dir / "wrong_header.csv") << "x,y,z\n1,2,3\n";
+  const std::string tail = " --dt 0.01 --t-end 1 --final-state out.csv --diagnostics diag.csv --summary out.json";
+  struct Case {
+    std::string args, must_mention;
+  };
+  const std::vector<Case> cases = {
+      {"run --ic kepler --integrator nosuch" + tail, "dopri5"},  // names the valid choices
+      {"run --ic plummer --n -5 --integrator rk4" + tail, "--n"},
+      {"run --ic file:missing.csv --integrator rk4" + tail, "missing.csv"},
+      {"run --ic file:nan.csv --integrator rk4" + tail, "line 3"},
+      {"run --ic file:negative_mass.csv --integrator rk4" + tail, "mass must be positive"},
+      {"run --ic file:malformed.csv --integrator rk4" + tail, "expected 8 fields"},
+      {"run --ic file:wrong_header.csv --integrator rk4" + tail, "header"},
+      {"run --ic kepler --integrator rk4 --precision quad" + tail, "double"},
+      {"run --ic kepler --integrator rk4 --engine warp" + tail, "simple"},
+      {"run --ic kepler --integrator rk4 --tol 1e-6 --t-end 1 --final-state out.csv", "no error estimate"},
+      {"run --ic kepler --e 1.2 --integrator rk4" + tail, "0 <= e < 1"},
+      {"run --ic kepler --integrator rk4 --dt x --t-end 1 --final-state out.csv", "--dt"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const Outcome o = run_nbody(dir, c.args);
+    CHECK(o.exit_code == 2);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK_THAT(o.err, Catch::Contains(c.must_mention));
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      CHECK((name.ends_with(".csv") && name != "out.csv" && name != "diag.csv" ? true : name.ends_with(".txt")));
+    }
+  }
+}
+
+TEST_CASE("a_run_whose_state_becomes_non_finite_fails_and_leaves_no_output", "[cli]") {
+  const fs::path dir = scratch("non_finite");
+  // Two bodies at the same point, no softening: the first force evaluation divides by zero.
+  std::ofstream(dir / "collision.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0,0\n1,1,0,0,0,0,0,0\n";
+  const Outcome o = run_nbody(dir, "run --ic file:collision.csv --integrator rk4 --dt 0.1 --t-end 1 --final-state out.csv --diagnostics d.csv");
+  CHECK(o.exit_code == 3);
+  CHECK_THAT(o.err, Catch::Contains("non-finite"));
+  CHECK(!fs::exists(dir / "out.csv"));
+  CHECK(!fs::exists(dir / "d.csv"));
+  for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().string().find(".tmp.") == std::string::npos);
+}
+
+TEST_CASE("list_prints_one_line_per_item", "[cli]") {
+  const fs::path dir = scratch("list");
+  REQUIRE(run_nbody(dir, "list integrators").exit_code == 0);
+  const std::string out = read(dir / "stdout.txt");
+  CHECK(std::count(out.begin(), out.end(), '\n') == 4);
+  CHECK_THAT(out, Catch::StartsWith("euler"));
+}
