@@ -2,12 +2,13 @@
 """nbody-lab experiment runner: experiments/<ID>.toml -> nbody -> results/<ID>.csv.
 
 Commands
-  run ID      run the sweep of experiments/ID.toml; writes results/ID.csv and its provenance
-              results/ID.meta.json (nbody --build-info, host, profile, the TOML text, the
-              exact nbody command of every point).
-  figures ID  run figures/ID.py (with .venv/bin/python when it exists): the figure
-              (figures/ID.pdf, .png) and the LaTeX it generates in paper/generated/.
-  all         `run` every experiments/E*.toml in order, then every figures/E*.py.
+  run ID        run the sweep of experiments/ID.toml; writes results/ID.csv and its
+                provenance results/ID.meta.json (nbody --build-info, host, profile, the
+                TOML text, the exact nbody command of every point).
+  figures [ID]  run figures/ID.py (with .venv/bin/python when it exists): the figure
+                (figures/ID.pdf, .png) and the LaTeX it generates in paper/generated/;
+                without ID, every figures/E*.py.
+  all           `run` every experiments/E*.toml in order, then every figures/E*.py.
 
 Profiles (--profile, default "default")
   smoke    seconds: a few points, for CI
@@ -139,8 +140,9 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True, metavar="{run,figures,all}")
     p_run = sub.add_parser("run", parents=[common], help="run one experiment's sweep")
     p_run.add_argument("id", metavar="ID", help="experiment ID: the stem of experiments/ID.toml")
-    p_fig = sub.add_parser("figures", help="run figures/ID.py")
-    p_fig.add_argument("id", metavar="ID", help="experiment ID: the stem of figures/ID.py")
+    p_fig = sub.add_parser("figures", help="run figures/ID.py (all figure scripts without ID)")
+    p_fig.add_argument("id", metavar="ID", nargs="?",
+                       help="experiment ID: the stem of figures/ID.py")
     sub.add_parser("all", parents=[common],
                    help="run every experiment, then every figure script")
     args = parser.parse_args(argv)
@@ -153,12 +155,14 @@ def main(argv=None):
             raise UserError("--jobs must be at least 1")
         if args.command == "run":
             return run_experiment(args.id, args)
-        if args.command == "figures":
+        if args.command == "figures" and args.id:
             return run_figure(args.id)
-        # all: a failed experiment does not stop the others, nor the figures of the others.
-        failed = [i for i in spec.experiment_ids() if attempt(run_experiment, i, args) != 0]
-        failed += [s.stem for s in figure_scripts()
-                   if s.stem not in failed and attempt(run_figure, s.stem) != 0]
+        if args.command == "figures":
+            failed = [s.stem for s in figure_scripts() if run_figure(s.stem) != 0]
+        else:  # all: a failed experiment stops neither the others nor the others' figures
+            failed = [i for i in spec.experiment_ids() if attempt(run_experiment, i, args) != 0]
+            failed += [s.stem for s in figure_scripts()
+                       if s.stem not in failed and attempt(run_figure, s.stem) != 0]
         if failed:
             print(f"runner: failed: {', '.join(failed)}", file=sys.stderr)
         return 1 if failed else 0

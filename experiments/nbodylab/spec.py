@@ -79,7 +79,7 @@ def render(value, params, where):
     if missing:
         raise SpecError(f"{where}: template {value!r} names {missing}, "
                         f"which are not swept (swept: {sorted(params)})")
-    if value == "{" + names[0] + "}" and len(names) == 1:
+    if len(names) == 1 and value == "{" + names[0] + "}":
         return params[names[0]]  # a bare reference keeps the parameter's type
     return value.format_map({k: fmt(v) for k, v in params.items()})
 

@@ -6,9 +6,11 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +19,8 @@ from .spec import fmt
 
 RESULTS_DIR = ROOT / "results"
 POINTS_DIR = RESULTS_DIR / ".points"
+# Version of the stored point records: bump it when their layout changes.
+RECORD_FORMAT = 1
 # Shown instead of the per-run temporary directory in recorded commands (and hashed so).
 TMP = "<tmp>"
 
@@ -33,13 +37,31 @@ def display(path):
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
+_children = set()  # nbody processes now running, killed if the runner is interrupted
+_children_lock = threading.Lock()
+
+
 def _call(nbody, args, env, shown):
     """Run nbody; on failure raise PointFailed with the command as recorded (`shown`) and
     the last line of stderr."""
-    proc = subprocess.run([str(nbody), *args], capture_output=True, text=True, env=env)
+    with _children_lock:
+        proc = subprocess.Popen([str(nbody), *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        _children.add(proc)
+    try:
+        _, stderr = proc.communicate()
+    finally:
+        with _children_lock:
+            _children.discard(proc)
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        last = (stderr.strip().splitlines() or ["(no stderr)"])[-1]
         raise PointFailed(shown, f"exit {proc.returncode}: {last}")
+
+
+def _kill_children():
+    with _children_lock:
+        for proc in _children:
+            proc.kill()
 
 
 def _read_state(path):
@@ -97,13 +119,24 @@ def run(exp, nbody, jobs, force, build_info):
     """Run every point of `exp` not already done; write the results on success.
     Returns the process exit status."""
     tag = exp.id.split("_", 1)[0]
+
+    def metrics(record, cmd):
+        """The CSV's metric columns of one point: reference errors, then exp.metrics from the
+        stored summary (all of it is stored, so editing `metrics` needs no re-run)."""
+        missing = [m for m in exp.metrics if m not in record["summary"]]
+        if missing:
+            raise PointFailed(cmd, f"summary JSON lacks {missing} "
+                                   f"(has {sorted(record['summary'])})")
+        return {**record["errors"], **{m: record["summary"][m] for m in exp.metrics}}
+
     nbody_sha = provenance.sha256_file(nbody)
     outputs = ["--final-state", f"{TMP}/final.csv", "--summary", f"{TMP}/summary.json"]
 
     points = []
     for params in exp.points():
         run_args, ref_args = exp.run_args(params), exp.reference_args(params)
-        key = json.dumps({"run": run_args, "reference": ref_args, "nbody_sha256": nbody_sha})
+        key = json.dumps({"run": run_args, "reference": ref_args, "nbody_sha256": nbody_sha,
+                          "record_format": RECORD_FORMAT})
         points.append({
             "params": params,
             "hash": hashlib.sha256(key.encode()).hexdigest()[:32],
@@ -140,18 +173,16 @@ def run(exp, nbody, jobs, force, build_info):
             _call(nbody, [*p["run_args"], *[a.replace(TMP, str(work)) for a in outputs]], env,
                   p["cmd"])
             summary = files.read_json(work / "summary.json")
-            metrics = {}
-            if ref_future is not None:
-                ref = ref_future.result()  # a failed reference fails its points
-                metrics["pos_err"], metrics["vel_err"] = state_errors(work / "final.csv", ref)
-            missing = [m for m in exp.metrics if m not in summary]
-            if missing:
-                raise PointFailed(p["cmd"], f"summary JSON lacks {missing}")
-            metrics.update({m: summary[m] for m in exp.metrics})
-            record = {"params": p["params"], "metrics": metrics, "cmd": p["cmd"],
+            record = {"params": p["params"], "errors": {}, "summary": summary, "cmd": p["cmd"],
                       "reference_cmd": p["reference_cmd"], "nbody_sha256": nbody_sha,
                       "finished_utc": provenance.utc_now()}
+            if ref_future is not None:
+                ref = ref_future.result()  # a failed reference fails its points
+                record["errors"] = dict(zip(("pos_err", "vel_err"),
+                                            state_errors(work / "final.csv", ref)))
+            metrics(record, p["cmd"])  # fail now, with the command, if a metric is missing
             files.write_json(cache / f"{p['hash']}.json", record)  # atomic: resumable
+            shutil.rmtree(work)  # final states of large runs would pile up in /tmp otherwise
             return record
 
         # References (one per distinct `nbody ic` command) run first in the same pool;
@@ -180,6 +211,7 @@ def run(exp, nbody, jobs, force, build_info):
                 progress.show(finished, min(jobs, len(left)), final=not left)
         except KeyboardInterrupt:
             pool.shutdown(wait=False, cancel_futures=True)
+            _kill_children()
             print(f"\n[{tag}] interrupted; finished points are kept, re-run to resume",
                   file=sys.stderr)
             raise
@@ -194,10 +226,20 @@ def run(exp, nbody, jobs, force, build_info):
               f"results/{exp.id}.csv not written", file=sys.stderr)
         return 1
 
+    if provenance.sha256_file(nbody) != nbody_sha:  # rebuilt mid-run: provenance would lie
+        print(f"[{tag}] error: {display(nbody)} changed during the run; re-run to redo the "
+              f"points of the new binary", file=sys.stderr)
+        return 1
+
     records = [done[p["hash"]] for p in points]
-    header = exp.params + list(records[0]["metrics"])
-    rows = [[fmt(r["params"][k]) for k in exp.params] + [fmt(v) for v in r["metrics"].values()]
-            for r in records]
+    try:
+        values = [metrics(r, r["cmd"]) for r in records]
+    except PointFailed as e:  # `metrics` was edited to name a field the summary lacks
+        print(f"[{tag}] error: {e.message} (in {e.cmd})", file=sys.stderr)
+        return 1
+    header = exp.params + list(values[0])
+    rows = [[fmt(r["params"][k]) for k in exp.params] + [fmt(v) for v in m.values()]
+            for r, m in zip(records, values)]
     meta = {
         "experiment": exp.id,
         "title": exp.title,

@@ -18,7 +18,7 @@ int ic_typed(const IcOptions& o) {
     s = make_initial_state<T>(o.ic);
   } else {
     const T G = RealTraits<T>::parse(o.ic.G, "--G");
-    const T t = parse_time<T>(o.at_time, "--at-time", [&] { return two_body_period(kepler_state_at<T>(o.ic, T(0)), G); });
+    const T t = parse_time<T>(o.at_time, "--at-time", [&] { return orbital_period(o.ic, kepler_state_at<T>(o.ic, T(0)), G); });
     if (!is_finite(t)) throw InputError("--at-time must be finite, got '" + o.at_time + "'");
     s = kepler_state_at<T>(o.ic, t);  // says so if the IC is not kepler
   }

@@ -61,7 +61,7 @@ int run_typed(const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
   const ForceLaw<T> law = parse_force_law<T>(o.force);
   State<T> initial = make_initial_state<T>(o.ic);
-  const std::function<T()> period = [&] { return two_body_period(initial, law.G); };
+  const std::function<T()> period = [&] { return orbital_period(o.ic, initial, law.G); };
   const std::function<T(const std::string&, const std::string&)> time = [&](const std::string& text, const std::string& flag) {
     const T v = parse_time<T>(text, flag, period);
     if (!is_finite(v) || v < T(0)) throw InputError(flag + " must be a finite time >= 0, got '" + text + "'");

@@ -174,6 +174,15 @@ T two_body_period(const State<T>& s, T G) {
 }
 
 template <class T>
+T orbital_period(const IcParams& p, const State<T>& initial, T G) {
+  using std::sqrt;
+  if (p.name != "kepler") return two_body_period(initial, G);
+  T a, e, q, G_ic;
+  check_kepler(p, a, e, q, G_ic);
+  return T(2) * std::numbers::pi_v<T> * sqrt(a * a * a / (G * T(1)));  // total mass M = 1
+}
+
+template <class T>
 State<T> kepler_state_at(const IcParams& p, T t) {
   using std::abs, std::cos, std::sin, std::sqrt, std::fmod;
   T a, e, q, G;
@@ -216,7 +225,8 @@ State<T> make_initial_state(const IcParams& p) {
 #define NBODY_INSTANTIATE(T)                                     \
   template State<T> make_initial_state<T>(const IcParams&);     \
   template State<T> kepler_state_at<T>(const IcParams&, T);     \
-  template T two_body_period<T>(const State<T>&, T);
+  template T two_body_period<T>(const State<T>&, T);                \
+  template T orbital_period<T>(const IcParams&, const State<T>&, T);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)
 

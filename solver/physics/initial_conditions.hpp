@@ -43,4 +43,10 @@ State<T> kepler_state_at(const IcParams& p, T t);
 template <class T>
 T two_body_period(const State<T>& s, T G);
 
+// The `P` of time values: for --ic kepler, 2 pi sqrt(a^3 / (G M)) from the orbit's parameters
+// (exact to the precision of T); for any other bound two-body state, two_body_period (whose
+// energy, at pericentre of an eccentric orbit, carries a cancellation: ~1e-14 relative at e=0.9).
+template <class T>
+T orbital_period(const IcParams& p, const State<T>& initial, T G);
+
 }  // namespace nbody

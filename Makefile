@@ -1,0 +1,63 @@
+# nbody-lab: the front door. `make all` reproduces everything the machine can run, `make test`
+# verifies the code. Both install what they need on a fresh Debian 12 machine.
+#
+#   make all [PROFILE=smoke|default|full]   experiments -> results/ -> figures/ -> paper/paper.pdf
+#   make test                               build, then the Catch2/CTest suite
+#   make build | experiments | figures | paper | clean | help   (figures: plots only, from results/)
+#   make run-E01_two_body_convergence       one experiment (any experiments/<ID>.toml)
+
+PROFILE ?= default
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+VENV    := .venv
+PY      := $(VENV)/bin/python
+NBODY   := $(BUILD)/nbody
+RUNNER  := $(PY) experiments/runner.py
+
+.PHONY: all build test experiments figures paper clean help deps
+
+all: paper
+	@echo "make all: done (profile $(PROFILE)); the paper is paper/paper.pdf"
+
+help:
+	@sed -n '1,9p' Makefile
+
+# System packages (apt), once per build folder or when the list changes.
+deps: $(BUILD)/.deps.stamp
+$(BUILD)/.deps.stamp: tools/install-deps.sh
+	tools/install-deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+# Python for the runner and the plots, pinned, in a virtual environment.
+$(VENV)/.stamp: requirements.txt | deps
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Every experiments/E*.toml (finished points are reused: an interrupted run resumes), then
+# every figures/E*.py, which also write the paper's tables and numbers (paper/generated/).
+experiments: build $(VENV)/.stamp
+	$(RUNNER) all --profile $(PROFILE) --nbody $(NBODY)
+
+run-%: build $(VENV)/.stamp
+	$(RUNNER) run $* --profile $(PROFILE) --nbody $(NBODY)
+	$(RUNNER) figures $*
+
+figures: $(VENV)/.stamp
+	$(RUNNER) figures
+
+paper: experiments
+	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet paper.tex
+
+clean:
+	rm -rf $(BUILD) results/.points
+	cd paper && latexmk -C -quiet paper.tex || true
