@@ -165,8 +165,8 @@ def main():
         if e not in es:
             return "not run"
         fitted, used, window = fits[q, m, e]
-        if fitted is None:
-            return "no point in window" if window == 0 else f"no run of {MIN_POINTS} ({window} in window)"
+        if fitted is None:  # explained in the caption
+            return f"--- (0/{window})"
         mark = "" if passed((q, m, e)) else r" \textbf{(off)}"
         return rf"{fitted:.2f} ({used}/{window}){mark}"
 

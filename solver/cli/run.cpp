@@ -59,6 +59,11 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
 template <class T>
 int run_typed(const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
+  const std::vector<std::string> outputs = {o.diagnostics, o.final_state, o.summary};
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = i + 1; j < outputs.size(); ++j)
+      if (!outputs[i].empty() && outputs[i] == outputs[j])
+        throw InputError("--diagnostics, --final-state and --summary must name different files, got '" + outputs[i] + "' twice");
   const ForceLaw<T> law = parse_force_law<T>(o.force);
   State<T> initial = make_initial_state<T>(o.ic);
   const std::function<T()> period = [&] { return orbital_period(o.ic, initial, law.G); };

@@ -14,9 +14,11 @@ std::string format_state_csv(const State<T>& s) {
   std::string out = std::string(kStateHeader) + "\n";
   for (std::size_t i = 0; i < s.size(); ++i) {
     out += std::to_string(i);
-    for (T v : {s.mass[i], s.pos(0)[i], s.pos(1)[i], s.pos(2)[i], s.vel(0)[i], s.vel(1)[i], s.vel(2)[i]})
-      out += "," + RealTraits<T>::format(v);
-    out += "\n";
+    for (T v : {s.mass[i], s.pos(0)[i], s.pos(1)[i], s.pos(2)[i], s.vel(0)[i], s.vel(1)[i], s.vel(2)[i]}) {
+      out += ',';
+      out += RealTraits<T>::format(v);
+    }
+    out += '\n';
   }
   return out;
 }
