@@ -84,15 +84,19 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
       ->required()
       ->check(CLI::IsMember(integrators));
+  run_cmd->add_option("--order", run.order, "order of methods that take one (Adams: `nbody list integrators`)");
   run_cmd->add_option("--dt", run.dt, "fixed step size (with --tol: first trial step)");
   run_cmd->add_option("--tol", run.tol, "adaptive: atol = rtol = TOL");
   run_cmd->add_option("--atol", run.atol, "adaptive: absolute tolerance (with --rtol)");
   run_cmd->add_option("--rtol", run.rtol, "adaptive: relative tolerance (with --atol)");
   run_cmd->add_option("--h-min", run.h_min, "adaptive: smallest step allowed; the run fails if the controller needs less (default 0)");
   run_cmd->add_option("--h-max", run.h_max, "adaptive: largest step allowed (default: none)");
-  run_cmd->add_option("--controller", run.controller, "adaptive step-size controller: pi (proportional-integral, Hairer's DOPRI5 settings)")
+  run_cmd->add_option("--controller", run.controller,
+                      "adaptive step-size control: pi (proportional-integral, Hairer's DOPRI5 settings) or subdivide "
+                      "(seed S0: every step starts at --h-max and is split into 8, recursively up to 8 levels, while the "
+                      "max-norm of the error estimate exceeds --atol)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"pi"}));
+      ->check(CLI::IsMember({"pi", "subdivide"}));
   run_cmd->add_option("--t-end", run.t_end, "end time")->required();
   run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   run_cmd->add_option("--engine", run.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));

@@ -34,6 +34,8 @@ std::string diagnostics_row(const Sample<T>& s) {
 template <class T>
 StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std::string&, const std::string&)>& time) {
   StepOptions<T> steps;
+  steps.order = o.order;
+  steps.controller = o.controller == "subdivide" ? Controller::subdivide : Controller::pi;
   const bool tol = !o.tol.empty(), atol = !o.atol.empty(), rtol = !o.rtol.empty();
   if (tol && (atol || rtol)) throw InputError("give either --tol or --atol with --rtol, not both");
   if (atol != rtol) throw InputError("--atol and --rtol go together (or use --tol for both)");
@@ -110,7 +112,7 @@ int run_typed(const RunOptions& o) {
       {"initial_condition", to_json(o.ic)},
       {"force_law", to_json(o.force)},
       {"steps", {{"adaptive", steps.adaptive}, {"dt", o.dt}, {"tol", o.tol}, {"atol", o.atol}, {"rtol", o.rtol},
-                 {"h_min", o.h_min}, {"h_max", o.h_max}, {"controller", o.controller}}},
+                 {"h_min", o.h_min}, {"h_max", o.h_max}, {"controller", o.controller}, {"order", o.order}}},
       {"t_end", RealTraits<T>::format(t_end)},
       {"diag_every", RealTraits<T>::format(diag_every)},
   };

@@ -7,8 +7,7 @@ namespace nbody {
 struct EulerMethod {
   static constexpr std::string_view name = "euler";
   static constexpr std::string_view description = "explicit Euler, order 1, 1 force evaluation per step";
-  static constexpr ButcherTableau<1> tableau{
-      .c = {{{0, 1}}}, .a = {{{{{0, 1}}}}}, .b = {{{1, 1}}}, .b_hat = {}, .order = 1, .embedded_order = 0, .fsal = false};
+  static constexpr ButcherTableau<1> tableau{.c = {}, .a = {}, .b = {{{"1"}}}, .b_hat = {}, .order = 1, .embedded_order = 0, .fsal = false};
 };
 template <class T>
 using Euler = ExplicitRungeKutta<T, EulerMethod>;

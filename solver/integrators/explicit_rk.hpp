@@ -11,28 +11,33 @@
 #include <vector>
 
 #include "integrators/integrator.hpp"
+#include "core/real.hpp"
 #include "integrators/step_controller.hpp"
 
 namespace nbody {
 
-// Coefficients are exact rationals, converted to T at construction, so that they are exact to the
-// working precision of every real type.
-struct Rational {
-  long long num = 0;
-  long long den = 1;
+// A Butcher coefficient as text: an exact rational "num/den" (integers of any length) or a
+// decimal with at least 60 significant digits (irrational coefficients). Converted to T at
+// construction, so it is as exact as T allows, up to mp50; the tableau tests read the same text
+// as exact rationals or in 100-digit arithmetic.
+struct Coefficient {
+  std::string_view text = "0";
   template <class T>
   T as() const {
-    return T(num) / T(den);
+    const auto slash = text.find('/');
+    if (slash == std::string_view::npos) return RealTraits<T>::parse(text, "Butcher coefficient");
+    return RealTraits<T>::parse(text.substr(0, slash), "Butcher coefficient") /
+           RealTraits<T>::parse(text.substr(slash + 1), "Butcher coefficient");
   }
 };
 
 template <std::size_t S>
 struct ButcherTableau {
   static constexpr std::size_t stages = S;
-  std::array<Rational, S> c;
-  std::array<std::array<Rational, S>, S> a;  // strictly lower triangular
-  std::array<Rational, S> b;                 // weights of the solution advanced
-  std::array<Rational, S> b_hat;             // weights of the embedded solution (unused if none)
+  std::array<Coefficient, S> c;
+  std::array<std::array<Coefficient, S>, S> a;  // strictly lower triangular; omitted entries are 0
+  std::array<Coefficient, S> b;                 // weights of the solution advanced
+  std::array<Coefficient, S> b_hat;             // weights of the embedded solution (unused if none)
   int order;                                 // order of the b solution
   int embedded_order;                        // order of the b_hat solution, 0 if none
   bool fsal;                                 // last stage is f(y_new): reused as next first stage
@@ -74,6 +79,21 @@ class ExplicitRungeKutta final : public Integrator<T> {
   void restart() override {
     have_first_stage_ = false;
     if (this->opt_.adaptive) h_next_ = this->opt_.dt;
+  }
+
+  void save(ArchiveWriter& w) const override {
+    Integrator<T>::save(w);
+    w.put(have_first_stage_);
+    w.put(k_[0]);
+    w.put(h_next_);
+    controller_.save(w);
+  }
+  void load(ArchiveReader& r) override {
+    Integrator<T>::load(r);
+    r.get(have_first_stage_);
+    r.get(k_[0]);
+    r.get(h_next_);
+    controller_.load(r);
   }
 
   T step(State<T>& s, T h) override {

@@ -10,6 +10,7 @@
 
 #include "core/state.hpp"
 #include "engines/engine.hpp"
+#include "io/archive.hpp"
 
 namespace nbody {
 
@@ -40,14 +41,21 @@ class Rhs {
   std::uint64_t evaluations_ = 0;
 };
 
+// Step-size control of the embedded methods: `pi` (the proportional-integral controller of
+// step_controller.hpp) or `subdivide` (seed S0's scheme: start every step at h_max, split it into
+// 8 sub-steps, recursively, while the unscaled max-norm of the error estimate exceeds atol).
+enum class Controller { pi, subdivide };
+
 // How the user asked to step: a fixed step (--dt) or tolerances (--tol / --atol --rtol).
 template <class T>
 struct StepOptions {
+  Controller controller = Controller::pi;
   bool adaptive = false;
   T dt{0};  // fixed step; for adaptive runs an optional first trial step (0: chosen automatically)
   T atol{0}, rtol{0};
   T h_min{0};
   T h_max{std::numeric_limits<T>::infinity()};
+  int order = 0;  // methods with a selectable order (Adams): --order; 0 = the method's default
 };
 
 struct StepCounters {
@@ -66,8 +74,20 @@ class Integrator {
   virtual T step(State<T>& s, T h) = 0;
   // The size an adaptive method wants for its next step (the driver clamps it to t_end).
   virtual T proposed_step(const State<T>&) { return opt_.dt; }
-  // The state was changed from outside (first step, resume): drop cached derivatives.
+  // The state was changed from outside: drop cached derivatives and history.
   virtual void restart() {}
+
+  // Checkpoints: everything the method carries from one step to the next (cached derivatives,
+  // multistep history, controller state, compensation terms), so that a run resumed from a
+  // checkpoint is bit for bit the uninterrupted run. Overrides call the base first.
+  virtual void save(ArchiveWriter& w) const {
+    w.put(counters_.steps);
+    w.put(counters_.rejected);
+  }
+  virtual void load(ArchiveReader& r) {
+    r.get(counters_.steps);
+    r.get(counters_.rejected);
+  }
 
   const StepCounters& counters() const { return counters_; }
 

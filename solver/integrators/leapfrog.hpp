@@ -21,6 +21,17 @@ class Leapfrog final : public Integrator<T> {
 
   void restart() override { have_acc_ = false; }
 
+  void save(ArchiveWriter& w) const override {
+    Integrator<T>::save(w);
+    w.put(have_acc_);
+    w.put(acc_);
+  }
+  void load(ArchiveReader& r) override {
+    Integrator<T>::load(r);
+    r.get(have_acc_);
+    r.get(acc_);
+  }
+
   T step(State<T>& s, T h) override {
     const std::size_t m = 3 * s.size();
     T* pos = s.y.data();

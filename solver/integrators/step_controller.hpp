@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/real.hpp"
+#include "io/archive.hpp"
 
 namespace nbody {
 
@@ -56,6 +57,15 @@ class PIController {
     err_prev_ = e;
     last_rejected_ = false;
     return true;
+  }
+
+  void save(ArchiveWriter& w) const {
+    w.put(err_prev_);
+    w.put(last_rejected_);
+  }
+  void load(ArchiveReader& r) {
+    r.get(err_prev_);
+    r.get(last_rejected_);
   }
 
  private:

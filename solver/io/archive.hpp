@@ -1,0 +1,84 @@
+#pragma once
+// A byte archive for checkpoints: values are stored bit for bit (trivially copyable types) or as
+// round-trip text (other real types, e.g. Boost.Multiprecision), so that a resumed run continues
+// exactly where the interrupted one was. Readers check every read against the end of the data.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/real.hpp"
+
+namespace nbody {
+
+class ArchiveWriter {
+ public:
+  template <class V>
+  void put(const V& v) {
+    if constexpr (std::is_trivially_copyable_v<V>) {
+      bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
+    } else {
+      put_text(RealTraits<V>::format(v));
+    }
+  }
+  template <class V>
+  void put(const std::vector<V>& v) {
+    put(static_cast<std::uint64_t>(v.size()));
+    for (const V& x : v) put(x);
+  }
+  void put_text(const std::string& s) {
+    put(static_cast<std::uint64_t>(s.size()));
+    bytes_ += s;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class ArchiveReader {
+ public:
+  explicit ArchiveReader(std::string bytes) : bytes_(std::move(bytes)) {}
+  template <class V>
+  V get() {
+    if constexpr (std::is_trivially_copyable_v<V>) {
+      need(sizeof(V));
+      V v;
+      std::memcpy(&v, bytes_.data() + pos_, sizeof v);
+      pos_ += sizeof v;
+      return v;
+    } else {
+      return RealTraits<V>::parse(get_text(), "checkpoint value");
+    }
+  }
+  template <class V>
+  void get(V& v) {
+    v = get<V>();
+  }
+  template <class V>
+  void get(std::vector<V>& v) {
+    const auto n = get<std::uint64_t>();
+    if (n > bytes_.size()) throw InputError("checkpoint is corrupt (vector length " + std::to_string(n) + ")");
+    v.resize(n);
+    for (V& x : v) x = get<V>();
+  }
+  std::string get_text() {
+    const auto n = get<std::uint64_t>();
+    need(n);
+    std::string s = bytes_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  bool at_end() const { return pos_ == bytes_.size(); }
+
+ private:
+  void need(std::size_t n) const {
+    if (pos_ + n > bytes_.size()) throw InputError("checkpoint is truncated");
+  }
+  std::string bytes_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace nbody
