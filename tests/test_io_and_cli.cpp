@@ -131,3 +131,20 @@ TEST_CASE("list_prints_one_line_per_item", "[cli]") {
   CHECK(std::count(out.begin(), out.end(), '\n') == 4);
   CHECK_THAT(out, Catch::StartsWith("euler"));
 }
+
+TEST_CASE("a_run_in_parts_through_the_cli_equals_the_uninterrupted_run", "[cli][checkpoint]") {
+  const fs::path dir = scratch("parts");
+  const std::string run = "run --ic two-galaxies --n 32 --seed 4 --integrator dopri5 --tol 1e-9 --t-end 1.5 --r-min 1e-4";
+  REQUIRE(run_nbody(dir, run + " --final-state whole.csv").exit_code == 0);
+  REQUIRE(run_nbody(dir, run + " --checkpoint c.bin --stop-at 0.5").exit_code == 0);
+  REQUIRE(run_nbody(dir, run + " --resume c.bin --checkpoint c.bin --stop-at 1.0").exit_code == 0);
+  REQUIRE(run_nbody(dir, run + " --resume c.bin --final-state parts.csv").exit_code == 0);
+  CHECK(read(dir / "whole.csv") == read(dir / "parts.csv"));
+  CHECK(fs::exists(dir / "c.bin.bak"));
+  // A resume with other run parameters is refused, naming what differs.
+  const std::string other = "run --ic two-galaxies --n 32 --seed 4 --integrator dopri5 --tol 1e-8 --t-end 1.5 --r-min 1e-4";
+  const Outcome o = run_nbody(dir, other + " --resume c.bin --final-state x.csv");
+  CHECK(o.exit_code == 2);
+  CHECK_THAT(o.err, Catch::Contains("steps"));
+  CHECK(!fs::exists(dir / "x.csv"));
+}

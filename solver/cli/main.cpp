@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
       "orbital period: 10P, P/1024, 0.5P. Give a fixed step with --dt, or tolerances with --tol (atol = rtol)\n"
       "or --atol and --rtol for methods with an error estimate (dopri5): the error norm is the RMS over all\n"
       "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
+      "Runs in parts: `--checkpoint c.bin --stop-at T1`, then the same command with `--resume c.bin --stop-at T2`, ...;\n"
+      "each part writes its own diagnostics (from where it starts) and, at its end, the final state it reached.\n"
       "Exit codes: 0 success, 2 bad input, 3 the run failed (non-finite state, step size underflow).");
   add_ic_options(*run_cmd, run.ic, run_n);
   run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
@@ -105,6 +107,14 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
   run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here");
   run_cmd->add_option("--summary", run.summary, "write a JSON summary of the run here");
+  run_cmd->add_option("--checkpoint", run.checkpoint,
+                      "write checkpoints of the whole run here (atomically; the previous one is kept as FILE.bak)");
+  run_cmd->add_option("--checkpoint-every", run.checkpoint_every, "time between checkpoints (needs --checkpoint)");
+  run_cmd->add_option("--stop-at", run.stop_at,
+                      "stop at the first step end at or after this time and write the checkpoint (runs in parts; needs --checkpoint)");
+  run_cmd->add_option("--resume", run.resume,
+                      "continue the run saved in this checkpoint, bit for bit; give the original run's flags again "
+                      "(integrator, precision, steps and force law must match; the initial condition is taken from the checkpoint)");
 
   IcOptions ic;
   std::optional<long long> ic_n;

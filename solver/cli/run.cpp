@@ -10,7 +10,9 @@
 #include "cli/time_spec.hpp"
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
+#include "io/archive.hpp"
 #include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
 #include "io/provenance.hpp"
 #include "io/state_csv.hpp"
 
@@ -58,17 +60,57 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
   return steps;
 }
 
+// The parameters that make a run what it is: a resume must match them.
+template <class T>
+nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, std::size_t n) {
+  auto f = [](T x) { return RealTraits<T>::format(x); };
+  return {{"precision", o.precision},
+          {"integrator", o.integrator},
+          {"n", n},
+          {"force_law", to_json(o.force)},
+          {"steps", {{"adaptive", steps.adaptive}, {"dt", f(steps.dt)}, {"atol", f(steps.atol)}, {"rtol", f(steps.rtol)},
+                     {"h_min", f(steps.h_min)}, {"h_max", f(steps.h_max)}, {"order", steps.order}, {"controller", o.controller}}}};
+}
+
 template <class T>
 int run_typed(const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const std::vector<std::string> outputs = {o.diagnostics, o.final_state, o.summary};
+  const std::vector<std::string> outputs = {o.diagnostics, o.final_state, o.summary, o.checkpoint};
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j)
       if (!outputs[i].empty() && outputs[i] == outputs[j])
-        throw InputError("--diagnostics, --final-state and --summary must name different files, got '" + outputs[i] + "' twice");
+        throw InputError("--diagnostics, --final-state, --summary and --checkpoint must name different files, got '" +
+                         outputs[i] + "' twice");
+  if (o.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
+    throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
   const ForceLaw<T> law = parse_force_law<T>(o.force);
-  State<T> initial = make_initial_state<T>(o.ic);
-  const std::function<T()> period = [&] { return orbital_period(o.ic, initial, law.G); };
+
+  // The start: a checkpoint (whose state opens its archive) or the initial condition.
+  std::optional<Checkpoint> resumed;
+  State<T> initial;
+  if (!o.resume.empty()) {
+    resumed = read_checkpoint(o.resume);
+    ArchiveReader r(resumed->state);
+    r.get(initial.mass);
+    r.get(initial.y);
+    r.get(initial.t);
+  } else {
+    initial = make_initial_state<T>(o.ic);
+  }
+  // The time unit P: the orbital period of the original start (kept in the checkpoint).
+  std::optional<T> period_value;
+  if (resumed) {
+    if (const auto& p = resumed->parameters["period"]; p.is_string()) period_value = RealTraits<T>::parse(p.get<std::string>(), "period");
+  } else if (initial.size() == 2) {
+    try {
+      period_value = orbital_period(o.ic, initial, law.G);
+    } catch (const InputError&) {
+    }
+  }
+  const std::function<T()> period = [&] {
+    if (!period_value) return orbital_period(o.ic, initial, law.G);  // throws the reason
+    return *period_value;
+  };
   const std::function<T(const std::string&, const std::string&)> time = [&](const std::string& text, const std::string& flag) {
     const T v = parse_time<T>(text, flag, period);
     if (!is_finite(v) || v < T(0)) throw InputError(flag + " must be a finite time >= 0, got '" + text + "'");
@@ -76,64 +118,83 @@ int run_typed(const RunOptions& o) {
   };
   const T t_end = time(o.t_end, "--t-end");
   const StepOptions<T> steps = parse_steps<T>(o, time);
-  T diag_every = o.diag_every.empty() ? t_end / T(1000) : time(o.diag_every, "--diag-every");
+  const T diag_every = o.diag_every.empty() ? t_end / T(1000) : time(o.diag_every, "--diag-every");
   if (!(diag_every > T(0))) throw InputError("--diag-every must be positive");
+  RunHooks<T> hooks;
+  if (!o.checkpoint_every.empty() && !((hooks.checkpoint_every = time(o.checkpoint_every, "--checkpoint-every")) > T(0)))
+    throw InputError("--checkpoint-every must be positive");
+  if (!o.stop_at.empty()) hooks.stop_at = time(o.stop_at, "--stop-at");
   const std::string engine = o.engine.empty() ? std::string(engine_table<T>().front().name) : o.engine;
 
-  std::optional<T> period_value;  // for the summary, when the time unit P exists
-  if (initial.size() == 2) {
-    try {
-      period_value = period();
-    } catch (const InputError&) {
-    }
+  nlohmann::json identity = run_identity(o, steps, initial.size());
+  if (resumed) {
+    for (const auto& [key, value] : identity.items())
+      if (resumed->parameters[key] != value)
+        throw InputError("--resume: the checkpoint's " + key + " is " + resumed->parameters[key].dump() + ", this run's " +
+                         value.dump() + " (give the original run's flags)");
   }
-  Simulation<T> sim(std::move(initial), law, engine, o.integrator, steps);
+  nlohmann::json checkpoint_parameters = identity;
+  checkpoint_parameters["period"] = period_value ? nlohmann::json(RealTraits<T>::format(*period_value)) : nlohmann::json();
+  checkpoint_parameters["command_line"] = o.command_line;
+
+  Simulation<T> sim(initial, law, engine, o.integrator, steps);
+  if (resumed) {
+    ArchiveReader r(resumed->state);
+    sim.load(r);
+  }
 
   std::optional<AtomicFile> diagnostics;
   if (!o.diagnostics.empty()) {
     diagnostics.emplace(o.diagnostics);
     diagnostics->stream() << kDiagnosticsHeader << "\n";
   }
+  if (!o.checkpoint.empty())
+    hooks.checkpoint = [&] {
+      ArchiveWriter w;
+      sim.save(w);
+      write_checkpoint(o.checkpoint, {checkpoint_parameters, w.bytes()});
+    };
+  hooks.progress = [](const std::string& line) { std::fprintf(stderr, "nbody: %s\n", line.c_str()); };
   std::optional<Sample<T>> last;
-  sim.run(
+  const bool completed = sim.run(
       t_end, diag_every,
       [&](const Sample<T>& s) {
         if (diagnostics) diagnostics->stream() << diagnostics_row(s);
         last = s;
       },
-      [](const std::string& line) { std::fprintf(stderr, "nbody: %s\n", line.c_str()); });
+      hooks);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  nlohmann::json parameters = {
-      {"command_line", o.command_line},
-      {"precision", o.precision},
-      {"engine", engine},
-      {"integrator", o.integrator},
-      {"initial_condition", to_json(o.ic)},
-      {"force_law", to_json(o.force)},
-      {"steps", {{"adaptive", steps.adaptive}, {"dt", o.dt}, {"tol", o.tol}, {"atol", o.atol}, {"rtol", o.rtol},
-                 {"h_min", o.h_min}, {"h_max", o.h_max}, {"controller", o.controller}, {"order", o.order}}},
-      {"t_end", RealTraits<T>::format(t_end)},
-      {"diag_every", RealTraits<T>::format(diag_every)},
-  };
-  const auto& d = last->drift;
+  nlohmann::json parameters = identity;
+  parameters.update({{"command_line", o.command_line},
+                     {"engine", engine},
+                     {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.resume}} : to_json(o.ic)},
+                     {"t_end", RealTraits<T>::format(t_end)},
+                     {"diag_every", RealTraits<T>::format(diag_every)}});
+  // The final sample: the last one emitted, or (stopped early, or resumed with no sample due yet)
+  // a fresh measurement of where the run stands.
+  const Snapshot<T> now = measure(sim.state(), law);
+  DriftTracker<T> drift = DriftTracker<T>(sim.initial_snapshot());
+  auto d = drift.update(now);
+  if (last && last->t == sim.state().t) d = last->drift;
   const nlohmann::json summary = {
       {"integrator", o.integrator},
       {"precision", o.precision},
       {"engine", engine},
       {"n", sim.state().size()},
-      {"t", static_cast<double>(last->t)},
-      {"steps", last->counters.steps},
-      {"fevals", last->force_evaluations},
-      {"rejected", last->counters.rejected},
-      {"dt_last", static_cast<double>(last->dt)},
+      {"t", static_cast<double>(sim.state().t)},
+      {"completed", completed},
+      {"steps", sim.counters().steps},
+      {"fevals", sim.force_evaluations()},
+      {"rejected", sim.counters().rejected},
+      {"dt_last", last ? static_cast<double>(last->dt) : 0.0},
       {"E0", static_cast<double>(sim.initial_snapshot().energy)},
-      {"E", static_cast<double>(last->snapshot.energy)},
+      {"E", static_cast<double>(now.energy)},
       {"dE_rel", static_cast<double>(d.dE_rel)},
-      {"dE_rel_max", static_cast<double>(d.dE_rel_max)},
+      {"dE_rel_max", static_cast<double>(last ? std::max(d.dE_rel_max, last->drift.dE_rel_max) : d.dE_rel_max)},
       {"P_rel", static_cast<double>(d.P_rel)},
       {"L_rel", static_cast<double>(d.L_rel)},
-      {"min_pair_dist", static_cast<double>(last->snapshot.min_pair_distance)},
+      {"min_pair_dist", static_cast<double>(now.min_pair_distance)},
       {"wall_s", wall},
       {"period", period_value ? nlohmann::json(static_cast<double>(*period_value)) : nlohmann::json()},
   };
@@ -152,11 +213,12 @@ int run_typed(const RunOptions& o) {
   if (diagnostics) write_meta(o.diagnostics, parameters);
   if (final_state) write_meta(o.final_state, parameters);
 
-  std::printf("%s %s %s: t = %s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %s (max %s), %.3g s\n",
-              o.integrator.c_str(), o.precision.c_str(), engine.c_str(), RealTraits<T>::format(last->t).c_str(),
-              static_cast<unsigned long long>(last->counters.steps), static_cast<unsigned long long>(last->counters.rejected),
-              static_cast<unsigned long long>(last->force_evaluations), RealTraits<T>::format(d.dE_rel).c_str(),
-              RealTraits<T>::format(d.dE_rel_max).c_str(), wall);
+  std::printf("%s %s %s: t = %s%s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %s (max %s), %.3g s\n",
+              o.integrator.c_str(), o.precision.c_str(), engine.c_str(), RealTraits<T>::format(sim.state().t).c_str(),
+              completed ? "" : (" (stopped; checkpoint " + o.checkpoint + ")").c_str(),
+              static_cast<unsigned long long>(sim.counters().steps), static_cast<unsigned long long>(sim.counters().rejected),
+              static_cast<unsigned long long>(sim.force_evaluations()), RealTraits<T>::format(d.dE_rel).c_str(),
+              RealTraits<T>::format(summary["dE_rel_max"].get<double>()).c_str(), wall);
   return 0;
 }
 

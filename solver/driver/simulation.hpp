@@ -2,9 +2,10 @@
 // The time loop: owns the state, the engine and the integrator, steps to t_end, and reports
 // samples of the diagnostics to an observer. Fixed-step runs take steps of exactly dt (times are
 // t0 + k dt, not an accumulated sum) and a last step that ends exactly on t_end; adaptive runs take
-// the controller's steps, the last one clamped to t_end. Samples are taken at the first step end
-// at or after each multiple of diag_every (never by shortening a step, which would change the
-// trajectory), and always at the start and at t_end.
+// the controller's steps, the last one clamped to t_end. Samples and checkpoints are taken at the
+// first step end at or after each multiple of their interval (never by shortening a step, which
+// would change the trajectory); samples also at the start and at t_end. A run restored from a
+// checkpoint (load) continues bit for bit as the uninterrupted run would have.
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -16,6 +17,7 @@
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
+#include "io/archive.hpp"
 #include "physics/diagnostics.hpp"
 
 namespace nbody {
@@ -27,6 +29,16 @@ struct Sample {
   std::uint64_t force_evaluations;
   Snapshot<T> snapshot;
   typename DriftTracker<T>::Drift drift;
+};
+
+// Optional services of a run: progress lines, periodic checkpoints, and stopping early (runs in
+// parts: stop at the first step end at or after stop_at, then checkpoint).
+template <class T>
+struct RunHooks {
+  std::function<void(const std::string&)> progress;
+  T checkpoint_every{0};            // 0: no periodic checkpoints
+  std::function<void()> checkpoint;  // called at each checkpoint time and when stopping early
+  T stop_at{std::numeric_limits<T>::infinity()};
 };
 
 template <class T>
@@ -47,76 +59,130 @@ class Simulation {
   }
 
   const State<T>& state() const { return state_; }
+  const StepCounters& counters() const { return integrator_->counters(); }
+  std::uint64_t force_evaluations() const { return rhs_.evaluations(); }
+  const Snapshot<T>& initial_snapshot() const { return drift_.initial(); }
 
-  // Advances to t_end. observe(const Sample<T>&) is called for every sample; progress(text) now and
-  // then on long runs.
+  // Advances to t_end (or to hooks.stop_at). observe(const Sample<T>&) is called for every sample.
+  // Returns true when t_end was reached, false when the run stopped early at stop_at.
   template <class Observer>
-  void run(T t_end, T diag_every, Observer&& observe, const std::function<void(const std::string&)>& progress = {}) {
-    const T t0 = state_.t;
-    if (!(t_end > t0)) throw InputError("--t-end must be after the start time " + RealTraits<T>::format(t0));
-    const T span = t_end - t0;
-    std::uint64_t fixed_steps = 0;
-    if (!steps_.adaptive) {
-      const T ratio = span / steps_.dt;  // steps to t_end; within rounding of an integer: that integer
-      fixed_steps = static_cast<std::uint64_t>(std::ceil(static_cast<double>(ratio - ratio * T(8) * std::numeric_limits<T>::epsilon())));
-      if (fixed_steps == 0) fixed_steps = 1;
+  bool run(T t_end, T diag_every, Observer&& observe, const RunHooks<T>& hooks = {}) {
+    if (!started_) {
+      t0_ = state_.t;
+      next_sample_ = t0_ + diag_every;
+      next_checkpoint_ = t0_ + hooks.checkpoint_every;
+      emit(observe);
+      started_ = true;
     }
-    T next_sample = diag_every > T(0) ? t0 + diag_every : t_end;
-    T h_last{0};
-    emit(h_last, observe);
+    if (!(t_end > t0_)) throw InputError("--t-end must be after the start time " + RealTraits<T>::format(t0_));
+    const std::uint64_t fixed_steps = steps_.adaptive ? 0 : fixed_step_count(t_end);
     const auto start = std::chrono::steady_clock::now();
     auto last_report = start;
-    for (std::uint64_t k = 0; state_.t < t_end; ++k) {
-      if (steps_.adaptive) {
-        const T remaining = t_end - state_.t;
-        const T h = std::min(integrator_->proposed_step(state_), remaining);
-        h_last = integrator_->step(state_, h);
-        if (h_last == remaining) state_.t = t_end;
-      } else {
-        const bool last = k + 1 == fixed_steps;
-        const T t_k = t0 + T(k) * steps_.dt;
-        h_last = last ? t_end - t_k : steps_.dt;
-        integrator_->step(state_, h_last);
-        state_.t = last ? t_end : t0 + T(k + 1) * steps_.dt;
+    while (state_.t < t_end) {
+      if (state_.t >= hooks.stop_at) {
+        if (hooks.checkpoint) hooks.checkpoint();
+        return false;
       }
-      check_finite();
-      // a few ulps of slack, so that t0 + k dt that rounds just below a sample time still samples
-      if (state_.t >= next_sample - T(8) * std::numeric_limits<T>::epsilon() * next_sample || state_.t >= t_end) {
-        emit(h_last, observe);
-        while (next_sample <= state_.t + T(8) * std::numeric_limits<T>::epsilon() * next_sample) next_sample += diag_every > T(0) ? diag_every : t_end;
-      }
-      if (progress) {
+      advance(t_end, fixed_steps);
+      if (reached(next_sample_, diag_every) || state_.t >= t_end) emit(observe);
+      if (hooks.checkpoint && hooks.checkpoint_every > T(0) && reached(next_checkpoint_, hooks.checkpoint_every))
+        hooks.checkpoint();
+      if (hooks.progress) {
         const auto now = std::chrono::steady_clock::now();
         if (now - last_report > std::chrono::seconds(10)) {
           last_report = now;
-          const double elapsed = std::chrono::duration<double>(now - start).count();
-          const double done = static_cast<double>((state_.t - t0) / span);
-          progress("t = " + RealTraits<T>::format(state_.t) + " of " + RealTraits<T>::format(t_end) + " (" +
-                   std::to_string(static_cast<int>(100 * done)) + "%), " + std::to_string(counters().steps) + " steps, " +
-                   std::to_string(static_cast<long long>(elapsed)) + " s elapsed, ~" +
-                   std::to_string(static_cast<long long>(elapsed * (1 - done) / std::max(done, 1e-9))) + " s left");
+          report_progress(t_end, std::chrono::duration<double>(now - start).count(), hooks.progress);
         }
       }
     }
+    return true;
   }
 
-  const StepCounters& counters() const { return integrator_->counters(); }
-  const Snapshot<T>& initial_snapshot() const { return drift_.initial(); }
-  std::uint64_t force_evaluations() const { return rhs_.evaluations(); }
+  // The whole run as it stands between two steps: state, position in the step schedule, sampling
+  // and checkpoint clocks, the diagnostics' baseline and running max, the integrator's own state.
+  void save(ArchiveWriter& w) const {
+    w.put(state_.mass);
+    w.put(state_.y);
+    w.put(state_.t);
+    w.put(t0_);
+    w.put(step_index_);
+    w.put(next_sample_);
+    w.put(next_checkpoint_);
+    w.put(h_last_);
+    w.put(rhs_.evaluations());
+    drift_.save(w);
+    integrator_->save(w);
+  }
+  void load(ArchiveReader& r) {
+    std::vector<T> mass;
+    r.get(mass);
+    if (mass.size() != state_.size())
+      throw InputError("checkpoint holds " + std::to_string(mass.size()) + " bodies, the run " + std::to_string(state_.size()));
+    state_.mass = std::move(mass);  // same vector object: Rhs keeps referring to it
+    r.get(state_.y);
+    r.get(state_.t);
+    r.get(t0_);
+    r.get(step_index_);
+    r.get(next_sample_);
+    r.get(next_checkpoint_);
+    r.get(h_last_);
+    rhs_.set_evaluations(r.get<std::uint64_t>());
+    drift_.load(r);
+    integrator_->load(r);
+    if (!r.at_end()) throw InputError("checkpoint has trailing data (written by another version?)");
+    started_ = true;
+  }
 
  private:
-  template <class Observer>
-  void emit(T h_last, Observer& observe) {
-    Sample<T> s{state_.t, h_last, counters(), rhs_.evaluations(), measure(state_, law_), {}};
-    s.drift = drift_.update(s.snapshot);
-    observe(s);
+  // Steps of exactly dt to t_end: within rounding of an integer, that integer.
+  std::uint64_t fixed_step_count(T t_end) const {
+    const T ratio = (t_end - t0_) / steps_.dt;
+    const double n = std::ceil(static_cast<double>(ratio - ratio * T(8) * std::numeric_limits<T>::epsilon()));
+    return n < 1 ? 1 : static_cast<std::uint64_t>(n);
   }
 
-  void check_finite() const {
+  void advance(T t_end, std::uint64_t fixed_steps) {
+    if (steps_.adaptive) {
+      const T remaining = t_end - state_.t;
+      const T h = std::min(integrator_->proposed_step(state_), remaining);
+      h_last_ = integrator_->step(state_, h);
+      if (h_last_ == remaining) state_.t = t_end;
+    } else {
+      const bool last = step_index_ + 1 >= fixed_steps;
+      const T t_k = t0_ + T(step_index_) * steps_.dt;
+      h_last_ = last ? t_end - t_k : steps_.dt;
+      integrator_->step(state_, h_last_);
+      state_.t = last ? t_end : t0_ + T(step_index_ + 1) * steps_.dt;
+    }
+    ++step_index_;
     for (const T& v : state_.y)
       if (!is_finite(v))
         throw RunError("the state became non-finite at t = " + RealTraits<T>::format(state_.t) + " after " +
                        std::to_string(counters().steps) + " steps (try a smaller --dt or --tol, or --eps / --r-min)");
+  }
+
+  // True if the clock `next` is due at the current time (a few ulps of slack, so that t0 + k dt
+  // rounding just below a due time still counts), and moves it past the current time.
+  bool reached(T& next, T every) const {
+    auto slack = [&](T x) { return T(8) * std::numeric_limits<T>::epsilon() * (x < T(0) ? -x : x); };
+    if (state_.t < next - slack(next)) return false;
+    if (every > T(0))
+      while (next <= state_.t + slack(next)) next += every;
+    return true;
+  }
+
+  template <class Observer>
+  void emit(Observer& observe) {
+    Sample<T> s{state_.t, h_last_, counters(), rhs_.evaluations(), measure(state_, law_), {}};
+    s.drift = drift_.update(s.snapshot);
+    observe(s);
+  }
+
+  void report_progress(T t_end, double elapsed, const std::function<void(const std::string&)>& progress) const {
+    const double done = static_cast<double>((state_.t - t0_) / (t_end - t0_));
+    progress("t = " + RealTraits<T>::format(state_.t) + " of " + RealTraits<T>::format(t_end) + " (" +
+             std::to_string(static_cast<int>(100 * done)) + "%), " + std::to_string(counters().steps) + " steps, " +
+             std::to_string(static_cast<long long>(elapsed)) + " s elapsed in this run");
   }
 
   State<T> state_;
@@ -126,6 +192,9 @@ class Simulation {
   StepOptions<T> steps_;
   DriftTracker<T> drift_;
   std::unique_ptr<Integrator<T>> integrator_;
+  bool started_ = false;
+  T t0_{0}, next_sample_{0}, next_checkpoint_{0}, h_last_{0};
+  std::uint64_t step_index_ = 0;
 };
 
 }  // namespace nbody

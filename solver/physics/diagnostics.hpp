@@ -7,6 +7,7 @@
 
 #include "core/compensated.hpp"
 #include "core/state.hpp"
+#include "io/archive.hpp"
 #include "common/interaction.hpp"
 #include "physics/force_law.hpp"
 
@@ -106,6 +107,22 @@ class DriftTracker {
     return d;
   }
   const Snapshot<T>& initial() const { return initial_; }
+
+  void save(ArchiveWriter& w) const {
+    const Snapshot<T>& s = initial_;
+    for (T x : {s.kinetic, s.potential, s.energy, s.momentum_scale, s.angular_momentum_scale, s.min_pair_distance}) w.put(x);
+    for (const auto* v : {&s.momentum, &s.angular_momentum, &s.centre_of_mass})
+      for (T x : *v) w.put(x);
+    w.put(max_abs_dE_);
+  }
+  void load(ArchiveReader& r) {
+    Snapshot<T>& s = initial_;
+    for (T* x : {&s.kinetic, &s.potential, &s.energy, &s.momentum_scale, &s.angular_momentum_scale, &s.min_pair_distance})
+      r.get(*x);
+    for (auto* v : {&s.momentum, &s.angular_momentum, &s.centre_of_mass})
+      for (T& x : *v) r.get(x);
+    r.get(max_abs_dE_);
+  }
 
  private:
   static T scale(T s) { return s > T(0) ? s : T(1); }
