@@ -141,6 +141,8 @@ int main(int argc, char** argv) {
   list_cmd->add_option("what", list_what, "integrators | engines | ics | precisions")
       ->required()
       ->check(CLI::IsMember({"integrators", "engines", "ics", "precisions"}));
+  bool list_json = false;
+  list_cmd->add_flag("--json", list_json, "print a JSON array of objects (name, description; order and error_estimate for integrators)");
 
   try {
     app.parse(argc, argv);
@@ -167,7 +169,7 @@ int main(int argc, char** argv) {
       return ic_command(ic);
     }
     if (*bench_cmd) return bench_command(bench);
-    if (*list_cmd) return list_command(list_what);
+    if (*list_cmd) return list_command(list_what, list_json);
     std::cout << app.help();
     return 2;
   } catch (const InputError& e) {

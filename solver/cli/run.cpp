@@ -177,8 +177,10 @@ int run_typed(const RunOptions& o) {
   DriftTracker<T> drift = DriftTracker<T>(sim.initial_snapshot());
   auto d = drift.update(now);
   if (last && last->t == sim.state().t) d = last->drift;
+  const int order = steps.order ? steps.order : find_entry(integrator_table<T>(), o.integrator, "integrator").order;
   const nlohmann::json summary = {
       {"integrator", o.integrator},
+      {"order", order},
       {"precision", o.precision},
       {"engine", engine},
       {"n", sim.state().size()},

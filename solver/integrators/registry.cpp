@@ -1,10 +1,13 @@
 // The integrator registry. Adding an integrator: one header defining the class (with a nested
 // `info`, see leapfrog.hpp, or a tableau, see rk4.hpp), and one line in integrator_table below.
+#include "integrators/adams.hpp"
 #include "integrators/dopri5.hpp"
 #include "integrators/euler.hpp"
+#include "integrators/gauss_radau15.hpp"
 #include "integrators/integrator.hpp"
 #include "integrators/leapfrog.hpp"
 #include "integrators/rk4.hpp"
+#include "integrators/yoshida.hpp"
 
 namespace nbody {
 
@@ -24,6 +27,11 @@ const std::vector<IntegratorEntry<T>>& integrator_table() {
       entry<Leapfrog<T>, T>(),
       entry<Rk4<T>, T>(),
       entry<Dopri5<T>, T>(),
+      entry<GaussRadau15<T>, T>(),
+      entry<AdamsBashforth<T>, T>(),
+      entry<AdamsMoulton<T>, T>(),
+      entry<Yoshida4<T>, T>(),
+      entry<Yoshida6<T>, T>(),
   };
   return table;
 }

@@ -1,0 +1,334 @@
+#pragma once
+// gauss-radau15: Everhart's 15th-order Gauss-Radau integrator for y'' = a(y) (E. Everhart 1985,
+// "An efficient integrator that uses Gauss-Radau spacings", IAU Colloq. 83, 185), with the
+// adaptive step and round-off control of IAS15 (H. Rein & D. S. Spiegel 2015, MNRAS 446, 1424).
+//
+// Over a step of size dt from t0, the acceleration is a polynomial of degree 7 in the fraction
+// s = (t - t0) / dt of the step,
+//     a(s) = a0 + b0 s + b1 s^2 + ... + b6 s^7,
+// which integrates twice in closed form (advance()). The b_k follow from the accelerations at the
+// 8 Gauss-Radau spacings h_0 = 0 < h_1 < ... < h_7 < 1 through the Newton (divided-difference)
+// form of the same polynomial, a(s) = a0 + g1 s + g2 s (s - h1) + ... + g7 s (s - h1)...(s - h6).
+// The accelerations at h_n need positions from the b_k, so the b_k are found by predictor-corrector
+// sweeps, iterated until they stop changing at the round-off level. Because the Radau rule
+// with 8 nodes is exact to degree 14, the position after one step is accurate to O(dt^16): the
+// method has order 15.
+//
+// IAS15's additions, all here: the iteration stops at machine precision or when the change of b6
+// starts to grow again (round-off), with a cap (R&S 2015, Sect. 2.3); the step size follows from
+// epsilon = max|b6| / max|a| (Sect. 3.3), and a step whose successor would be less than a quarter
+// of it is redone (the safety factor); the b of the next step are predicted from the previous
+// step's polynomial plus the previous prediction's error (Everhart's e/b correction, Sect. 2.4);
+// and positions and velocities are updated with Kahan's compensated summation (Sect. 3.4).
+//
+// Cost: one force evaluation at the start of each step and 7 per sweep; usually 2 sweeps.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/real.hpp"
+#include "integrators/explicit_rk.hpp"      // Coefficient
+#include "integrators/integrator.hpp"
+#include "integrators/step_controller.hpp"  // initial_step
+
+namespace nbody {
+
+// The Gauss-Radau spacings on [0, 1]: 0 and the 7 roots of the degree-7 polynomial orthogonal to
+// every lower degree under the weight s on [0, 1] (equivalently, the roots of (P7 + P8)(x) / (1 + x)
+// on [-1, 1], mapped by s = (x + 1) / 2), so that the 8-point rule with a node at 0 integrates
+// degree 14 exactly. Computed with mpmath at 110 digits; tests/test_gauss_radau15.cpp checks the
+// orthogonality in 100-digit arithmetic. (The 28-digit table of REBOUND has a typo in h5 at the
+// 17th digit; these do not come from it.)
+inline constexpr std::array<Coefficient, 8> gauss_radau_spacings = {{
+    {"0"},
+    {"0.0562625605369221464656521910323111757797655147446230835724427916973942143"},
+    {"0.180240691736892364987579942809181784542060620805470155322625555279817988"},
+    {"0.352624717113169637373907770171241202808021883057274782399209338633832935"},
+    {"0.54715362633055538300144855765234885464038592789914754130800934548567013"},
+    {"0.734210177215410531523210608306610002563003118594390105979320313246944981"},
+    {"0.88532094683909576809035976293248537292227017546802805461101026504843166"},
+    {"0.977520613561287501891174500429154940077826092764399610140715723941241424"},
+}};
+
+template <class T>
+class GaussRadau15 final : public Integrator<T> {
+  static constexpr int K = 7;  // b_0..b_6, g_1..g_7, substeps 1..7
+  using Coefficients = std::array<std::vector<T>, K>;
+
+ public:
+  struct info {
+    static constexpr std::string_view name = "gauss-radau15";
+    static constexpr std::string_view description =
+        "IAS15: Everhart's Gauss-Radau predictor-corrector, order 15, 1 + 7 x (iterations, ~2) force evaluations per "
+        "step; --tol sets IAS15's epsilon (max|b6|/max|a| per step, 1e-9 is its usual value), not an error norm";
+    static constexpr int order = 15;
+    static constexpr bool error_estimate = true;
+  };
+
+  GaussRadau15(Rhs<T>& f, const StepOptions<T>& opt)
+      : Integrator<T>(f, opt), m_(3 * f.size()), a0_(m_), acc_(m_), pos_(m_), csx_(m_), csv_(m_) {
+    for (auto* set : {&b_, &e_, &g_, &b_last_, &e_last_})
+      for (auto& v : *set) v.assign(m_, T(0));
+    for (int n = 0; n <= K; ++n) h_[n] = gauss_radau_spacings[n].template as<T>();
+    for (int n = 0; n <= K; ++n)
+      for (int k = 0; k < n; ++k) diff_[n][k] = h_[n] - h_[k];
+    // c_[k][j]: coefficient of s^k in (s - h_1)...(s - h_j), i.e. the weight of g_{j+1} in b_k.
+    std::array<T, K> poly{};
+    poly[0] = T(1);
+    for (int j = 0; j < K; ++j) {
+      for (int k = 0; k < K; ++k) c_[k][j] = poly[k];
+      for (int k = j + 1; k > 0; --k)
+        if (k < K) poly[k] = poly[k - 1] - h_[j + 1] * poly[k];
+      poly[0] = -h_[j + 1] * poly[0];
+    }
+    // binom_[k][i] = C(i + 1, k + 1): s^(i+1) re-expanded about the end of the step.
+    for (int i = 0; i < K; ++i) {
+      long long binom = 1;  // C(i + 1, k + 1), k = 0, 1, ...
+      for (int k = 0; k <= i; ++k) {
+        binom = binom * (i + 1 - k) / (k + 1);
+        binom_[k][i] = T(binom);
+      }
+    }
+    for (int k = 0; k < K; ++k) {
+      pos_den_[k] = T((k + 2) * (k + 3));  // integrating b_k s^(k+1) twice
+      vel_den_[k] = T(k + 2);              // and once
+    }
+    h_next_ = opt.dt;
+    epsilon_ = opt.rtol > T(0) ? opt.rtol : opt.atol;  // --tol sets both
+  }
+
+  T proposed_step(const State<T>& s) override {
+    if (h_next_ > T(0)) return h_next_;
+    // No step given: Hairer's starting step for order 15 (two force evaluations, counted); the
+    // first one is the acceleration the first step needs anyway.
+    std::vector<T> f0(2 * m_);
+    this->f_.derivative(s.y.data(), f0.data());
+    std::copy(f0.begin() + m_, f0.end(), a0_.begin());
+    have_a0_ = true;
+    h_next_ = initial_step(s.y.data(), f0.data(), 2 * m_, info::order, this->opt_.atol, this->opt_.rtol, this->opt_.h_max,
+                           [&](const T* y, T* dydt) { this->f_.derivative(y, dydt); });
+    return h_next_;
+  }
+
+  void restart() override {
+    have_a0_ = false;
+    h_last_ = T(0);  // no polynomial to predict from
+    std::fill(csx_.begin(), csx_.end(), T(0));
+    std::fill(csv_.begin(), csv_.end(), T(0));
+    if (this->opt_.adaptive) h_next_ = this->opt_.dt;
+  }
+
+  // Between steps the method carries: the acceleration at the start (if already evaluated), the
+  // compensation terms, the last step's converged b and the prediction e it started from (the
+  // next step's b and e are predicted from them), and the step sizes.
+  void save(ArchiveWriter& w) const override {
+    Integrator<T>::save(w);
+    w.put(have_a0_);
+    w.put(a0_);
+    w.put(csx_);
+    w.put(csv_);
+    for (const auto* set : {&b_last_, &e_last_})
+      for (const auto& v : *set) w.put(v);
+    w.put(h_last_);
+    w.put(h_next_);
+    w.put(sweeps_);
+    w.put(unconverged_);
+  }
+  void load(ArchiveReader& r) override {
+    Integrator<T>::load(r);
+    r.get(have_a0_);
+    get_sized(r, a0_);
+    get_sized(r, csx_);
+    get_sized(r, csv_);
+    for (auto* set : {&b_last_, &e_last_})
+      for (auto& v : *set) get_sized(r, v);
+    r.get(h_last_);
+    r.get(h_next_);
+    r.get(sweeps_);
+    r.get(unconverged_);
+  }
+
+  T step(State<T>& s, T h) override {
+    const T* x0 = s.y.data();
+    const T* v0 = x0 + m_;
+    if (!have_a0_) {
+      this->f_.accelerations(x0, a0_.data());
+      have_a0_ = true;
+    }
+    for (;;) {
+      predict(h);
+      converge(x0, v0, h);
+      if (!this->opt_.adaptive) break;
+      const T h_new = controlled_step(h);
+      if (h_new < safety_ * h) {  // IAS15: a much smaller next step means this one was too large
+        ++this->counters_.rejected;
+        if (h_new < this->opt_.h_min)
+          throw RunError("step size underflow: IAS15 needs h = " + RealTraits<T>::format(h_new) + " < --h-min " +
+                         RealTraits<T>::format(this->opt_.h_min) + " (loosen --tol or lower --h-min)");
+        h = h_new;
+        continue;
+      }
+      h_next_ = std::clamp(std::min(h_new, h / safety_), this->opt_.h_min, this->opt_.h_max);  // grow at most 4x
+      break;
+    }
+    advance(s, h);
+    std::swap(b_last_, b_);  // b_ and e_ are rebuilt by the next predict()
+    std::swap(e_last_, e_);
+    h_last_ = h;
+    have_a0_ = false;
+    s.t += h;
+    ++this->counters_.steps;
+    return h;
+  }
+
+  // Predictor-corrector sweeps so far (each costs 7 force evaluations), rejected trials included,
+  // and the steps whose sweeps hit the cap before converging.
+  std::uint64_t sweeps() const { return sweeps_; }
+  std::uint64_t unconverged() const { return unconverged_; }
+
+ private:
+  // Kahan's compensated sum: the true value is sum - c.
+  static void kahan_add(T& sum, T& c, T term) {
+    const T y = term - c;
+    const T t = sum + y;
+    c = (t - sum) - y;
+    sum = t;
+  }
+
+  void get_sized(ArchiveReader& r, std::vector<T>& v) {
+    r.get(v);
+    if (v.size() != m_) throw InputError("checkpoint does not match the system (gauss-radau15 state of another size)");
+  }
+
+  // Starting b (and g) for a step of size h. The last step's polynomial, re-expanded about its end
+  // in units of the new step (q = h / h_last), is the prediction e; the error of the last
+  // prediction, b_last - e_last, is added to it (Everhart's correction). After a much larger
+  // growth than IAS15 allows, or with no previous step, the iteration starts from b = 0.
+  void predict(T h) {
+    const T q = h_last_ > T(0) ? h / h_last_ : T(0);
+    if (q == T(0) || q > T(20)) {
+      for (auto* set : {&b_, &e_})
+        for (auto& v : *set) std::fill(v.begin(), v.end(), T(0));
+    } else {
+      T qk = q;
+      for (int k = 0; k < K; ++k, qk *= q)
+        for (std::size_t j = 0; j < m_; ++j) {
+          T sum{0};
+          for (int i = K - 1; i >= k; --i) sum += binom_[k][i] * b_last_[i][j];
+          e_[k][j] = qk * sum;
+          b_[k][j] = e_[k][j] + (b_last_[k][j] - e_last_[k][j]);
+        }
+    }
+    // g from b: c_ is unit upper triangular, so back substitution.
+    for (int k = K - 1; k >= 0; --k)
+      for (std::size_t j = 0; j < m_; ++j) {
+        T v = b_[k][j];
+        for (int l = k + 1; l < K; ++l) v -= c_[k][l] * g_[l][j];
+        g_[k][j] = v;
+      }
+  }
+
+  // Iterates the sweeps until b6 stops changing: its change relative to the acceleration is below
+  // the unit round-off, or it grew again after the third sweep (round-off noise), or the cap.
+  void converge(const T* x0, const T* v0, T h) {
+    const T converged = std::numeric_limits<T>::epsilon() / T(2);
+    T change = std::numeric_limits<T>::max(), previous = change;
+    for (int sweep = 0;; ++sweep) {
+      if (change < converged || !is_finite(change)) break;
+      if (sweep > 2 && previous <= change) break;
+      if (sweep >= max_sweeps_) {
+        ++unconverged_;
+        break;
+      }
+      previous = change;
+      change = sweep_once(x0, v0, h);
+    }
+  }
+
+  // One predictor-corrector sweep over the 7 substeps; returns max|change of b6| / max|a|.
+  T sweep_once(const T* x0, const T* v0, T h) {
+    using std::abs;
+    ++sweeps_;
+    T max_a{0}, max_db6{0};
+    for (int n = 1; n <= K; ++n) {
+      const T hn = h_[n];
+      const T tau = hn * h;
+      for (std::size_t j = 0; j < m_; ++j) {
+        // x(h_n) = x0 + tau v0 + tau^2 (a0/2 + hn b0/6 + hn^2 b1/12 + ... + hn^7 b6/72), smallest terms first
+        T p = b_[K - 1][j] / pos_den_[K - 1];
+        for (int k = K - 2; k >= 0; --k) p = b_[k][j] / pos_den_[k] + hn * p;
+        p = a0_[j] / T(2) + hn * p;
+        pos_[j] = x0[j] + ((tau * tau * p + tau * v0[j]) - csx_[j]);
+      }
+      this->f_.accelerations(pos_.data(), acc_.data());
+      for (std::size_t j = 0; j < m_; ++j) {
+        T g = (acc_[j] - a0_[j]) / diff_[n][0];  // divided differences
+        for (int l = 1; l < n; ++l) g = (g - g_[l - 1][j]) / diff_[n][l];
+        const T dg = g - g_[n - 1][j];
+        g_[n - 1][j] = g;
+        for (int k = 0; k < n; ++k) b_[k][j] += c_[k][n - 1] * dg;
+        if (n == K) {  // like IAS15, ignore non-finite entries in the maxima
+          if (is_finite(dg)) max_db6 = std::max(max_db6, T(abs(dg)));
+          if (is_finite(acc_[j])) max_a = std::max(max_a, T(abs(acc_[j])));
+        }
+      }
+    }
+    return max_a > T(0) ? max_db6 / max_a : T(0);
+  }
+
+  // IAS15's step: b6 estimates the error of the degree-7 polynomial, O(dt^7) relative to a, so the
+  // step that makes max|b6| / max|a| equal to epsilon is h (epsilon / error)^(1/7).
+  T controlled_step(T h) const {
+    using std::abs;
+    using std::pow;
+    T max_a{0}, max_b6{0};
+    for (std::size_t j = 0; j < m_; ++j) {
+      if (is_finite(acc_[j])) max_a = std::max(max_a, T(abs(acc_[j])));
+      if (is_finite(b_[K - 1][j])) max_b6 = std::max(max_b6, T(abs(b_[K - 1][j])));
+    }
+    const T error = max_b6 / max_a;
+    if (is_finite(error) && error > T(0)) return h * pow(epsilon_ / error, T(1) / T(K));
+    return h / safety_;  // forces cancel to round-off: no information, grow a little
+  }
+
+  // x += dt v0 + dt^2 (a0/2 + b0/6 + ... + b6/72), v += dt (a0 + b0/2 + ... + b6/8): each term
+  // added, smallest first, into a Kahan sum whose compensation lives on across steps.
+  void advance(State<T>& s, T h) {
+    T* x = s.y.data();
+    T* v = x + m_;
+    const T h2 = h * h;
+    for (std::size_t j = 0; j < m_; ++j) {
+      for (int k = K - 1; k >= 0; --k) kahan_add(x[j], csx_[j], b_[k][j] / pos_den_[k] * h2);
+      kahan_add(x[j], csx_[j], a0_[j] / T(2) * h2);
+      kahan_add(x[j], csx_[j], v[j] * h);
+      for (int k = K - 1; k >= 0; --k) kahan_add(v[j], csv_[j], b_[k][j] / vel_den_[k] * h);
+      kahan_add(v[j], csv_[j], a0_[j] * h);
+    }
+  }
+
+  const std::size_t m_;  // 3N
+  std::array<T, K + 1> h_{};
+  std::array<std::array<T, K + 1>, K + 1> diff_{};  // h_n - h_k
+  std::array<std::array<T, K>, K> c_{};             // b = C g
+  std::array<std::array<T, K>, K> binom_{};
+  std::array<T, K> pos_den_{}, vel_den_{};
+  const T safety_{0.25};  // IAS15's safety factor: largest growth 1/0.25, rejection below 0.25
+  // IAS15 caps the sweeps at 12 in double; each sweep gains a roughly fixed number of digits, so
+  // wider types (double-double, quad, mp50) get proportionally more.
+  const int max_sweeps_ = std::max(12, 12 * std::numeric_limits<T>::digits / 53);
+  T epsilon_{0};
+
+  Coefficients b_, e_, g_;       // this step: coefficients, their prediction, Newton form
+  Coefficients b_last_, e_last_;  // the last accepted step's b and its prediction e
+  std::vector<T> a0_, acc_, pos_;
+  std::vector<T> csx_, csv_;  // Kahan compensation of positions and velocities
+  bool have_a0_ = false;
+  T h_last_{0}, h_next_{0};
+  std::uint64_t sweeps_ = 0, unconverged_ = 0;
+};
+
+}  // namespace nbody
