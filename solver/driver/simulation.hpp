@@ -69,8 +69,6 @@ class Simulation {
   bool run(T t_end, T diag_every, Observer&& observe, const RunHooks<T>& hooks = {}) {
     if (!started_) {
       t0_ = state_.t;
-      next_sample_ = t0_ + diag_every;
-      next_checkpoint_ = t0_ + hooks.checkpoint_every;
       emit(observe);
       started_ = true;
     }
@@ -84,8 +82,8 @@ class Simulation {
         return false;
       }
       advance(t_end, fixed_steps);
-      if (reached(next_sample_, diag_every) || state_.t >= t_end) emit(observe);
-      if (hooks.checkpoint && hooks.checkpoint_every > T(0) && reached(next_checkpoint_, hooks.checkpoint_every))
+      if (reached(samples_, diag_every) || state_.t >= t_end) emit(observe);
+      if (hooks.checkpoint && hooks.checkpoint_every > T(0) && reached(checkpoints_, hooks.checkpoint_every))
         hooks.checkpoint();
       if (hooks.progress) {
         const auto now = std::chrono::steady_clock::now();
@@ -106,8 +104,8 @@ class Simulation {
     w.put(state_.t);
     w.put(t0_);
     w.put(step_index_);
-    w.put(next_sample_);
-    w.put(next_checkpoint_);
+    w.put(samples_);
+    w.put(checkpoints_);
     w.put(h_last_);
     w.put(rhs_.evaluations());
     drift_.save(w);
@@ -123,8 +121,8 @@ class Simulation {
     r.get(state_.t);
     r.get(t0_);
     r.get(step_index_);
-    r.get(next_sample_);
-    r.get(next_checkpoint_);
+    r.get(samples_);
+    r.get(checkpoints_);
     r.get(h_last_);
     rhs_.set_evaluations(r.get<std::uint64_t>());
     drift_.load(r);
@@ -161,13 +159,14 @@ class Simulation {
                        std::to_string(counters().steps) + " steps (try a smaller --dt or --tol, or --eps / --r-min)");
   }
 
-  // True if the clock `next` is due at the current time (a few ulps of slack, so that t0 + k dt
-  // rounding just below a due time still counts), and moves it past the current time.
-  bool reached(T& next, T every) const {
-    auto slack = [&](T x) { return T(8) * std::numeric_limits<T>::epsilon() * (x < T(0) ? -x : x); };
-    if (state_.t < next - slack(next)) return false;
-    if (every > T(0))
-      while (next <= state_.t + slack(next)) next += every;
+  // True if the next tick of a clock (t0 + (count + 1) every; computed, never accumulated, so
+  // that tick times do not drift) is due at the current time, with a few ulps of slack so that a
+  // step time t0 + k dt that rounds just below a tick still counts; counts the ticks passed.
+  bool reached(std::uint64_t& count, T every) const {
+    auto tick = [&](std::uint64_t k) { return t0_ + T(k) * every; };
+    auto due = [&](T t) { return state_.t >= t - T(8) * std::numeric_limits<T>::epsilon() * (t < T(0) ? -t : t); };
+    if (!due(tick(count + 1))) return false;
+    while (due(tick(count + 1))) ++count;
     return true;
   }
 
@@ -193,8 +192,9 @@ class Simulation {
   DriftTracker<T> drift_;
   std::unique_ptr<Integrator<T>> integrator_;
   bool started_ = false;
-  T t0_{0}, next_sample_{0}, next_checkpoint_{0}, h_last_{0};
-  std::uint64_t step_index_ = 0;
+  T t0_{0}, h_last_{0};
+  std::uint64_t step_index_ = 0;  // steps taken (fixed-step times are t0 + k dt)
+  std::uint64_t samples_ = 0, checkpoints_ = 0;  // ticks of the sampling and checkpoint clocks passed
 };
 
 }  // namespace nbody

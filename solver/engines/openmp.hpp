@@ -20,7 +20,9 @@ class OpenMPEngine final : public ForceEngine<T> {
     const T *x = pos, *y = pos + n, *z = pos + 2 * n;
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static)
+    // Below ~128 bodies the work does not pay for waking the thread team (and on a loaded
+    // machine the team's barrier can cost far more than the loop).
+#pragma omp parallel for schedule(static) if (count >= 128)
     for (std::ptrdiff_t i = 0; i < count; ++i) {
       const T xi = x[i], yi = y[i], zi = z[i];
       T ax{0}, ay{0}, az{0};

@@ -20,10 +20,11 @@
 // Start-up: the history f_0..f_{k-1} does not exist yet, so the first k-1 steps are rk4 steps at
 // the same h, with the very arithmetic of the registered rk4 (bit for bit, tested); their first
 // stage f(y_n) is the history value, so each costs 4 evaluations and nothing is evaluated twice.
-// The history is valid at one step size only: a step of another size (the driver's shortened
-// last step) starts up again from there, keeping f(y_n) if it is known. Counts for N >= k-1
-// steps: adams-bashforth 4(k-1) + (N-k+1); adams-moulton 4(k-1) + 1 + 2(N-k+1) (the first PECE
-// step also evaluates f(y_{k-1}), which the rk4 steps never reach).
+// The history is valid at one step size only: a step of another size (the driver's last step,
+// t_end - t_k, which may differ from dt in its last bits) starts up again from there, keeping
+// f(y_n) if it is known. Counts for N >= k-1 steps: adams-bashforth 4(k-1) + (N-k+1);
+// adams-moulton 4(k-1) + 1 + 2(N-k+1) (the first PECE step also evaluates f(y_{k-1}), which the
+// rk4 steps never reach).
 //
 // Coefficients: HNW I, Sect. III.1, Table 1.1 (explicit Adams) and Table 1.2 (implicit Adams),
 // exact rationals; tests check them against the order conditions in exact arithmetic.

@@ -210,7 +210,7 @@ class BulirschStoer final : public Integrator<T> {
     using std::pow;
     for (std::size_t i = 0; i < m_; ++i) diff_[i] = table_[1][i] - table_[2][i];
     err_ = error_norm(y, table_[1].data(), diff_.data(), m_, this->opt_.atol, this->opt_.rtol);
-    constexpr T uround = std::numeric_limits<T>::epsilon();
+    const T uround = std::numeric_limits<T>::epsilon();
     if (!(err_ * uround < T(1))) return false;        // hopeless (or not finite)
     if (j > 2 && err_ >= err_old_) return false;      // the extrapolation diverges
     err_old_ = std::max(T(4) * err_, T(1));
@@ -225,7 +225,7 @@ class BulirschStoer final : public Integrator<T> {
   // ODEX's stability check after the first midpoint evaluation: |f(y_1) - f(y_0)| > 2 |f(y_0)|
   // (scaled) means the step is far too large for the midpoint rule.
   bool stable() const {
-    constexpr T uround = std::numeric_limits<T>::epsilon();
+    const T uround = std::numeric_limits<T>::epsilon();
     T del1{0}, del2{0};
     for (std::size_t i = 0; i < m_; ++i) {
       del1 += square(f0_[i] / scal_[i]);

@@ -1,17 +1,26 @@
 #pragma once
 // One driver for every explicit Runge-Kutta method, given its Butcher tableau. A method file
 // (euler.hpp, rk4.hpp, dopri5.hpp, ...) only writes its tableau. With an embedded pair the method
-// can run adaptively (PI controller) or at a fixed step; it always advances the solution of
-// weights b (the higher order one for dopri5, as DESIGN.md requires), and b - b_hat estimates the
-// error of the lower-order one.
+// can run adaptively or at a fixed step; it always advances the solution of weights b (the higher
+// order one, as DESIGN.md requires), and y_b - y_b_hat estimates the error of the lower-order one.
+//
+// Step control of the embedded methods (StepOptions::controller):
+//   pi         the PI controller of step_controller.hpp on Hairer's scaled RMS norm (default);
+//   subdivide  seed S0's scheme: every step starts at h_max (--h-max, or --dt when h_max is
+//              infinite) and is split into 8 sub-steps, recursively, at most 8 levels deep, while
+//              the absolute max-norm of the error estimate exceeds atol.
+#include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "integrators/integrator.hpp"
+#include "core/error.hpp"
 #include "core/real.hpp"
+#include "integrators/integrator.hpp"
 #include "integrators/step_controller.hpp"
 
 namespace nbody {
@@ -41,6 +50,23 @@ struct ButcherTableau {
   int order;                                 // order of the b solution
   int embedded_order;                        // order of the b_hat solution, 0 if none
   bool fsal;                                 // last stage is f(y_new): reused as next first stage
+  // A second embedded solution, for methods whose error estimate combines two (DOP853's
+  // 3rd-order one); unused unless embedded_order2 > 0.
+  std::array<Coefficient, S> b_hat2{};
+  int embedded_order2 = 0;
+};
+
+// Customization point of a method's error estimate. By default it is the norm of y_b - y_b_hat,
+// whose leading term is O(h^(embedded_order + 1)). A method that builds its estimate otherwise
+// (DOP853) defines, next to its tableau,
+//   static constexpr int error_order;                  // the power of h of its estimate
+//   template <class T> static T combined_error(T e1, T e2);
+// where e1 and e2 are the norms of y_b - y_b_hat and y_b - y_b_hat2 (the scaled RMS norm for the
+// PI controller, the absolute max-norm for subdivision).
+template <class Method, class T>
+concept CombinesErrorEstimates = requires(T e) {
+  { Method::template combined_error<T>(e, e) } -> std::convertible_to<T>;
+  { Method::error_order } -> std::convertible_to<int>;
 };
 
 // Method: a struct with static members name, description and tableau.
@@ -48,6 +74,8 @@ template <class T, class Method>
 class ExplicitRungeKutta final : public Integrator<T> {
   static constexpr auto tab = Method::tableau;
   static constexpr std::size_t S = tab.stages;
+  static constexpr bool combined_estimate = CombinesErrorEstimates<Method, T>;
+  static_assert(!combined_estimate || tab.embedded_order2 > 0, "a combined error estimate needs b_hat2");
 
  public:
   struct info {
@@ -57,15 +85,31 @@ class ExplicitRungeKutta final : public Integrator<T> {
     static constexpr bool error_estimate = tab.embedded_order > 0;
   };
 
+  // The power of h of the error estimate, which sets the PI controller's exponents.
+  static constexpr int error_order() {
+    if constexpr (combined_estimate)
+      return Method::error_order;
+    else
+      return tab.embedded_order + 1;
+  }
+
   ExplicitRungeKutta(Rhs<T>& f, const StepOptions<T>& opt)
       : Integrator<T>(f, opt), m_(6 * f.size()), k_(S, std::vector<T>(m_)), y_stage_(m_), y_new_(m_), err_(m_),
-        controller_(tab.embedded_order + 1, opt.h_min, opt.h_max) {
+        err2_(tab.embedded_order2 > 0 ? m_ : 0), controller_(error_order(), opt.h_min, opt.h_max),
+        subdivider_(opt.atol, opt.h_min) {
     for (std::size_t i = 0; i < S; ++i) {
       b_[i] = tab.b[i].template as<T>();
       e_[i] = b_[i] - tab.b_hat[i].template as<T>();
+      e2_[i] = b_[i] - tab.b_hat2[i].template as<T>();
       for (std::size_t j = 0; j < S; ++j) a_[i][j] = tab.a[i][j].template as<T>();
     }
     h_next_ = opt.dt;
+    if (subdividing()) {
+      // S0 starts every step at the largest step allowed.
+      h_next_ = opt.h_max < std::numeric_limits<T>::infinity() ? opt.h_max : opt.dt;
+      if (!(h_next_ > T(0)))
+        throw InputError("--controller subdivide needs --h-max (or --dt): the size every step starts at");
+    }
   }
 
   T proposed_step(const State<T>& s) override {
@@ -78,7 +122,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
 
   void restart() override {
     have_first_stage_ = false;
-    if (this->opt_.adaptive) h_next_ = this->opt_.dt;
+    if (this->opt_.adaptive && !subdividing()) h_next_ = this->opt_.dt;
   }
 
   void save(ArchiveWriter& w) const override {
@@ -97,30 +141,40 @@ class ExplicitRungeKutta final : public Integrator<T> {
   }
 
   T step(State<T>& s, T h) override {
-    for (;;) {
+    if (!this->opt_.adaptive) {
       trial(s.y.data(), h);
-      if (!this->opt_.adaptive) break;
-      T h_next;
-      const T err = error_norm(s.y.data(), y_new_.data(), err_.data(), m_, this->opt_.atol, this->opt_.rtol);
-      if (controller_.judge(err, h, h_next)) {
-        h_next_ = h_next;
-        break;
-      }
-      ++this->counters_.rejected;
-      h = h_next;
-    }
-    std::swap(s.y, y_new_);
-    s.t += h;
-    ++this->counters_.steps;
-    if constexpr (tab.fsal) {
-      std::swap(k_[0], k_[S - 1]);  // f(y_new) was the last stage
+      accept(s);
+    } else if (subdividing()) {
+      this->counters_.rejected += subdivider_.advance(
+          h,
+          [&](T sub) {
+            trial(s.y.data(), sub);
+            return error_estimate([](const std::vector<T>& e) { return max_abs(e); });
+          },
+          [&] { accept(s); });
     } else {
-      have_first_stage_ = false;
+      for (;;) {
+        trial(s.y.data(), h);
+        const T err = error_estimate([&](const std::vector<T>& e) {
+          return error_norm(s.y.data(), y_new_.data(), e.data(), m_, this->opt_.atol, this->opt_.rtol);
+        });
+        T h_next;
+        if (controller_.judge(err, h, h_next)) {
+          h_next_ = h_next;
+          break;
+        }
+        ++this->counters_.rejected;
+        h = h_next;
+      }
+      accept(s);
     }
+    s.t += h;
     return h;
   }
 
  private:
+  bool subdividing() const { return this->opt_.adaptive && this->opt_.controller == Controller::subdivide; }
+
   void ensure_first_stage(const T* y) {
     if (!have_first_stage_) {
       this->f_.derivative(y, k_[0].data());
@@ -128,7 +182,8 @@ class ExplicitRungeKutta final : public Integrator<T> {
     }
   }
 
-  // Computes y_new (and err_ when adaptive) for a step of size h from y; y is left unchanged.
+  // Computes y_new (and the error estimates when adaptive) for a step of size h from y; y is
+  // left unchanged, and so is the first stage f(y), which a retry from y reuses.
   void trial(const T* y, T h) {
     ensure_first_stage(y);
     const std::size_t last = tab.fsal ? S - 1 : S;  // the FSAL stage is evaluated at y_new
@@ -147,20 +202,58 @@ class ExplicitRungeKutta final : public Integrator<T> {
     }
     if constexpr (tab.fsal) this->f_.derivative(y_new_.data(), k_[S - 1].data());
     if (this->opt_.adaptive) {
-      for (std::size_t k = 0; k < m_; ++k) {
-        T sum{0};
-        for (std::size_t j = 0; j < S; ++j) sum += e_[j] * k_[j][k];
-        err_[k] = h * sum;
-      }
+      difference(e_, h, err_);
+      if constexpr (tab.embedded_order2 > 0) difference(e2_, h, err2_);
+    }
+  }
+
+  // out = y_b - y_b_hat = h sum_j (b_j - b_hat_j) k_j.
+  void difference(const std::array<T, S>& e, T h, std::vector<T>& out) const {
+    for (std::size_t k = 0; k < m_; ++k) {
+      T sum{0};
+      for (std::size_t j = 0; j < S; ++j) sum += e[j] * k_[j][k];
+      out[k] = h * sum;
+    }
+  }
+
+  // The method's error measure of the last trial, given the norm to apply to each estimate.
+  template <class Norm>
+  T error_estimate(Norm&& norm) const {
+    if constexpr (combined_estimate)
+      return Method::template combined_error<T>(norm(err_), norm(err2_));
+    else
+      return norm(err_);
+  }
+
+  // Largest |e_k|; a non-finite component is returned as it is, so that it never passes a test.
+  static T max_abs(const std::vector<T>& e) {
+    using std::abs;
+    T worst{0};
+    for (const T& x : e) {
+      if (!is_finite(x)) return abs(x);
+      worst = std::max(worst, T(abs(x)));
+    }
+    return worst;
+  }
+
+  // Commits the last trial: y_new becomes the state.
+  void accept(State<T>& s) {
+    std::swap(s.y, y_new_);
+    ++this->counters_.steps;
+    if constexpr (tab.fsal) {
+      std::swap(k_[0], k_[S - 1]);  // f(y_new) was the last stage
+    } else {
+      have_first_stage_ = false;
     }
   }
 
   std::size_t m_;
   std::array<std::array<T, S>, S> a_{};
-  std::array<T, S> b_{}, e_{};
+  std::array<T, S> b_{}, e_{}, e2_{};  // e = b - b_hat, e2 = b - b_hat2
   std::vector<std::vector<T>> k_;
-  std::vector<T> y_stage_, y_new_, err_;
+  std::vector<T> y_stage_, y_new_, err_, err2_;
   PIController<T> controller_;
+  SubdivisionController<T> subdivider_;
   bool have_first_stage_ = false;
   T h_next_{0};
 };

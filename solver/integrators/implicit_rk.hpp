@@ -104,7 +104,8 @@ class ImplicitRungeKutta final : public Integrator<T> {
     for (auto& F : F_) r.get(F);
     r.get(sweeps_);
     r.get(last_sweeps_);
-    if (F_.size() != S || F_[0].size() != m_) throw InputError("checkpoint does not match the number of bodies");
+    for (const auto& F : F_)
+      if (F.size() != m_) throw InputError("checkpoint does not match the number of bodies");
   }
 
   // Fixed-point sweeps in all steps so far (each costs S force evaluations), and in the last step.
@@ -116,7 +117,7 @@ class ImplicitRungeKutta final : public Integrator<T> {
     predict(y, h);
     set_scale(y);
     // Sweep until the increments reach round-off, or stop decreasing once they are near it.
-    constexpr T eps = std::numeric_limits<T>::epsilon();
+    const T eps = std::numeric_limits<T>::epsilon();
     T delta_prev = std::numeric_limits<T>::infinity();
     for (int sweep = 1;; ++sweep) {
       for (std::size_t j = 0; j < S; ++j) {
@@ -151,8 +152,9 @@ class ImplicitRungeKutta final : public Integrator<T> {
   }
 
  private:
-  // Stalling counts as converged below this relative increment: 2^10 ulps leaves room for the
-  // round-off of the force sums of many bodies, and lies far below any truncation error.
+  // A stalled increment (no smaller than the one before) is taken for round-off only below 2^10
+  // ulps: room for the round-off of long force sums, while a contracting iteration that has not
+  // reached round-off does not stall there but goes on down to eps.
   static T stall_level() { return T(1024) * std::numeric_limits<T>::epsilon(); }
 
   // Initial guess Z^0 (see the header comment).
@@ -215,8 +217,9 @@ class ImplicitRungeKutta final : public Integrator<T> {
   }
 
   [[noreturn]] void fail(const State<T>& s, T h, int sweep, const std::string& what) const {
-    throw RunError(std::string(Method::name) + ": the implicit stage equations of the step at t = " +
-                   RealTraits<T>::format(s.t) + " with h = " + RealTraits<T>::format(h) + " " + what + " after " +
+    throw RunError(std::string(Method::name) + ": the implicit stage equations of step " +
+                   std::to_string(this->counters_.steps + 1) + " (t = " + RealTraits<T>::format(s.t) + ", h = " +
+                   RealTraits<T>::format(h) + ") " + what + " after " +
                    std::to_string(sweep) + " fixed-point sweeps; the step is too large for fixed-point iteration, use a smaller --dt");
   }
 

@@ -1,12 +1,22 @@
 // The integrator registry. Adding an integrator: one header defining the class (with a nested
 // `info`, see leapfrog.hpp, or a tableau, see rk4.hpp), and one line in integrator_table below.
 #include "integrators/adams.hpp"
+#include "integrators/bulirsch_stoer.hpp"
+#include "integrators/cash_karp.hpp"
+#include "integrators/dop853.hpp"
 #include "integrators/dopri5.hpp"
 #include "integrators/euler.hpp"
+#include "integrators/feagin10.hpp"
+#include "integrators/fehlberg78.hpp"
+#include "integrators/gauss_legendre6.hpp"
 #include "integrators/gauss_radau15.hpp"
 #include "integrators/integrator.hpp"
 #include "integrators/leapfrog.hpp"
+#include "integrators/lobatto_iiic4.hpp"
+#include "integrators/midpoint.hpp"
 #include "integrators/rk4.hpp"
+#include "integrators/trapeze.hpp"
+#include "integrators/verner65.hpp"
 #include "integrators/yoshida.hpp"
 
 namespace nbody {
@@ -26,7 +36,17 @@ const std::vector<IntegratorEntry<T>>& integrator_table() {
       entry<Euler<T>, T>(),
       entry<Leapfrog<T>, T>(),
       entry<Rk4<T>, T>(),
+      entry<Midpoint<T>, T>(),
+      entry<Trapeze<T>, T>(),
       entry<Dopri5<T>, T>(),
+      entry<CashKarp<T>, T>(),
+      entry<Verner65<T>, T>(),
+      entry<Fehlberg78<T>, T>(),
+      entry<Dop853<T>, T>(),
+      entry<Feagin10<T>, T>(),
+      entry<GaussLegendre6<T>, T>(),
+      entry<LobattoIIIC4<T>, T>(),
+      entry<BulirschStoer<T>, T>(),
       entry<GaussRadau15<T>, T>(),
       entry<AdamsBashforth<T>, T>(),
       entry<AdamsMoulton<T>, T>(),

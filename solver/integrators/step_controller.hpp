@@ -1,10 +1,13 @@
 #pragma once
-// Error norm and step-size control shared by every embedded method (Hairer, Norsett & Wanner,
-// "Solving ODEs I", II.4 and the DOPRI5 code).
+// Error norm and step-size control shared by every embedded method: Hairer's scaled norm, the PI
+// controller and the starting step (Hairer, Norsett & Wanner, "Solving ODEs I", II.4 and the
+// DOPRI5 code), and seed S0's recursive subdivision (--controller subdivide).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/real.hpp"
@@ -73,6 +76,39 @@ class PIController {
   T safety_{0.9}, shrink_limit_{0.2}, growth_limit_{10};
   T err_prev_{1e-4};
   bool last_rejected_ = false;
+};
+
+// Seed S0's step control (nbody_solver_rk_butcher in S0's code): a step is tried at its full size;
+// if its error measure exceeds the threshold, the trial is rejected and the step is replaced by
+// `parts` steps of 1/parts its size, each judged the same way, at most `max_depth` levels below
+// the full step. At the deepest level, or once h <= h_min (S0's "min step"), a step is accepted as
+// it is. A non-finite error measure counts as too large. Nothing is carried between steps.
+template <class T>
+class SubdivisionController {
+ public:
+  static constexpr int parts = 8;      // S0's substep_subdivisions
+  static constexpr int max_depth = 8;  // S0's max_recursion
+
+  SubdivisionController(T threshold, T h_min) : threshold_(threshold), h_min_(h_min) {}
+
+  // Advances over a step of size h: try_step(h_sub) computes a trial of size h_sub from the
+  // current state and returns its error measure; accept() makes the last trial the current state.
+  // Returns the number of rejected trials.
+  template <class Try, class Accept>
+  std::uint64_t advance(T h, Try&& try_step, Accept&& accept, int depth = 0) const {
+    const T err = try_step(h);
+    if (err <= threshold_ || depth == max_depth || !(h > h_min_)) {
+      accept();
+      return 0;
+    }
+    std::uint64_t rejected = 1;
+    const T sub = h / T(parts);
+    for (int k = 0; k < parts; ++k) rejected += advance(sub, try_step, accept, depth + 1);
+    return rejected;
+  }
+
+ private:
+  T threshold_, h_min_;
 };
 
 // Hairer's starting step (Solving ODEs I, II.4): h0 from the size of y and f, refined by one

@@ -40,12 +40,12 @@ class ArchiveWriter {
 
 class ArchiveReader {
  public:
-  explicit ArchiveReader(std::string bytes) : bytes_(std::move(bytes)) {}
+  explicit ArchiveReader(const std::string& bytes) : bytes_(bytes) {}
   template <class V>
   V get() {
     if constexpr (std::is_trivially_copyable_v<V>) {
       need(sizeof(V));
-      V v;
+      V v{};
       std::memcpy(&v, bytes_.data() + pos_, sizeof v);
       pos_ += sizeof v;
       return v;
