@@ -23,7 +23,14 @@ int list_command(const std::string& what, bool json) {
     nlohmann::json out = nlohmann::json::array();
     if (what == "integrators") {
       for (const auto& e : integrator_table<double>())
-        out.push_back({{"name", e.name}, {"description", e.description}, {"order", e.order}, {"error_estimate", e.error_estimate}});
+        out.push_back({{"name", e.name},
+                       {"description", e.description},
+                       {"order", e.order},
+                       {"error_estimate", e.error_estimate},
+                       {"family", e.family},
+                       {"evaluations_per_step", e.evaluations_per_step},
+                       {"symplectic", e.symplectic},
+                       {"implicit", e.implicit}});
     } else if (what == "engines") {
       for (const auto& e : engine_table<double>()) out.push_back({{"name", e.name}, {"description", e.description}});
     } else if (what == "ics") {

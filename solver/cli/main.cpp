@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--controller", run.controller,
                       "adaptive step-size control: pi (proportional-integral, Hairer's DOPRI5 settings) or subdivide "
                       "(seed S0: every step starts at --h-max and is split into 8, recursively up to 8 levels, while the "
-                      "max-norm of the error estimate exceeds --atol)")
+                      "max-norm of the error estimate per unit time exceeds --atol, or --tol; S0 used 1e-4)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pi", "subdivide"}));
   run_cmd->add_option("--t-end", run.t_end, "end time")->required();

@@ -49,6 +49,10 @@ class BulirschStoer final : public Integrator<T> {
         "step; --dt: fixed step with --order 2k = k columns (default 8)";
     static constexpr int order = 2 * default_fixed_columns;
     static constexpr bool error_estimate = true;
+    static constexpr std::string_view family = "extrapolation";
+    static constexpr int evaluations_per_step = 0;  // depends on the order reached
+    static constexpr bool symplectic = false;
+    static constexpr bool implicit = false;
   };
 
   BulirschStoer(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), m_(6 * f.size()) {

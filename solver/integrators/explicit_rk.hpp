@@ -8,7 +8,8 @@
 //   pi         the PI controller of step_controller.hpp on Hairer's scaled RMS norm (default);
 //   subdivide  seed S0's scheme: every step starts at h_max (--h-max, or --dt when h_max is
 //              infinite) and is split into 8 sub-steps, recursively, at most 8 levels deep, while
-//              the absolute max-norm of the error estimate exceeds atol.
+//              the absolute max-norm of the error estimate per unit time (S0's code omits the
+//              factor h) exceeds atol.
 #include <algorithm>
 #include <array>
 #include <concepts>
@@ -83,6 +84,10 @@ class ExplicitRungeKutta final : public Integrator<T> {
     static constexpr std::string_view description = Method::description;
     static constexpr int order = tab.order;
     static constexpr bool error_estimate = tab.embedded_order > 0;
+    static constexpr std::string_view family = error_estimate ? "embedded Runge-Kutta" : "explicit Runge-Kutta";
+    static constexpr int evaluations_per_step = tab.fsal ? int(S) - 1 : int(S);
+    static constexpr bool symplectic = false;
+    static constexpr bool implicit = false;
   };
 
   // The power of h of the error estimate, which sets the PI controller's exponents.
@@ -149,7 +154,9 @@ class ExplicitRungeKutta final : public Integrator<T> {
           h,
           [&](T sub) {
             trial(s.y.data(), sub);
-            return error_estimate([](const std::vector<T>& e) { return max_abs(e); });
+            // As seed S0's code: the max-norm of sum_j (b_j - b_hat_j) k_j, i.e. of the error
+            // estimate per unit time (without the factor h), against the threshold --atol.
+            return error_estimate([](const std::vector<T>& e) { return max_abs(e); }) / sub;
           },
           [&] { accept(s); });
     } else {

@@ -11,6 +11,7 @@ namespace nbody {
 
 struct GaussLegendre6Method {
   static constexpr std::string_view name = "gauss-legendre6";
+  static constexpr bool symplectic = true;
   static constexpr std::string_view description =
       "Gauss-Legendre 3-stage collocation, order 6, implicit, symmetric and symplectic; stages solved to round-off by "
       "fixed-point iteration (3 force evaluations per sweep)";

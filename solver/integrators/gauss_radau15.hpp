@@ -70,6 +70,10 @@ class GaussRadau15 final : public Integrator<T> {
         "not an error norm";
     static constexpr int order = 15;
     static constexpr bool error_estimate = true;
+    static constexpr std::string_view family = "Gauss-Radau predictor-corrector";
+    static constexpr int evaluations_per_step = 0;  // 1 + 7 per iteration
+    static constexpr bool symplectic = false;
+    static constexpr bool implicit = true;
   };
 
   GaussRadau15(Rhs<T>& f, const StepOptions<T>& opt)

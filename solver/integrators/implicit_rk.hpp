@@ -57,6 +57,10 @@ class ImplicitRungeKutta final : public Integrator<T> {
     static constexpr std::string_view description = Method::description;
     static constexpr int order = tab.order;
     static constexpr bool error_estimate = false;
+    static constexpr std::string_view family = "implicit Runge-Kutta";
+    static constexpr int evaluations_per_step = 0;  // 1 + 3 per fixed-point sweep
+    static constexpr bool symplectic = Method::symplectic;
+    static constexpr bool implicit = true;
   };
 
   // The cap on sweeps per step: a converging iteration gains at least a factor of 2 per sweep

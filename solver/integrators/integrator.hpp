@@ -103,6 +103,10 @@ struct IntegratorEntry {
   std::string_view description;
   int order;            // theoretical order of the solution advanced
   bool error_estimate;  // has an embedded error estimate, so it can run with --tol
+  std::string_view family;   // e.g. "explicit Runge-Kutta", "multistep" (the paper's method table)
+  int evaluations_per_step;  // force evaluations of an accepted step; 0: it varies (iterations)
+  bool symplectic;
+  bool implicit;
   std::unique_ptr<Integrator<T>> (*make)(Rhs<T>&, const StepOptions<T>&);
 };
 

@@ -15,6 +15,10 @@ class Leapfrog final : public Integrator<T> {
         "leapfrog kick-drift-kick (velocity Verlet), symplectic, order 2, 1 force evaluation per step";
     static constexpr int order = 2;
     static constexpr bool error_estimate = false;
+    static constexpr std::string_view family = "splitting";
+    static constexpr int evaluations_per_step = 1;
+    static constexpr bool symplectic = true;
+    static constexpr bool implicit = false;
   };
 
   Leapfrog(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), acc_(3 * f.size()) {}

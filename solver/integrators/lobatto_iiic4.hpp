@@ -9,6 +9,7 @@ namespace nbody {
 
 struct LobattoIIIC4Method {
   static constexpr std::string_view name = "lobatto-iiic4";
+  static constexpr bool symplectic = false;
   static constexpr std::string_view description =
       "Lobatto IIIC 3-stage, order 4, implicit, L-stable; stages solved to round-off by fixed-point iteration "
       "(3 force evaluations per sweep)";

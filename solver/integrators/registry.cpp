@@ -25,7 +25,7 @@ namespace {
 template <class M, class T>
 IntegratorEntry<T> entry() {
   using I = typename M::info;
-  return {I::name, I::description, I::order, I::error_estimate,
+  return {I::name, I::description, I::order, I::error_estimate, I::family, I::evaluations_per_step, I::symplectic, I::implicit,
           [](Rhs<T>& f, const StepOptions<T>& opt) -> std::unique_ptr<Integrator<T>> { return std::make_unique<M>(f, opt); }};
 }
 }  // namespace

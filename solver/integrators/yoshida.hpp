@@ -66,6 +66,10 @@ class YoshidaComposition final : public Integrator<T> {
     static constexpr std::string_view description = Method::description;
     static constexpr int order = Method::order;
     static constexpr bool error_estimate = false;
+    static constexpr std::string_view family = "composition of leapfrog";
+    static constexpr int evaluations_per_step = int(Method::weights.size());
+    static constexpr bool symplectic = true;
+    static constexpr bool implicit = false;
   };
 
   YoshidaComposition(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), acc_(3 * f.size()) {
