@@ -3,8 +3,9 @@
 
 Commands
   run ID        run the sweep of experiments/ID.toml; writes results/ID.csv and its
-                provenance results/ID.meta.json (nbody --build-info, host, profile, the
-                TOML text, the exact nbody command of every point).
+                provenance results/ID.meta.json (nbody --build-info, `nbody list integrators
+                --json`, host, profile, the TOML text, the exact nbody command of every point);
+                with `timeseries = true` also results/ID_timeseries.csv (+ .meta.json).
   figures [ID]  run figures/ID.py (with .venv/bin/python when it exists): the figure
                 (figures/ID.pdf, .png) and the LaTeX it generates in paper/generated/;
                 without ID, every figures/E*.py.
@@ -18,32 +19,56 @@ Profiles (--profile, default "default")
 Execution
   Points run in parallel (--jobs, default: the number of cores); with more than one job each
   nbody gets OMP_NUM_THREADS=1. A finished point is stored at once in
-  results/.points/ID/<hash>.json, the hash covering its nbody arguments and the sha256 of the
-  nbody binary, so re-running an interrupted sweep only runs what is missing (--force runs
-  everything again). A failed point is reported with its command and the last line nbody
-  wrote to stderr; the others still run, then the runner exits non-zero without writing
-  results/ID.csv. If the experiment needs what this machine lacks (requires = "cuda") and
-  results/ID.csv exists, the committed results are reused, saying so.
+  results/.points/ID/<hash>.json (a versioned record: see nbodylab/sweep.py), the hash
+  covering its nbody arguments, whether it records a timeseries, the record format and the
+  sha256 of the nbody binary, so re-running an interrupted sweep only runs what is missing
+  (--force runs everything again). A run that nbody could not carry through (exit code 3: a
+  non-finite state, a step-size underflow, an implicit solve that does not converge at that
+  step) is a result: it is recorded with nbody's reason in the CSV column `failure`, its metrics
+  empty. Any other failed point (bad input, a crash) is reported with its command and the last
+  line nbody wrote to stderr; the others still run, then the runner exits non-zero without
+  writing results/ID.csv. If the experiment needs what this machine lacks (requires = "cuda")
+  and results/ID.csv exists, the committed results are reused, saying so.
 
-Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml)
+Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml, and
+E03_integrators_collision.toml for [[cases]] and bundles)
   title       = "one line"                   what the experiment measures
   requires    = "cuda" | ["cuda", ...]       optional: features `nbody --build-info` must report
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
                                              the CSV (default: steps fevals rejected dE_rel
                                              dE_rel_max P_rel L_rel t wall_s)
+  timeseries  = true                         optional: each point also writes --diagnostics
+                                             (sampled every --diag-every, a [fixed] flag); the
+                                             rows go to results/ID_timeseries.csv: the point
+                                             columns, then the diagnostics columns (t, steps,
+                                             fevals, ...; one named like a point column is
+                                             renamed diag_NAME, e.g. diag_dt)
   [fixed]       nbody run flags (without --) for every point: ic = "kepler", t-end = "10P";
                 true = bare flag, false = omitted; strings may name swept values: "P/{n}"
   [sweep]       swept nbody run flags: name = [values] or an inclusive range
                 {start, stop, step} (arithmetic) or {start, stop, factor} (geometric)
   [sweep_vars]  swept variables that are not flags, only used in {templates}
+  [[cases]]     optional, repeated: a table of swept flags (values as in [sweep]) that only
+                some points take, e.g. the fixed-step methods over --dt and the embedded ones
+                over --tol:   [[cases]]  integrator = ["rk4", "euler"]  dt = [0.1, 0.01]
+                              [[cases]]  integrator = "dopri5"  tol = {start=1e-12, stop=1e-4, factor=100}
+                The points are the union over the cases of ([sweep] x [sweep_vars] x the
+                case's product), duplicates dropped.
+  bundles       a swept value (in [sweep] or a case) may be a list of tables with a `name`:
+                  law = [{name = "clamp", r-min = 1e-4}, {name = "softening", eps = 1e-2}]
+                the column `law` holds the name, the other keys are flags of the points
+                taking that value ({templates} allowed; a flag may not be set twice).
   [reference]   optional: nbody ic flags of a reference state (templates allowed); each point's
                 final state is compared with it: columns pos_err, vel_err (max over bodies of
                 |r - r_ref|, |v - v_ref|)
   [profile.smoke.sweep], [profile.full.fixed], ...
                 per-profile overrides, key by key, of any of the four tables above (the swept
-                names stay the same in every profile: they are the CSV's columns)
-  Points are the cartesian product of [sweep] and [sweep_vars]. results/ID.csv has one row per
-  point: the swept names in file order, then pos_err, vel_err (with a reference), then metrics.
+                names stay the same in every profile: they are the CSV's columns);
+                [[profile.full.cases]] replaces the whole [[cases]] list for that profile.
+  results/ID.csv has one row per point: the [sweep] names in file order, then the union of
+  the case keys of all profiles in order of first appearance, then the [sweep_vars] names
+  (a point lacking a column leaves it empty), then pos_err, vel_err (with a reference), then
+  metrics.
 
 Examples
   python experiments/runner.py run E01_two_body_convergence --profile smoke

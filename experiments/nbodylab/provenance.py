@@ -68,3 +68,15 @@ def build_info(nbody):
         return json.loads(out.stdout)
     except json.JSONDecodeError as e:
         raise BuildInfoError(f"{nbody} --build-info did not print JSON: {e}") from None
+
+
+def integrator_list(nbody):
+    """`nbody list integrators --json` (name, description, order, error_estimate, and what
+    else the solver reports), or None when this nbody cannot list them as JSON. Recorded with
+    the results so that the paper's method table describes the binary that produced them."""
+    try:
+        out = subprocess.run([str(nbody), "list", "integrators", "--json"], capture_output=True,
+                             text=True, timeout=60)
+        return json.loads(out.stdout) if out.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        return None

@@ -1,7 +1,13 @@
 """Experiment files (experiments/<ID>.toml): loading, profiles, sweep expansion.
 
 The schema is documented for users in experiments/runner.py (its docstring is the --help
-text) and by example in experiments/E01_two_body_convergence.toml.
+text) and by example in experiments/E01_two_body_convergence.toml (plain sweeps) and
+E03_integrators_collision.toml ([[cases]], bundles).
+
+A point is a dict {column: value} whose keys are, in order, the [sweep] names, the keys of the
+case it comes from, and the [sweep_vars] names. A value is a scalar or a Bundle (a named set of
+flags); its column value (what the CSV shows and {templates} see) is the scalar or the bundle's
+name.
 """
 import itertools
 import string
@@ -13,7 +19,8 @@ from . import ROOT
 
 PROFILES = ("smoke", "default", "full")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference")
-TOP_KEYS = {"title", "description", "requires", "metrics", "profile", *SECTIONS}
+TOP_KEYS = {"title", "description", "requires", "metrics", "timeseries", "profile", "cases",
+            *SECTIONS}
 # Summary fields (nbody run --summary) copied into the results CSV unless `metrics` says otherwise.
 DEFAULT_METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel", "L_rel",
                    "t", "wall_s"]
@@ -24,6 +31,11 @@ class SpecError(Exception):
     """A problem with an experiment file or its use; the message is one line for the user."""
 
 
+def _shown(path):
+    """A path in messages: relative to the repository when inside it."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
 def experiment_ids():
     return sorted(p.stem for p in EXPERIMENTS_DIR.glob("E*.toml"))
 
@@ -32,6 +44,8 @@ def fmt(value):
     """A parameter value as it appears on the nbody command line and in the CSV."""
     if value is None:
         return ""
+    if isinstance(value, Bundle):
+        return value.name
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -39,13 +53,49 @@ def fmt(value):
     return str(value)
 
 
+@dataclass(frozen=True)
+class Bundle:
+    """One value of a bundle sweep: `law = [{name = "clamp", r-min = 1e-4}, ...]`. The column
+    holds `name`; `flags` (a tuple of (flag, value) pairs, in file order) go on the command
+    line of the points that take this value."""
+    name: str
+    flags: tuple
+
+    def __str__(self):
+        return self.name
+
+
+def _bundle(name, table):
+    where = f"sweep '{name}': bundle {table!r}"
+    if not isinstance(table.get("name"), str) or not table["name"]:
+        raise SpecError(f"{where} needs a non-empty string 'name' (the value of the column)")
+    for k, v in table.items():
+        if isinstance(v, (list, dict)):
+            raise SpecError(f"{where}: flag '{k}' must be a single value, not a list or table "
+                            f"(sweep it in [sweep] or a case instead)")
+    return Bundle(table["name"], tuple((k, v) for k, v in table.items() if k != "name"))
+
+
 def expand(name, value):
     """A sweep entry as a list: a list as is, or an inclusive range written as a table
-    {start, stop, step} (arithmetic, step 1 if omitted) or {start, stop, factor} (geometric)."""
+    {start, stop, step} (arithmetic, step 1 if omitted) or {start, stop, factor} (geometric).
+    A list of tables with a `name` key (or one such table) is a bundle sweep: a list of
+    Bundle."""
+    if isinstance(value, dict) and "name" in value:
+        value = [value]  # a single bundle
     if isinstance(value, list):
         if not value:
             raise SpecError(f"sweep '{name}' is an empty list")
-        return value
+        tables = [isinstance(v, dict) for v in value]
+        if any(tables) and not all(tables):
+            raise SpecError(f"sweep '{name}' mixes tables (bundles) and plain values")
+        if not any(tables):
+            return value
+        bundles = [_bundle(name, v) for v in value]
+        names = [b.name for b in bundles]
+        if len(set(names)) != len(names):
+            raise SpecError(f"sweep '{name}': bundle names repeat: {names}")
+        return bundles
     if not isinstance(value, dict):
         return [value]  # a single value: a sweep of one point
     keys = set(value)
@@ -71,7 +121,8 @@ def expand(name, value):
 
 
 def render(value, params, where):
-    """Substitute {name} templates in a string value with swept parameters."""
+    """Substitute {name} templates in a string value with swept parameters (their column
+    values: a bundle's name)."""
     if not isinstance(value, str) or "{" not in value:
         return value
     names = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
@@ -80,7 +131,8 @@ def render(value, params, where):
         raise SpecError(f"{where}: template {value!r} names {missing}, "
                         f"which are not swept (swept: {sorted(params)})")
     if len(names) == 1 and value == "{" + names[0] + "}":
-        return params[names[0]]  # a bare reference keeps the parameter's type
+        v = params[names[0]]  # a bare reference keeps the parameter's type
+        return v.name if isinstance(v, Bundle) else v
     return value.format_map({k: fmt(v) for k, v in params.items()})
 
 
@@ -104,28 +156,69 @@ class Experiment:
     title: str
     requires: list
     fixed: dict        # nbody run flags, same for every point (may hold {templates})
-    sweep: dict        # nbody run flags -> list of values
+    sweep: dict        # nbody run flags -> list of values (scalars or Bundles)
     sweep_vars: dict   # swept variables that are not flags (used in templates) -> list
     reference: dict    # nbody ic flags of the reference state, or {} for none
     metrics: list      # summary fields copied into the CSV
+    cases: list        # [[cases]] of the profile: list of {flag: list of values}; [] = none
+    case_columns: list  # union of the case keys of every profile, in order of first appearance
+    timeseries: bool   # each point also writes --diagnostics; rows kept in its record
 
     @property
     def params(self):
-        """The swept names, in file order: the first columns of the results CSV."""
-        return list(self.sweep) + list(self.sweep_vars)
+        """The point columns, in order: the first columns of the results CSV."""
+        return list(self.sweep) + self.case_columns + list(self.sweep_vars)
 
     def points(self):
-        """The cartesian product of the sweeps, as a list of {name: value}."""
-        lists = [self.sweep[n] if n in self.sweep else self.sweep_vars[n] for n in self.params]
-        return [dict(zip(self.params, combo)) for combo in itertools.product(*lists)]
+        """The union over cases of the cartesian product of [sweep], the case and
+        [sweep_vars] (without cases: the product of [sweep] and [sweep_vars]), as a list of
+        {name: value}, duplicates dropped. A point lacks the keys of the other cases."""
+        out, seen = [], set()
+        for case in self.cases or [{}]:
+            names = list(self.sweep) + list(case) + list(self.sweep_vars)
+            lists = [self.sweep.get(n, case.get(n, self.sweep_vars.get(n))) for n in names]
+            for combo in itertools.product(*lists):
+                point = dict(zip(names, combo))
+                key = tuple((k, repr(point[k])) for k in self.params if k in point)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(point)
+        return out
+
+    def columns(self, point):
+        """{column: column value} of a point (bundles by name, {templates} in swept strings
+        filled in: dt = "3P/{cost}" shows as 3P/120); columns it lacks left out."""
+        raw = {k: (point[k].name if isinstance(point[k], Bundle) else point[k])
+               for k in self.params if k in point}
+        return {k: render(v, raw, f"{self.id} swept {k}") for k, v in raw.items()}
+
+    def describe(self, point):
+        return ", ".join(f"{k}={fmt(v)}" for k, v in self.columns(point).items())
 
     def _flags(self, section, point, where):
-        return {k: render(v, point, f"{self.id} [{where}] {k}") for k, v in section.items()}
+        cols = self.columns(point)
+        return {k: render(v, cols, f"{self.id} [{where}] {k}") for k, v in section.items()}
 
     def run_args(self, point):
-        """Arguments of `nbody run` for one point (output-file flags excluded)."""
+        """Arguments of `nbody run` for one point (output-file flags excluded): [fixed], then
+        the point's swept flags in column order, a bundle contributing its own flags."""
         flags = self._flags(self.fixed, point, "fixed")
-        flags.update({k: point[k] for k in self.sweep})
+        cols = self.columns(point)
+
+        def put(flag, value, source):
+            if flag in flags:
+                raise SpecError(f"{self.id}: point ({self.describe(point)}) sets --{flag} twice "
+                                f"({source} and an earlier table)")
+            flags[flag] = render(value, cols, f"{self.id} {source} {flag}")
+
+        for k, v in point.items():
+            if k in self.sweep_vars:
+                continue
+            if isinstance(v, Bundle):
+                for flag, value in v.flags:
+                    put(flag, value, f"bundle {k} = {v.name!r}")
+            else:
+                put(k, v, f"swept {k}")
         return ["run"] + to_args(flags)
 
     def reference_args(self, point):
@@ -135,34 +228,61 @@ class Experiment:
         return ["ic"] + to_args(self._flags(self.reference, point, "reference"))
 
 
+def _cases(raw, where):
+    """[[cases]] as a list of {flag: list of values}."""
+    if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+        raise SpecError(f"{where}: cases must be a list of tables ([[cases]])")
+    if not raw:
+        raise SpecError(f"{where}: cases is an empty list")
+    out = []
+    for i, case in enumerate(raw):
+        if not case:
+            raise SpecError(f"{where}: case {i + 1} is empty")
+        out.append({k: expand(f"{k} (case {i + 1} of {where})", v)
+                    for k, v in case.items()})
+    return out
+
+
 def load(exp_id, profile):
     """Read experiments/<exp_id>.toml and apply the profile's overrides."""
     if profile not in PROFILES:
         raise SpecError(f"unknown profile '{profile}' (valid: {', '.join(PROFILES)})")
     path = EXPERIMENTS_DIR / f"{exp_id}.toml"
     if not path.is_file():
-        raise SpecError(f"unknown experiment '{exp_id}' (no {path.relative_to(ROOT)}; "
+        raise SpecError(f"unknown experiment '{exp_id}' (no {_shown(path)}; "
                         f"known: {', '.join(experiment_ids()) or 'none'})")
     text = path.read_text(encoding="utf-8")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path.relative_to(ROOT)}: {e}") from None
-    where = path.relative_to(ROOT)
+        raise SpecError(f"{_shown(path)}: {e}") from None
+    where = _shown(path)
     unknown = set(doc) - TOP_KEYS
     if unknown:
         raise SpecError(f"{where}: unknown keys {sorted(unknown)} (valid: {sorted(TOP_KEYS)})")
-
     sections = {s: dict(doc.get(s, {})) for s in SECTIONS}
-    if not sections["sweep"] and not sections["sweep_vars"]:
-        raise SpecError(f"{where}: [sweep] is empty: nothing to run")
     overrides = doc.get("profile", {})
     if set(overrides) - set(PROFILES):
         raise SpecError(f"{where}: unknown profiles {sorted(set(overrides) - set(PROFILES))} "
                         f"(valid: {', '.join(PROFILES)})")
+    # [[cases]] and every profile's [[profile.NAME.cases]] (which replaces the whole list):
+    # the case columns are the union over all of them, so that they do not depend on the
+    # profile either.
+    cases = {None: _cases(doc["cases"], f"{where} [[cases]]") if "cases" in doc else []}
+    for name in PROFILES:
+        if "cases" in overrides.get(name, {}):
+            cases[name] = _cases(overrides[name]["cases"], f"{where} [[profile.{name}.cases]]")
+    case_columns = list(dict.fromkeys(k for lst in cases.values() for c in lst for k in c))
+    active_cases = cases.get(profile, cases[None])
+
+    if not sections["sweep"] and not sections["sweep_vars"] and not active_cases:
+        raise SpecError(f"{where}: [sweep] and [[cases]] are empty: nothing to run")
     for section, values in overrides.get(profile, {}).items():
+        if section == "cases":
+            continue
         if section not in SECTIONS:
-            raise SpecError(f"{where}: [profile.{profile}.{section}] is not one of {SECTIONS}")
+            raise SpecError(f"{where}: [profile.{profile}.{section}] is not one of "
+                            f"{SECTIONS + ('cases',)}")
         if section in ("sweep", "sweep_vars"):
             # The CSV columns must not depend on the profile.
             extra = set(values) - set(sections[section])
@@ -173,14 +293,27 @@ def load(exp_id, profile):
 
     for s in ("sweep", "sweep_vars"):
         sections[s] = {k: expand(k, v) for k, v in sections[s].items()}
+    for k, values in sections["sweep_vars"].items():
+        if any(isinstance(v, Bundle) for v in values):
+            raise SpecError(f"{where}: [sweep_vars] {k} is a bundle sweep; bundles hold flags, "
+                            f"so they belong in [sweep] or [[cases]]")
     both = set(sections["sweep"]) & set(sections["sweep_vars"]) | \
         set(sections["sweep"]) & set(sections["fixed"])
     if both:
         raise SpecError(f"{where}: {sorted(both)} both swept and fixed/duplicated")
+    clash = set(case_columns) & (set(sections["sweep"]) | set(sections["sweep_vars"]) |
+                                 set(sections["fixed"]))
+    if clash:
+        raise SpecError(f"{where}: {sorted(clash)} set both in [[cases]] and in "
+                        f"[sweep]/[sweep_vars]/[fixed]")
+    timeseries = doc.get("timeseries", False)
+    if not isinstance(timeseries, bool):
+        raise SpecError(f"{where}: timeseries must be true or false, got {timeseries!r}")
     requires = doc.get("requires", [])
     return Experiment(
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
         requires=[requires] if isinstance(requires, str) else list(requires),
         metrics=list(doc.get("metrics", DEFAULT_METRICS)),
+        cases=active_cases, case_columns=case_columns, timeseries=timeseries,
         **sections)

@@ -1,6 +1,16 @@
 """Running one experiment: its points in parallel, each finished point cached so that an
-interrupted sweep resumes, then results/<ID>.csv and its provenance."""
+interrupted sweep resumes, then results/<ID>.csv and its provenance (and, for an experiment
+with `timeseries = true`, results/<ID>_timeseries.csv with the same provenance).
+
+A point's record (results/.points/<ID>/<hash>.json) holds: record_format, params (its column
+values), errors (pos_err, vel_err against the reference, or {}), summary (the whole
+`nbody run --summary` JSON), timeseries ({"columns": [...], "rows": [[text, ...], ...]}: the
+`--diagnostics` CSV as nbody wrote it, or null when the experiment has no timeseries), cmd,
+reference_cmd, nbody_sha256, finished_utc. The hash covers the nbody arguments, the
+reference arguments, whether a timeseries is recorded, the nbody binary's sha256 and
+RECORD_FORMAT, so a record is reused only for the very same run."""
 import concurrent.futures as cf
+import csv
 import decimal
 import hashlib
 import json
@@ -20,15 +30,24 @@ from .spec import fmt
 RESULTS_DIR = ROOT / "results"
 POINTS_DIR = RESULTS_DIR / ".points"
 # Version of the stored point records: bump it when their layout changes.
-RECORD_FORMAT = 1
+#   1  params, errors, summary, cmd, reference_cmd, nbody_sha256, finished_utc
+#   2  + record_format, timeseries (the --diagnostics rows, or null)
+RECORD_FORMAT = 2
 # Shown instead of the per-run temporary directory in recorded commands (and hashed so).
 TMP = "<tmp>"
 
 
 class PointFailed(Exception):
-    def __init__(self, cmd, message):
+    def __init__(self, cmd, message, exit_code=None):
         super().__init__(message)
-        self.cmd, self.message = cmd, message
+        self.cmd, self.message, self.exit_code = cmd, message, exit_code
+
+
+# nbody's exit code for a run that started but could not be carried through (a non-finite
+# state, a step-size underflow, an implicit solve that does not converge at that step). Such a
+# point is a result, not a fault of the experiment: it is recorded with the reason (CSV column
+# `failure`, its metrics empty), so that a sweep may go beyond where a method works.
+RUN_FAILED = 3
 
 
 def display(path):
@@ -55,7 +74,7 @@ def _call(nbody, args, env, shown):
             _children.discard(proc)
     if proc.returncode != 0:
         last = (stderr.strip().splitlines() or ["(no stderr)"])[-1]
-        raise PointFailed(shown, f"exit {proc.returncode}: {last}")
+        raise PointFailed(shown, f"exit {proc.returncode}: {last}", proc.returncode)
 
 
 def _kill_children():
@@ -115,30 +134,68 @@ class Progress:
         sys.stderr.flush()
 
 
+def _read_diagnostics(path):
+    """The --diagnostics CSV as {"columns": [...], "rows": [[text, ...], ...]} (numbers kept
+    as nbody wrote them: full precision, no float round trip)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    if not rows:
+        raise ValueError(f"{path.name} is empty")
+    header, body = rows[0], rows[1:]
+    bad = [i for i, r in enumerate(body) if len(r) != len(header)]
+    if bad:
+        raise ValueError(f"{path.name}: row {bad[0] + 2} has a different number of fields "
+                         f"than its header")
+    return {"columns": header, "rows": body}
+
+
+def _load_record(path, timeseries):
+    """A stored point record, or None when it cannot be reused (another record format, or a
+    timeseries needed that it lacks): the point is then run again."""
+    try:
+        record = files.read_json(path)
+    except (OSError, ValueError):
+        return None
+    if record.get("record_format") != RECORD_FORMAT:
+        return None
+    if timeseries and not record.get("timeseries") and not record.get("failure"):
+        return None
+    return record
+
+
 def run(exp, nbody, jobs, force, build_info):
     """Run every point of `exp` not already done; write the results on success.
     Returns the process exit status."""
     tag = exp.id.split("_", 1)[0]
 
+    error_columns = ["pos_err", "vel_err"] if exp.reference else []
+
     def metrics(record, cmd):
         """The CSV's metric columns of one point: reference errors, then exp.metrics from the
-        stored summary (all of it is stored, so editing `metrics` needs no re-run)."""
+        stored summary (all of it is stored, so editing `metrics` needs no re-run), then the
+        reason the run failed (empty for a run that succeeded, whose metrics are then empty)."""
+        if record.get("failure"):
+            return {**{c: None for c in error_columns + exp.metrics}, "failure": record["failure"]}
         missing = [m for m in exp.metrics if m not in record["summary"]]
         if missing:
             raise PointFailed(cmd, f"summary JSON lacks {missing} "
                                    f"(has {sorted(record['summary'])})")
-        return {**record["errors"], **{m: record["summary"][m] for m in exp.metrics}}
+        return {**{c: record["errors"][c] for c in error_columns},
+                **{m: record["summary"][m] for m in exp.metrics}, "failure": ""}
 
     nbody_sha = provenance.sha256_file(nbody)
+    integrators = provenance.integrator_list(nbody)
     outputs = ["--final-state", f"{TMP}/final.csv", "--summary", f"{TMP}/summary.json"]
+    if exp.timeseries:
+        outputs += ["--diagnostics", f"{TMP}/diagnostics.csv"]
 
     points = []
-    for params in exp.points():
-        run_args, ref_args = exp.run_args(params), exp.reference_args(params)
+    for point in exp.points():
+        run_args, ref_args = exp.run_args(point), exp.reference_args(point)
         key = json.dumps({"run": run_args, "reference": ref_args, "nbody_sha256": nbody_sha,
-                          "record_format": RECORD_FORMAT})
+                          "timeseries": exp.timeseries, "record_format": RECORD_FORMAT})
         points.append({
-            "params": params,
+            "params": exp.columns(point),
             "hash": hashlib.sha256(key.encode()).hexdigest()[:32],
             "run_args": run_args,
             "ref_args": ref_args,
@@ -147,15 +204,19 @@ def run(exp, nbody, jobs, force, build_info):
                 [display(nbody), *ref_args, "--out", f"{TMP}/reference.csv"]),
         })
     cache = POINTS_DIR / exp.id
-    done = {} if force else {p["hash"]: files.read_json(cache / f"{p['hash']}.json")
-                             for p in points if (cache / f"{p['hash']}.json").is_file()}
-    pending = [p for p in points if p["hash"] not in done]
+    done = {}
+    if not force:
+        for p in points:
+            record = _load_record(cache / f"{p['hash']}.json", exp.timeseries)
+            if record is not None:
+                done[p["hash"]] = record
+    pending = list({p["hash"]: p for p in points if p["hash"] not in done}.values())
 
     env = dict(os.environ)
     if jobs > 1:
         env["OMP_NUM_THREADS"] = "1"  # points run side by side: one core each
     print(f"[{tag}] {exp.title}: {len(points)} points (profile {exp.profile}, {jobs} jobs)"
-          + (f", {len(done)} already done" if done else ""), file=sys.stderr)
+          + (f", {len(points) - len(pending)} already done" if done else ""), file=sys.stderr)
 
     failures = []
     with tempfile.TemporaryDirectory(prefix=f"nbodylab-{tag}-") as tmp, \
@@ -170,12 +231,27 @@ def run(exp, nbody, jobs, force, build_info):
         def run_point(p, ref_future):
             work = tmp / p["hash"]
             work.mkdir()
-            _call(nbody, [*p["run_args"], *[a.replace(TMP, str(work)) for a in outputs]], env,
-                  p["cmd"])
+            try:
+                _call(nbody, [*p["run_args"], *[a.replace(TMP, str(work)) for a in outputs]],
+                      env, p["cmd"])
+            except PointFailed as e:
+                if e.exit_code != RUN_FAILED:
+                    raise
+                record = {"record_format": RECORD_FORMAT, "params": p["params"], "errors": {},
+                          "summary": None, "timeseries": None,
+                          "failure": e.message.split("run failed: ", 1)[-1],
+                          "cmd": p["cmd"], "reference_cmd": p["reference_cmd"],
+                          "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
+                files.write_json(cache / f"{p['hash']}.json", record)
+                shutil.rmtree(work)
+                return record
             summary = files.read_json(work / "summary.json")
-            record = {"params": p["params"], "errors": {}, "summary": summary, "cmd": p["cmd"],
-                      "reference_cmd": p["reference_cmd"], "nbody_sha256": nbody_sha,
-                      "finished_utc": provenance.utc_now()}
+            record = {"record_format": RECORD_FORMAT, "params": p["params"], "errors": {},
+                      "summary": summary,
+                      "timeseries": (_read_diagnostics(work / "diagnostics.csv")
+                                     if exp.timeseries else None),
+                      "cmd": p["cmd"], "reference_cmd": p["reference_cmd"],
+                      "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
             if ref_future is not None:
                 ref = ref_future.result()  # a failed reference fails its points
                 record["errors"] = dict(zip(("pos_err", "vel_err"),
@@ -194,7 +270,7 @@ def run(exp, nbody, jobs, force, build_info):
         futures = {pool.submit(run_point, p, refs.get(json.dumps(p["ref_args"]))): p
                    for p in pending}
 
-        progress = Progress(tag, len(points), len(done))
+        progress = Progress(tag, len(points), len(points) - len(pending))
         left, finished = set(futures), 0
         try:
             while left:
@@ -237,25 +313,53 @@ def run(exp, nbody, jobs, force, build_info):
     except PointFailed as e:  # `metrics` was edited to name a field the summary lacks
         print(f"[{tag}] error: {e.message} (in {e.cmd})", file=sys.stderr)
         return 1
+    # The point columns come from the experiment file as it is now (a stored record may
+    # carry an older name of the same run, e.g. a renamed bundle).
     header = exp.params + list(values[0])
-    rows = [[fmt(r["params"][k]) for k in exp.params] + [fmt(v) for v in m.values()]
-            for r, m in zip(records, values)]
+    rows = [[fmt(p["params"].get(k)) for k in exp.params] + [fmt(v) for v in m.values()]
+            for p, m in zip(points, values)]
     meta = {
         "experiment": exp.id,
         "title": exp.title,
         "profile": exp.profile,
         "created_utc": provenance.utc_now(),
         "columns": header,
-        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
+        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info,
+                  "integrators": integrators},
         "host": provenance.host(),
         "runner": {"argv": sys.argv, "jobs": jobs,
                    "omp_num_threads": env.get("OMP_NUM_THREADS"),
-                   "points_run": len(pending) - len(failures), "points_reused": len(points) - len(pending)},
+                   "record_format": RECORD_FORMAT,
+                   "points_run": len(pending) - len(failures),
+                   "points_reused": len(points) - len(pending)},
         "experiment_toml": exp.text,
-        "points": [{"params": r["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
-                    "finished_utc": r["finished_utc"]} for r in records],
+        "points": [{"params": p["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
+                    "finished_utc": r["finished_utc"]} for p, r in zip(points, records)],
     }
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
+    failed = [r for r in records if r.get("failure")]
+    if failed:
+        print(f"[{tag}] {len(failed)} of {len(points)} runs failed and are recorded as such "
+              f"(column `failure`), e.g. {failed[0]['failure']}", file=sys.stderr)
+    if exp.timeseries:
+        ran = [(p, r) for p, r in zip(points, records) if r["timeseries"]]
+        ts_columns = ran[0][1]["timeseries"]["columns"]
+        odd = [p["cmd"] for p, r in ran if r["timeseries"]["columns"] != ts_columns]
+        if odd:
+            print(f"[{tag}] error: the diagnostics columns differ between points (e.g. "
+                  f"{odd[0]})", file=sys.stderr)
+            return 1
+        ts_path = RESULTS_DIR / f"{exp.id}_timeseries.csv"
+        # A diagnostics column named like a point column (dt: the swept step, and the step
+        # just taken) is renamed diag_<name>: a CSV header must not repeat a name.
+        ts_header = exp.params + [f"diag_{c}" if c in exp.params else c for c in ts_columns]
+        ts_rows = [[fmt(p["params"].get(k)) for k in exp.params] + row
+                   for p, r in ran for row in r["timeseries"]["rows"]]
+        files.write_csv(ts_path, ts_header, ts_rows,
+                        {**meta, "columns": ts_header,
+                         "timeseries_of": display(csv_path)})
+        print(f"[{tag}] wrote {display(ts_path)} ({len(ts_rows)} rows) and its .meta.json",
+              file=sys.stderr)
     files.write_csv(csv_path, header, rows, meta)
     print(f"[{tag}] wrote {display(csv_path)} ({len(rows)} rows) and its .meta.json",
           file=sys.stderr)

@@ -54,6 +54,7 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
     if (o.dt.empty())
       throw InputError("give a step: --dt H (fixed step) or --tol TOL (adaptive; methods with an error estimate)");
     if (!o.h_min.empty() || !o.h_max.empty()) throw InputError("--h-min and --h-max apply to adaptive runs (--tol)");
+    if (o.controller != "pi") throw InputError("--controller applies to adaptive runs (--tol)");
     steps.dt = time(o.dt, "--dt");
   }
   if (steps.dt < T(0) || (!steps.adaptive && !(steps.dt > T(0)))) throw InputError("--dt must be positive, got '" + o.dt + "'");
@@ -180,7 +181,7 @@ int run_typed(const RunOptions& o) {
   const int order = steps.order ? steps.order : find_entry(integrator_table<T>(), o.integrator, "integrator").order;
   const nlohmann::json summary = {
       {"integrator", o.integrator},
-      {"order", order},
+      {"method_order", order},  // the order of the method as run (Adams: --order)
       {"precision", o.precision},
       {"engine", engine},
       {"n", sim.state().size()},
@@ -196,7 +197,9 @@ int run_typed(const RunOptions& o) {
       {"dE_rel_max", static_cast<double>(last ? std::max(d.dE_rel_max, last->drift.dE_rel_max) : d.dE_rel_max)},
       {"P_rel", static_cast<double>(d.P_rel)},
       {"L_rel", static_cast<double>(d.L_rel)},
-      {"min_pair_dist", static_cast<double>(now.min_pair_distance)},
+      {"min_pair_dist", static_cast<double>(now.min_pair_distance)},  // at the end
+      {"min_pair_dist_min", static_cast<double>(last ? std::min(d.min_pair_distance_min, last->drift.min_pair_distance_min)
+                                                     : d.min_pair_distance_min)},  // over the samples
       {"wall_s", wall},
       {"period", period_value ? nlohmann::json(static_cast<double>(*period_value)) : nlohmann::json()},
   };

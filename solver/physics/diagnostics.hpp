@@ -91,6 +91,7 @@ class DriftTracker {
 
   struct Drift {
     T dE_rel, dE_rel_max, P_rel, L_rel;
+    T min_pair_distance_min;  // smallest pair distance over all samples so far
   };
 
   // dE_rel = (E - E0)/|E0|; P_rel = |P - P0| / sum(m|v|)_0; L_rel likewise. A zero scale (a
@@ -101,6 +102,8 @@ class DriftTracker {
     d.dE_rel = (now.energy - initial_.energy) / scale(abs(initial_.energy));
     if (abs(d.dE_rel) > max_abs_dE_) max_abs_dE_ = abs(d.dE_rel);
     d.dE_rel_max = max_abs_dE_;
+    if (now.min_pair_distance < min_pair_) min_pair_ = now.min_pair_distance;
+    d.min_pair_distance_min = min_pair_;
     d.P_rel = norm3(difference(now.momentum, initial_.momentum)) / scale(initial_.momentum_scale);
     d.L_rel = norm3(difference(now.angular_momentum, initial_.angular_momentum)) /
               scale(initial_.angular_momentum_scale);
@@ -114,6 +117,7 @@ class DriftTracker {
     for (const auto* v : {&s.momentum, &s.angular_momentum, &s.centre_of_mass})
       for (T x : *v) w.put(x);
     w.put(max_abs_dE_);
+    w.put(min_pair_);
   }
   void load(ArchiveReader& r) {
     Snapshot<T>& s = initial_;
@@ -122,6 +126,7 @@ class DriftTracker {
     for (auto* v : {&s.momentum, &s.angular_momentum, &s.centre_of_mass})
       for (T& x : *v) r.get(x);
     r.get(max_abs_dE_);
+    r.get(min_pair_);
   }
 
  private:
@@ -131,6 +136,7 @@ class DriftTracker {
   }
   Snapshot<T> initial_;
   T max_abs_dE_{0};
+  T min_pair_ = std::numeric_limits<T>::infinity();
 };
 
 }  // namespace nbody

@@ -1,0 +1,224 @@
+"""E02 figure and tables: adaptive methods on the Kepler problem, position error after 10 periods
+against the tolerance and against the number of force evaluations.
+
+Reads results/E02_adaptive_kepler.csv (+ .meta.json); writes
+  figures/E02_adaptive_kepler.pdf, .png
+  paper/generated/E02_cost.tex     booktabs table: cost to reach given errors, per method and e
+  paper/generated/E02_numbers.tex  \\newcommand macros for every number the text quotes
+"""
+import re
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+from nbodylab import ROOT, methods, paper  # noqa: E402
+
+EXP = "E02_adaptive_kepler"
+TARGETS = (1e-6, 1e-10)   # position errors whose cost the table reports
+ROUNDOFF = 1e-13          # below this the error is round-off, not truncation: no slope fitted
+# Methods whose --tol is not the atol/rtol error norm of the others (`nbody list integrators`).
+OWN_TOL = {"gauss-radau15": "IAS15's epsilon"}
+E_SUFFIX = {0.5: "EHalf", 0.9: "ENineTenths"}
+
+
+def fill_missing(macros, variants):
+    """Macros the paper quotes for every variant (an eccentricity, a force law, a method) also
+    when a profile ran only some of them: a missing variant's macros read "---"."""
+    for key in list(macros):
+        for a in variants:
+            if a in key:
+                for b in variants:
+                    macros.setdefault(key.replace(a, b), "---")
+
+
+def split_failures(rows):
+    """(rows of the runs that completed, without the `failure` column; rows of those that
+    failed). A run that nbody could not carry through (exit 3: non-finite state, step-size
+    underflow, implicit solve not converging) is recorded by the runner with its reason."""
+    ok = [{k: v for k, v in r.items() if k != "failure"} for r in rows if not r.get("failure")]
+    return ok, [r for r in rows if r.get("failure")]
+
+
+def failed_text(failed, describe):
+    """A sentence for the paper about the failed runs (describe: row -> short label)."""
+    if not failed:
+        return "All runs completed."
+    items = "; ".join(f"{paper.tex_escape(describe(r))}: {paper.tex_escape(r['failure'])}"
+                      for r in failed[:4])
+    more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
+    return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
+
+
+def load():
+    rows, meta = paper.load_results(EXP)
+    rows, failed = split_failures(rows)
+    d = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    num = {k: v.astype(float) for k, v in d.items() if k != "integrator"}
+    num["integrator"] = d["integrator"]
+    periods = num["t"] / num["period"]
+    if not np.allclose(periods, 10, rtol=1e-12):
+        raise SystemExit(f"{EXP}: runs did not end at t = 10 P (t/P = {sorted(set(periods))})")
+    return num, meta, failed
+
+
+def series(d, m, e):
+    sel = (d["integrator"] == m) & (d["e"] == e)
+    order = np.argsort(-d["tol"][sel])
+    return {k: v[sel][order] for k, v in d.items()}
+
+
+def cheapest(s, target):
+    """Fewest force evaluations of a run whose position error is at most target (or None)."""
+    ok = s["pos_err"] <= target
+    return int(s["fevals"][ok].min()) if ok.any() else None
+
+
+def tol_slope(s):
+    """Slope of log(error) against log(tol) on the points above round-off (None if < 3)."""
+    ok = s["pos_err"] > ROUNDOFF
+    if ok.sum() < 3:
+        return None
+    return float(np.polyfit(np.log(s["tol"][ok]), np.log(s["pos_err"][ok]), 1)[0])
+
+
+def plot(d, es, ms, meta):
+    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
+                         "legend.fontsize": 7.5, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
+    fig, axes = plt.subplots(len(es), 2, figsize=(7.2, 2.7 * len(es) + 0.8), squeeze=False)
+    for row, e in zip(axes, es):
+        ax_t, ax_f = row
+        for m in ms:
+            s = series(d, m, e)
+            if not len(s["tol"]):
+                continue
+            colour, mk, _ = methods.style(m)
+            ls = "--" if m in OWN_TOL else "-"
+            kw = dict(color=colour, marker=mk, ms=3.5, lw=1.0, ls=ls)
+            ax_t.plot(s["tol"], s["pos_err"], **kw)
+            ax_f.plot(s["fevals"], s["pos_err"], **kw)
+        lo, hi = d["tol"].min(), d["tol"].max()
+        ax_t.plot([lo, hi], [lo, hi], color="0.6", lw=0.8, ls=":", zorder=0)
+        mid = np.sqrt(lo * hi)
+        ax_t.annotate("error = tol", (mid, mid), xytext=(4, -10), textcoords="offset points",
+                      fontsize=7, color="0.4")
+        for ax in row:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.grid(True, which="major", alpha=0.4)
+            ax.set_ylabel(r"position error at $t = 10P$  [$a$]")
+            ax.text(0.03, 0.04, f"$e = {e}$", transform=ax.transAxes, fontsize=8,
+                    bbox=dict(facecolor="white", edgecolor="0.7", pad=2))
+        ax_t.set_xlabel("tolerance (atol = rtol)")
+        ax_f.set_xlabel("force evaluations")
+        ax_t.invert_xaxis()
+    axes[0][0].set_title("(a) error against the tolerance")
+    axes[0][1].set_title("(b) error against the cost")
+    handles = [plt.Line2D([], [], color=methods.style(m)[0], marker=methods.style(m)[1], ms=4,
+                          ls="--" if m in OWN_TOL else "-",
+                          label=m + (f" (tol = {OWN_TOL[m]})" if m in OWN_TOL else ""))
+               for m in ms]
+    fig.legend(handles=handles, loc="lower center", ncol=3, frameon=False, columnspacing=1.2)
+    nrows = (len(handles) + 2) // 3
+    fig.tight_layout(rect=(0, 0.035 * nrows + 0.01, 1, 1), h_pad=1.0, w_pad=2.0)
+    for ext in ("pdf", "png"):
+        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+
+
+def main():
+    d, meta, failed = load()
+    es = sorted(set(float(e) for e in d["e"]))
+    ms = sorted(set(d["integrator"]), key=methods.sort_key)
+    plot(d, es, ms, meta)
+
+    # Table: per method and e, the cheapest run reaching each target, the smallest error, and
+    # the slope of error against tolerance.
+    orders = {e["name"]: e.get("order") for e in (meta["nbody"].get("integrators") or [])}
+    cols = len(TARGETS) + 2
+    head = " & ".join(rf"\multicolumn{{{cols}}}{{c}}{{$e = {e}$}}" for e in es)
+    rules = " ".join(rf"\cmidrule(lr){{{3 + cols * i}-{2 + cols * (i + 1)}}}"
+                     for i in range(len(es)))
+    sub = " & ".join([rf"$\le$ {paper.tex_sci(t, 1)}" for t in TARGETS] +
+                     ["min.\\ error", "slope"])
+    lines = [r"\begin{tabular}{lc" + "r" * (cols * len(es)) + "}", r"\toprule",
+             rf"method & order & {head} \\", rules,
+             " & & " + " & ".join([sub] * len(es)) + r" \\", r"\midrule"]
+    for m in ms:
+        cells = [rf"\code{{{paper.tex_escape(m)}}}", paper.tex_escape(orders.get(m, ""))]
+        for e in es:
+            s = series(d, m, e)
+            for t in TARGETS:
+                c = cheapest(s, t) if len(s["tol"]) else None
+                cells.append("---" if c is None else f"{c:,}".replace(",", r"\,"))
+            cells.append(paper.tex_sci(s["pos_err"].min()) if len(s["tol"]) else "---")
+            sl = tol_slope(s) if len(s["tol"]) else None
+            cells.append("---" if sl is None else f"{sl:.2f}")
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    sources = [f"results/{EXP}.csv"]
+    paper.write_tex("E02_cost.tex", "\n".join(lines), __file__, sources)
+
+    # Numbers the text quotes.
+    host = meta["host"]
+    macros = {
+        "ETwoMachine": paper.tex_escape(paper.machine(meta)),
+        "ETwoDate": meta["created_utc"][:10],
+        "ETwoCommit": paper.tex_escape(paper.commit(meta)),
+        "ETwoProfile": meta["profile"],
+        "ETwoPoints": str(len(d["tol"])),
+        "ETwoMethods": str(len(ms)),
+        "ETwoWallTotal": f"{d['wall_s'].sum():.1f}",
+        "ETwoEccentricities": " and ".join(f"{e}" for e in es),
+        "ETwoTolMin": paper.tex_sci(d["tol"].min(), 1),
+        "ETwoTolMax": paper.tex_sci(d["tol"].max(), 1),
+        "ETwoRoundoff": paper.tex_sci(ROUNDOFF, 1),
+        "ETwoTargetLow": paper.tex_sci(TARGETS[-1], 1),
+        "ETwoTargetHigh": paper.tex_sci(TARGETS[0], 1),
+        "ETwoCores": str(host["cpu_count"]),
+        "ETwoFailedText": failed_text(failed, lambda r: f"{r['integrator']}, e = {r['e']}, tol = {r['tol']}"),
+    }
+    radau = d["integrator"] == "gauss-radau15"
+    macros["ETwoRadauTolMin"] = paper.tex_sci(d["tol"][radau].min(), 1) if radau.any() else "---"
+    # IAS15's floor on epsilon, as the solver states it in its description
+    desc = {e["name"]: e.get("description", "") for e in (meta["nbody"].get("integrators") or [])}
+    floor = re.search(r"floor ([0-9.]+e[-+]?[0-9]+)", desc.get("gauss-radau15", ""))
+    macros["ETwoRadauFloor"] = paper.tex_sci(float(floor.group(1))) if floor else "its floor"
+    for e in es:
+        sfx = E_SUFFIX.get(e, paper.macro_part(str(e).replace(".", "p")))
+        # the cheapest method to reach the tighter target
+        best = [(cheapest(series(d, m, e), TARGETS[-1]), m) for m in ms]
+        best = sorted((c, m) for c, m in best if c is not None)
+        macros[f"ETwoReached{sfx}"] = str(len(best))
+        for k, (_, m) in enumerate(best):
+            macros[f"ETwo{paper.macro_part(m)}Rank{sfx}"] = str(k + 1)
+        for m in ms:
+            macros.setdefault(f"ETwo{paper.macro_part(m)}Rank{sfx}", "---")
+        macros[f"ETwoBestMethod{sfx}"] = rf"\code{{{paper.tex_escape(best[0][1])}}}" if best else "---"
+        macros[f"ETwoBestCost{sfx}"] = f"{best[0][0]:,}".replace(",", r"\,") if best else "---"
+        macros[f"ETwoSecondMethod{sfx}"] = rf"\code{{{paper.tex_escape(best[1][1])}}}" if len(best) > 1 else "---"
+        macros[f"ETwoSecondCost{sfx}"] = f"{best[1][0]:,}".replace(",", r"\,") if len(best) > 1 else "---"
+        for m in ms:
+            s = series(d, m, e)
+            name = f"ETwo{paper.macro_part(m)}"
+            sl = tol_slope(s)
+            macros[f"{name}Slope{sfx}"] = "---" if sl is None else f"{sl:.2f}"
+            macros[f"{name}MinErr{sfx}"] = paper.tex_sci(s["pos_err"].min())
+            c = cheapest(s, TARGETS[-1])
+            macros[f"{name}Cost{sfx}"] = "---" if c is None else f"{c:,}".replace(",", r"\,")
+            macros[f"{name}MaxRejected{sfx}"] = str(int(s["rejected"].max()))
+            ok = s["pos_err"] > ROUNDOFF
+            macros[f"{name}Ratio{sfx}"] = \
+                paper.tex_sci(float(np.median(s["pos_err"][ok] / s["tol"][ok])), 1) if ok.any() else "---"
+    fill_missing(macros, list(E_SUFFIX.values()))
+    paper.write_macros("E02_numbers.tex", macros, __file__, sources)
+    print(f"[E02] wrote figures/{EXP}.pdf/.png, paper/generated/E02_cost.tex, E02_numbers.tex",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

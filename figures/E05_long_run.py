@@ -1,0 +1,214 @@
+"""E05 figure: seed S0's Figs. 4-7, a long run of the galaxy collision: dE/E0, dP, dL against
+time, force evaluations per interval dT = 0.3 and in total, for DOPRI5, Verner 6(5) (tolerance
+1e-12, h in [1e-9, 1e-5]) and Adams-Bashforth 5 (h = 1e-6).
+
+Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv (+ .meta.json); writes
+  figures/E05_long_run.pdf, .png
+  paper/generated/E05_numbers.tex  \\newcommand macros for every number the text quotes
+"""
+import sys
+import tomllib
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+from nbodylab import ROOT, files, methods, paper  # noqa: E402
+
+EXP = "E05_long_run"
+DT_WINDOW = 0.3   # S0's interval for counting force evaluations
+FLOOR = 1e-18     # exact zeros drawn here (log axes)
+S0_METHODS = ("dopri5", "verner65", "adams-bashforth")  # quoted in the paper's text
+
+
+def fill_missing(macros, variants):
+    """Macros the paper quotes for every variant (an eccentricity, a force law, a method) also
+    when a profile ran only some of them: a missing variant's macros read "---"."""
+    for key in list(macros):
+        for a in variants:
+            if a in key:
+                for b in variants:
+                    macros.setdefault(key.replace(a, b), "---")
+
+
+def split_failures(rows):
+    """(rows of the runs that completed, without the `failure` column; rows of those that
+    failed). A run that nbody could not carry through (exit 3: non-finite state, step-size
+    underflow, implicit solve not converging) is recorded by the runner with its reason."""
+    ok = [{k: v for k, v in r.items() if k != "failure"} for r in rows if not r.get("failure")]
+    return ok, [r for r in rows if r.get("failure")]
+
+
+def failed_text(failed, describe):
+    """A sentence for the paper about the failed runs (describe: row -> short label)."""
+    if not failed:
+        return "All runs completed."
+    items = "; ".join(f"{paper.tex_escape(describe(r))}: {paper.tex_escape(r['failure'])}"
+                      for r in failed[:4])
+    more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
+    return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
+
+
+def fixed_flags(meta):
+    doc = tomllib.loads(meta["experiment_toml"])
+    fixed = dict(doc.get("fixed", {}))
+    fixed.update(doc.get("profile", {}).get(meta["profile"], {}).get("fixed", {}))
+    return fixed
+
+
+def label(row):
+    m = row["integrator"]
+    if row.get("order"):
+        return f"{m} {row['order']}, h = {row['dt']}"
+    return f"{m}, tol = {row['tol']}, h in [{row['h-min']}, {row['h-max']}]"
+
+
+def load():
+    rows, meta = paper.load_results(EXP)
+    rows, failed = split_failures(rows)
+    path = paper.RESULTS_DIR / f"{EXP}_timeseries.csv"
+    if not path.is_file():
+        raise paper.MissingResults(f"{path} is missing: run the experiment first")
+    ts = files.read_csv(path)
+    point_cols = [c for c in meta["columns"] if c in rows[0] and c in ts[0]
+                  and c not in ("steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel",
+                                "L_rel", "min_pair_dist", "t", "wall_s")]
+    runs = []
+    for r in rows:
+        key = tuple(r[c] for c in point_cols)
+        sel = [s for s in ts if tuple(s[c] for c in point_cols) == key]
+        series = {k: np.array([float(s[k]) for s in sel])
+                  for k in ("t", "fevals", "dE_rel", "dE_rel_max", "P_rel", "L_rel", "steps",
+                            "min_pair_dist")}
+        runs.append((r, series))
+    return runs, meta, failed
+
+
+def per_window(t, fevals, window):
+    """Force evaluations per interval of length `window`: differences of the cumulative count at
+    the samples closest to (at or after) each multiple of the window. Returns (window ends,
+    counts)."""
+    ends = np.arange(window, t[-1] + window * 1e-9, window)
+    counts, prev = [], 0.0
+    for end in ends:
+        i = np.searchsorted(t, end - window * 1e-9)  # first sample at or after `end`
+        i = min(i, len(t) - 1)
+        counts.append(fevals[i] - prev)
+        prev = fevals[i]
+    return ends, np.array(counts)
+
+
+def main():
+    runs, meta, failed = load()
+    fixed = fixed_flags(meta)
+    t_end = float(fixed["t-end"])
+    window = DT_WINDOW if t_end >= 2 * DT_WINDOW else t_end / 5  # smoke: tiny runs
+    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
+                         "legend.fontsize": 7.5, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
+    fig, axes = plt.subplots(2, 3, figsize=(7.3, 5.0), sharex=True)
+    quantities = [("dE_rel", r"$|\Delta E/E_0|$", "(a) energy"),
+                  ("P_rel", r"$|\Delta\mathbf{P}|\,/\sum_i m_i|\mathbf{v}_i|$", "(b) momentum"),
+                  ("L_rel", r"$|\Delta\mathbf{L}|\,/\sum_i m_i|\mathbf{r}_i\times\mathbf{v}_i|$",
+                   "(c) angular momentum")]
+    macros = {}
+    for r, s in runs:
+        m = r["integrator"]
+        colour = methods.style(m)[0]
+        ls = "--" if r.get("order") else "-"
+        kw = dict(color=colour, lw=1.0, ls=ls)
+        keep = s["t"] > 0
+        for ax, (q, ylab, title) in zip(axes[0], quantities):
+            ax.plot(s["t"][keep], np.maximum(np.abs(s[q][keep]), FLOOR), **kw)
+        ends, counts = per_window(s["t"], s["fevals"], window)
+        axes[1][0].stairs(counts, np.concatenate([[ends[0] - window], ends]), baseline=None, **kw)
+        axes[1][1].plot(s["t"], s["fevals"], **kw)
+        axes[1][2].plot(s["t"][keep], s["min_pair_dist"][keep], **kw)
+        mp = paper.macro_part(m)
+        macros[f"EFive{mp}Fevals"] = f"{int(float(r['fevals'])):,}".replace(",", r"\,")
+        macros[f"EFive{mp}EnergyMax"] = paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR))
+        macros[f"EFive{mp}Momentum"] = paper.tex_sci(max(abs(float(r["P_rel"])), FLOOR))
+        macros[f"EFive{mp}AngMomentum"] = paper.tex_sci(max(abs(float(r["L_rel"])), FLOOR))
+        macros[f"EFive{mp}Steps"] = f"{int(float(r['steps'])):,}".replace(",", r"\,")
+        macros[f"EFive{mp}Rejected"] = str(int(float(r["rejected"])))
+        macros[f"EFive{mp}PerWindowMin"] = f"{int(counts.min()):,}".replace(",", r"\,")
+        macros[f"EFive{mp}PerWindowMax"] = f"{int(counts.max()):,}".replace(",", r"\,")
+        macros[f"EFive{mp}Wall"] = f"{float(r['wall_s']):.0f}"
+    for ax, (q, ylab, title) in zip(axes[0], quantities):
+        ax.set_yscale("log")
+        ax.set_ylabel(ylab)
+        ax.set_title(title)
+    axes[1][0].set_ylabel(f"force evaluations per $\\Delta T = {window:g}$")
+    axes[1][0].set_title("(d) cost per interval")
+    axes[1][0].set_ylim(bottom=0)
+    axes[1][1].set_ylabel("force evaluations since $t = 0$")
+    axes[1][1].set_title("(e) cumulative cost")
+    axes[1][2].set_ylabel("closest pair distance")
+    axes[1][2].set_yscale("log")
+    axes[1][2].set_title("(f) closest encounter")
+    for ax in axes.flat:
+        ax.grid(True, alpha=0.35)
+    for ax in axes[1]:
+        ax.set_xlabel("time $t$")
+    handles = [plt.Line2D([], [], color=methods.style(r["integrator"])[0],
+                          ls="--" if r.get("order") else "-", lw=1.2, label=label(r))
+               for r, _ in runs]
+    fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1), h_pad=1.0, w_pad=1.2)
+    for ext in ("pdf", "png"):
+        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+
+    # S0's Fig. 7: the embedded methods need fewer force evaluations over the whole run than
+    # Adams-Bashforth 5. Rule: every embedded run's total below the Adams-Bashforth run's;
+    # tested only by a run that reaches the collision (S0: after t = 25).
+    fe = {r["integrator"]: float(r["fevals"]) for r, _ in runs}
+    ab = fe.get("adams-bashforth")
+    embedded = [v for k, v in fe.items() if k != "adams-bashforth"]
+    if ab and embedded:
+        macros["EFiveEmbeddedOverAdams"] = f"{max(embedded) / ab:.2f}"
+        ok = max(embedded) < ab
+        macros["EFiveVerdictTotal"] = ("holds" if ok else "does not hold") if t_end > 25 else \
+            "is not tested by this run, which ends before the galaxies meet"
+    # Did the embedded methods ever shorten the step below h_max? (steps above T/h_max + 1)
+    emb_rows = [r for r, _ in runs if r.get("h-max")]
+    at_cap = [float(r["steps"]) <= t_end / float(r["h-max"]) + 1.5 for r in emb_rows]
+    if emb_rows and all(at_cap):
+        macros["EFiveStepText"] = ("the embedded methods took every step at $h_{\\max}$ "
+                                   "($T_{\\max}/h_{\\max}$ steps), so their cost ranks with "
+                                   "their force evaluations per step")
+    elif emb_rows:
+        macros["EFiveStepText"] = ("the embedded methods shortened their steps below "
+                                   "$h_{\\max}$ where needed (" + ", ".join(
+                                       f"{paper.tex_escape(r['integrator'])}: "
+                                       f"{int(float(r['steps'])):,} steps".replace(",", r"\,")
+                                       for r in emb_rows) +
+                                   f" against $T_{{\\max}}/h_{{\\max}} = "
+                                   f"{t_end / float(emb_rows[0]['h-max']):,.0f}$)".replace(",", r"\,"))
+    total = sum(float(r["fevals"]) for r, _ in runs)
+    macros.update({
+        "EFiveMachine": paper.tex_escape(paper.machine(meta)),
+        "EFiveFailedText": failed_text(failed, lambda r: r["integrator"]),
+        "EFiveDate": meta["created_utc"][:10],
+        "EFiveCommit": paper.tex_escape(paper.commit(meta)),
+        "EFiveProfile": meta["profile"],
+        "EFiveN": str(fixed["n"]),
+        "EFiveTmax": f"{t_end:g}",
+        "EFiveDiagEvery": f"{float(fixed['diag-every']):g}",
+        "EFiveWindow": f"{window:g}",
+        "EFiveFevalsTotal": paper.tex_sci(total),
+        "EFiveWallTotal": f"{sum(float(r['wall_s']) for r, _ in runs):.0f}",
+        "EFiveMinPairDist": f"{min(s['min_pair_dist'].min() for _, s in runs):.3g}",
+    })
+    sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
+    fill_missing(macros, ["EFive" + paper.macro_part(m) for m in S0_METHODS])
+    for k in ("EFiveEmbeddedOverAdams", "EFiveVerdictTotal", "EFiveStepText"):
+        macros.setdefault(k, "---")
+    paper.write_macros("E05_numbers.tex", macros, __file__, sources)
+    print(f"[E05] wrote figures/{EXP}.pdf/.png, paper/generated/E05_numbers.tex", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
