@@ -35,8 +35,7 @@ def load():
     rows, meta = paper.load_results(EXP)
     # Runs that failed (an implicit solve that cannot converge at a coarse step) are results
     # too: they are counted and named in the text, and have no errors to plot.
-    failed = [r for r in rows if r.get("failure")]
-    rows = [r for r in rows if not r.get("failure")]
+    rows, failed = paper.split_failures(rows)
     d = {k: np.array([r[k] for r in rows]) for k in rows[0]}
     for k in ("e", "pos_err", "dE_rel_max", "t", "period", "method_order", "wall_s", "fevals"):
         d[k] = d[k].astype(float)

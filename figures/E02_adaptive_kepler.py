@@ -27,37 +27,12 @@ OWN_TOL = {"gauss-radau15": "IAS15's epsilon"}
 E_SUFFIX = {0.5: "EHalf", 0.9: "ENineTenths"}
 
 
-def fill_missing(macros, variants):
-    """Macros the paper quotes for every variant (an eccentricity, a force law, a method) also
-    when a profile ran only some of them: a missing variant's macros read "---"."""
-    for key in list(macros):
-        for a in variants:
-            if a in key:
-                for b in variants:
-                    macros.setdefault(key.replace(a, b), "---")
 
-
-def split_failures(rows):
-    """(rows of the runs that completed, without the `failure` column; rows of those that
-    failed). A run that nbody could not carry through (exit 3: non-finite state, step-size
-    underflow, implicit solve not converging) is recorded by the runner with its reason."""
-    ok = [{k: v for k, v in r.items() if k != "failure"} for r in rows if not r.get("failure")]
-    return ok, [r for r in rows if r.get("failure")]
-
-
-def failed_text(failed, describe):
-    """A sentence for the paper about the failed runs (describe: row -> short label)."""
-    if not failed:
-        return "All runs completed."
-    items = "; ".join(f"{paper.tex_escape(describe(r))}: {paper.tex_escape(r['failure'])}"
-                      for r in failed[:4])
-    more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
-    return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
 
 
 def load():
     rows, meta = paper.load_results(EXP)
-    rows, failed = split_failures(rows)
+    rows, failed = paper.split_failures(rows)
     d = {k: np.array([r[k] for r in rows]) for k in rows[0]}
     num = {k: v.astype(float) for k, v in d.items() if k != "integrator"}
     num["integrator"] = d["integrator"]
@@ -180,7 +155,7 @@ def main():
         "ETwoTargetLow": paper.tex_sci(TARGETS[-1], 1),
         "ETwoTargetHigh": paper.tex_sci(TARGETS[0], 1),
         "ETwoCores": str(host["cpu_count"]),
-        "ETwoFailedText": failed_text(failed, lambda r: f"{r['integrator']}, e = {r['e']}, tol = {r['tol']}"),
+        "ETwoFailedText": paper.failed_text(failed, lambda r: f"{r['integrator']}, e = {r['e']}, tol = {r['tol']}"),
     }
     radau = d["integrator"] == "gauss-radau15"
     macros["ETwoRadauTolMin"] = paper.tex_sci(d["tol"][radau].min(), 1) if radau.any() else "---"
@@ -214,7 +189,7 @@ def main():
             ok = s["pos_err"] > ROUNDOFF
             macros[f"{name}Ratio{sfx}"] = \
                 paper.tex_sci(float(np.median(s["pos_err"][ok] / s["tol"][ok])), 1) if ok.any() else "---"
-    fill_missing(macros, list(E_SUFFIX.values()))
+    paper.fill_missing(macros, list(E_SUFFIX.values()))
     paper.write_macros("E02_numbers.tex", macros, __file__, sources)
     print(f"[E02] wrote figures/{EXP}.pdf/.png, paper/generated/E02_cost.tex, E02_numbers.tex",
           file=sys.stderr)

@@ -32,37 +32,12 @@ NUMERIC = ("dt", "order", "tol", "steps", "fevals", "rejected", "dE_rel", "dE_re
            "L_rel", "min_pair_dist_min", "t", "wall_s")
 
 
-def fill_missing(macros, variants):
-    """Macros the paper quotes for every variant (an eccentricity, a force law, a method) also
-    when a profile ran only some of them: a missing variant's macros read "---"."""
-    for key in list(macros):
-        for a in variants:
-            if a in key:
-                for b in variants:
-                    macros.setdefault(key.replace(a, b), "---")
 
-
-def split_failures(rows):
-    """(rows of the runs that completed, without the `failure` column; rows of those that
-    failed). A run that nbody could not carry through (exit 3: non-finite state, step-size
-    underflow, implicit solve not converging) is recorded by the runner with its reason."""
-    ok = [{k: v for k, v in r.items() if k != "failure"} for r in rows if not r.get("failure")]
-    return ok, [r for r in rows if r.get("failure")]
-
-
-def failed_text(failed, describe):
-    """A sentence for the paper about the failed runs (describe: row -> short label)."""
-    if not failed:
-        return "All runs completed."
-    items = "; ".join(f"{paper.tex_escape(describe(r))}: {paper.tex_escape(r['failure'])}"
-                      for r in failed[:4])
-    more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
-    return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
 
 
 def load():
     rows, meta = paper.load_results(EXP)
-    rows, failed = split_failures(rows)
+    rows, failed = paper.split_failures(rows)
     d = {k: np.array([r[k] for r in rows]) for k in rows[0]}
     for k in NUMERIC:
         if k in d:
@@ -236,7 +211,7 @@ def main():
         "EThreeN": str(fixed["n"]),
         "EThreeTmax": str(fixed["t-end"]),
         "EThreePoints": str(len(d["fevals"]) + len(failed)),
-        "EThreeFailedText": failed_text(failed, lambda r: ", ".join(
+        "EThreeFailedText": paper.failed_text(failed, lambda r: ", ".join(
             f"{k} = {r[k]}" if k != "integrator" else r[k]
             for k in ("law", "integrator", "order", "dt", "tol") if r.get(k))),
         "EThreeMethods": str(len(ms)),
@@ -332,7 +307,7 @@ def main():
                     ratios.append(abs(np.log10(a / b)))
         macros["EThreeLawMaxDex"] = f"{max(ratios):.2f}" if ratios else "---"
         macros["EThreeLawMedianDex"] = f"{np.median(ratios):.3f}" if ratios else "---"
-    fill_missing(macros, ["EThreeClamp", "EThreeSoftening"])
+    paper.fill_missing(macros, ["EThreeClamp", "EThreeSoftening"])
     for k in ("EThreeLawMaxDex", "EThreeLawMedianDex", "EThreeTolMin", "EThreeTolMax",
               "EThreeRadauTolMin", "EThreeRadauTolMax"):
         macros.setdefault(k, "---")

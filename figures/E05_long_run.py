@@ -25,32 +25,7 @@ FLOOR = 1e-18     # exact zeros drawn here (log axes)
 S0_METHODS = ("dopri5", "verner65", "adams-bashforth")  # quoted in the paper's text
 
 
-def fill_missing(macros, variants):
-    """Macros the paper quotes for every variant (an eccentricity, a force law, a method) also
-    when a profile ran only some of them: a missing variant's macros read "---"."""
-    for key in list(macros):
-        for a in variants:
-            if a in key:
-                for b in variants:
-                    macros.setdefault(key.replace(a, b), "---")
 
-
-def split_failures(rows):
-    """(rows of the runs that completed, without the `failure` column; rows of those that
-    failed). A run that nbody could not carry through (exit 3: non-finite state, step-size
-    underflow, implicit solve not converging) is recorded by the runner with its reason."""
-    ok = [{k: v for k, v in r.items() if k != "failure"} for r in rows if not r.get("failure")]
-    return ok, [r for r in rows if r.get("failure")]
-
-
-def failed_text(failed, describe):
-    """A sentence for the paper about the failed runs (describe: row -> short label)."""
-    if not failed:
-        return "All runs completed."
-    items = "; ".join(f"{paper.tex_escape(describe(r))}: {paper.tex_escape(r['failure'])}"
-                      for r in failed[:4])
-    more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
-    return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
 
 
 def fixed_flags(meta):
@@ -69,7 +44,7 @@ def label(row):
 
 def load():
     rows, meta = paper.load_results(EXP)
-    rows, failed = split_failures(rows)
+    rows, failed = paper.split_failures(rows)
     path = paper.RESULTS_DIR / f"{EXP}_timeseries.csv"
     if not path.is_file():
         raise paper.MissingResults(f"{path} is missing: run the experiment first")
@@ -190,7 +165,7 @@ def main():
     total = sum(float(r["fevals"]) for r, _ in runs)
     macros.update({
         "EFiveMachine": paper.tex_escape(paper.machine(meta)),
-        "EFiveFailedText": failed_text(failed, lambda r: r["integrator"]),
+        "EFiveFailedText": paper.failed_text(failed, lambda r: r["integrator"]),
         "EFiveDate": meta["created_utc"][:10],
         "EFiveCommit": paper.tex_escape(paper.commit(meta)),
         "EFiveProfile": meta["profile"],
@@ -203,7 +178,7 @@ def main():
         "EFiveMinPairDist": f"{min(s['min_pair_dist'].min() for _, s in runs):.3g}",
     })
     sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
-    fill_missing(macros, ["EFive" + paper.macro_part(m) for m in S0_METHODS])
+    paper.fill_missing(macros, ["EFive" + paper.macro_part(m) for m in S0_METHODS])
     for k in ("EFiveEmbeddedOverAdams", "EFiveVerdictTotal", "EFiveStepText"):
         macros.setdefault(k, "---")
     paper.write_macros("E05_numbers.tex", macros, __file__, sources)

@@ -24,27 +24,11 @@ FLOOR = 1e-17      # exact zeros drawn here (log axes)
 FIT_FROM = 100.0   # growth exponent of the running max |dE/E0| fitted for t >= FIT_FROM periods
 
 
-def split_failures(rows):
-    """(rows of the runs that completed, without the `failure` column; rows of those that
-    failed). A run that nbody could not carry through (exit 3: non-finite state, step-size
-    underflow, implicit solve not converging) is recorded by the runner with its reason."""
-    ok = [{k: v for k, v in r.items() if k != "failure"} for r in rows if not r.get("failure")]
-    return ok, [r for r in rows if r.get("failure")]
-
-
-def failed_text(failed, describe):
-    """A sentence for the paper about the failed runs (describe: row -> short label)."""
-    if not failed:
-        return "All runs completed."
-    items = "; ".join(f"{paper.tex_escape(describe(r))}: {paper.tex_escape(r['failure'])}"
-                      for r in failed[:4])
-    more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
-    return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
 
 
 def load():
     rows, meta = paper.load_results(EXP)
-    rows, failed = split_failures(rows)
+    rows, failed = paper.split_failures(rows)
     path = paper.RESULTS_DIR / f"{EXP}_timeseries.csv"
     if not path.is_file():
         raise paper.MissingResults(f"{path} is missing: run the experiment first")
@@ -184,7 +168,7 @@ def main():
     r0 = runs[0][0]
     macros.update({
         "ETwentyThreeMachine": paper.tex_escape(paper.machine(meta)),
-        "ETwentyThreeFailedText": failed_text(failed, lambda r: f"{r['integrator']} at {r['cost']} per period"),
+        "ETwentyThreeFailedText": paper.failed_text(failed, lambda r: f"{r['integrator']} at {r['cost']} per period"),
         "ETwentyThreeDate": meta["created_utc"][:10],
         "ETwentyThreeCommit": paper.tex_escape(paper.commit(meta)),
         "ETwentyThreeProfile": meta["profile"],

@@ -86,3 +86,31 @@ def write_macros(name, macros, script, sources):
         raise ValueError(f"TeX macro names must be letters only: {bad}")
     body = "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in macros.items())
     write_tex(name, body, script, sources)
+
+
+def fill_missing(macros, variants):
+    """Macros the paper quotes for every variant (an eccentricity, a force law, a method) also
+    when a profile ran only some of them: a missing variant's macros read "---"."""
+    for key in list(macros):
+        for a in variants:
+            if a in key:
+                for b in variants:
+                    macros.setdefault(key.replace(a, b), "---")
+
+
+def split_failures(rows):
+    """(rows of the runs that completed, without the `failure` column; rows of those that
+    failed). A run that nbody could not carry through (exit 3: non-finite state, step-size
+    underflow, implicit solve not converging) is recorded by the runner with its reason."""
+    ok = [{k: v for k, v in r.items() if k != "failure"} for r in rows if not r.get("failure")]
+    return ok, [r for r in rows if r.get("failure")]
+
+
+def failed_text(failed, describe):
+    """A sentence for the paper about the failed runs (describe: row -> short label)."""
+    if not failed:
+        return "All runs completed."
+    items = "; ".join(f"{paper.tex_escape(describe(r))}: {paper.tex_escape(r['failure'])}"
+                      for r in failed[:4])
+    more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
+    return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."

@@ -24,8 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "integrators/explicit_rk.hpp"  // Coefficient
-#include "integrators/integrator.hpp"
+#include "integrators/leapfrog.hpp"
 
 namespace nbody {
 
@@ -44,6 +43,7 @@ struct Order4 {
   static constexpr std::string_view name = "yoshida4";
   static constexpr std::string_view description =
       "Yoshida (1990) triple-jump composition of leapfrog, symplectic, order 4, 3 force evaluations per step";
+  static constexpr std::string_view family = "composition of leapfrog";
   static constexpr int order = 4;
   static constexpr std::array<Coefficient, 3> weights{y4_w1, y4_w0, y4_w1};
 };
@@ -52,73 +52,16 @@ struct Order6 {
   static constexpr std::string_view name = "yoshida6";
   static constexpr std::string_view description =
       "Yoshida (1990) 7-stage composition of leapfrog (solution A), symplectic, order 6, 7 force evaluations per step";
+  static constexpr std::string_view family = "composition of leapfrog";
   static constexpr int order = 6;
   static constexpr std::array<Coefficient, 7> weights{y6_w3, y6_w2, y6_w1, y6_w0, y6_w1, y6_w2, y6_w3};
 };
 
 }  // namespace yoshida
 
-template <class T, class Method>
-class YoshidaComposition final : public Integrator<T> {
- public:
-  struct info {
-    static constexpr std::string_view name = Method::name;
-    static constexpr std::string_view description = Method::description;
-    static constexpr int order = Method::order;
-    static constexpr bool error_estimate = false;
-    static constexpr std::string_view family = "composition of leapfrog";
-    static constexpr int evaluations_per_step = int(Method::weights.size());
-    static constexpr bool symplectic = true;
-    static constexpr bool implicit = false;
-  };
-
-  YoshidaComposition(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), acc_(3 * f.size()) {
-    for (std::size_t i = 0; i < w_.size(); ++i) w_[i] = Method::weights[i].template as<T>();
-  }
-
-  void restart() override { have_acc_ = false; }
-
-  void save(ArchiveWriter& w) const override {
-    Integrator<T>::save(w);
-    w.put(have_acc_);
-    w.put(acc_);
-  }
-  void load(ArchiveReader& r) override {
-    Integrator<T>::load(r);
-    r.get(have_acc_);
-    r.get(acc_);
-  }
-
-  T step(State<T>& s, T h) override {
-    const std::size_t m = 3 * s.size();
-    T* pos = s.y.data();
-    T* vel = s.y.data() + m;
-    if (!have_acc_) {
-      this->f_.accelerations(pos, acc_.data());
-      have_acc_ = true;
-    }
-    for (const T& w : w_) {  // leapfrog.hpp's kick-drift-kick at w h
-      const T hw = w * h;
-      const T half = hw / T(2);
-      for (std::size_t k = 0; k < m; ++k) vel[k] += half * acc_[k];  // kick
-      for (std::size_t k = 0; k < m; ++k) pos[k] += hw * vel[k];     // drift
-      this->f_.accelerations(pos, acc_.data());
-      for (std::size_t k = 0; k < m; ++k) vel[k] += half * acc_[k];  // kick
-    }
-    s.t += h;
-    ++this->counters_.steps;
-    return h;
-  }
-
- private:
-  std::array<T, Method::weights.size()> w_{};
-  std::vector<T> acc_;
-  bool have_acc_ = false;
-};
-
 template <class T>
-using Yoshida4 = YoshidaComposition<T, yoshida::Order4>;
+using Yoshida4 = LeapfrogComposition<T, yoshida::Order4>;
 template <class T>
-using Yoshida6 = YoshidaComposition<T, yoshida::Order6>;
+using Yoshida6 = LeapfrogComposition<T, yoshida::Order6>;
 
 }  // namespace nbody
