@@ -40,11 +40,12 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
   steps.controller = o.controller == "subdivide" ? Controller::subdivide : Controller::pi;
   const bool tol = !o.tol.empty(), atol = !o.atol.empty(), rtol = !o.rtol.empty();
   if (tol && (atol || rtol)) throw InputError("give either --tol or --atol with --rtol, not both");
-  if (atol != rtol) throw InputError("--atol and --rtol go together (or use --tol for both)");
+  const bool subdivide = o.controller == "subdivide";  // S0's scheme uses only the absolute threshold
+  if (atol != rtol && !(subdivide && atol)) throw InputError("--atol and --rtol go together (or use --tol for both)");
   steps.adaptive = tol || atol;
   if (steps.adaptive) {
     steps.atol = parse_positive<T>(tol ? o.tol : o.atol, tol ? "--tol" : "--atol");
-    steps.rtol = tol ? steps.atol : parse_non_negative<T>(o.rtol, "--rtol");
+    steps.rtol = tol ? steps.atol : rtol ? parse_non_negative<T>(o.rtol, "--rtol") : T(0);
     if (!o.dt.empty()) steps.dt = time(o.dt, "--dt");
     if (!o.h_min.empty()) steps.h_min = time(o.h_min, "--h-min");
     if (!o.h_max.empty()) steps.h_max = time(o.h_max, "--h-max");

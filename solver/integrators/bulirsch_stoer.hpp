@@ -56,6 +56,8 @@ class BulirschStoer final : public Integrator<T> {
   };
 
   BulirschStoer(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), m_(6 * f.size()) {
+    if (opt.controller == Controller::subdivide)
+      throw InputError("bulirsch-stoer controls order and step itself; --controller subdivide is for the embedded Runge-Kutta pairs");
     const int min_columns = opt.adaptive ? 3 : 1;  // ODEX needs k <= km - 1 with k >= 2
     km_ = opt.order == 0 ? (opt.adaptive ? default_adaptive_columns : default_fixed_columns) : opt.order / 2;
     if (opt.order % 2 != 0 || km_ < min_columns || km_ > max_columns)

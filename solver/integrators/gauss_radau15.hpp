@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -78,6 +79,8 @@ class GaussRadau15 final : public Integrator<T> {
 
   GaussRadau15(Rhs<T>& f, const StepOptions<T>& opt)
       : Integrator<T>(f, opt), m_(3 * f.size()), a0_(m_), acc_(m_), pos_(m_), csx_(m_), csv_(m_) {
+    if (opt.controller == Controller::subdivide)
+      throw InputError("gauss-radau15 controls its step itself (IAS15); --controller subdivide is for the embedded Runge-Kutta pairs");
     for (auto* set : {&b_, &e_, &g_, &b_last_, &e_last_})
       for (auto& v : *set) v.assign(m_, T(0));
     for (int n = 0; n <= K; ++n) h_[n] = gauss_radau_spacings[n].template as<T>();
@@ -109,7 +112,12 @@ class GaussRadau15 final : public Integrator<T> {
     // round-off (relative to max|a|, measured on Kepler orbits in float and double) into b6, since
     // it is their 7th divided difference; a smaller epsilon would chase that noise and shrink the
     // steps without end, so epsilon is at least 1e5 round-off units (2.2e-11 in double).
-    epsilon_ = std::max(opt.rtol > T(0) ? opt.rtol : opt.atol, T(1e5) * std::numeric_limits<T>::epsilon());
+    const T requested = opt.rtol > T(0) ? opt.rtol : opt.atol;
+    const T floor = T(1e5) * std::numeric_limits<T>::epsilon();
+    epsilon_ = std::max(requested, floor);
+    if (opt.adaptive && requested < floor)  // say so: the user asked for something else
+      std::fprintf(stderr, "nbody: note: gauss-radau15: --tol %s is below its floor in this precision; using %s\n",
+                   RealTraits<T>::format(requested).c_str(), RealTraits<T>::format(floor).c_str());
   }
 
   T proposed_step(const State<T>& s) override {
