@@ -34,6 +34,7 @@ Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml, 
 E03_integrators_collision.toml for [[cases]] and bundles)
   title       = "one line"                   what the experiment measures
   requires    = "cuda" | ["cuda", ...]       optional: features `nbody --build-info` must report
+                                             ([profile.full] requires = ...: that profile only)
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
                                              the CSV (default: steps fevals rejected dE_rel
                                              dE_rel_max P_rel L_rel t wall_s)

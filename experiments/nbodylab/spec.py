@@ -278,7 +278,7 @@ def load(exp_id, profile):
     if not sections["sweep"] and not sections["sweep_vars"] and not active_cases:
         raise SpecError(f"{where}: [sweep] and [[cases]] are empty: nothing to run")
     for section, values in overrides.get(profile, {}).items():
-        if section == "cases":
+        if section in ("cases", "requires"):
             continue
         if section not in SECTIONS:
             raise SpecError(f"{where}: [profile.{profile}.{section}] is not one of "
@@ -309,7 +309,8 @@ def load(exp_id, profile):
     timeseries = doc.get("timeseries", False)
     if not isinstance(timeseries, bool):
         raise SpecError(f"{where}: timeseries must be true or false, got {timeseries!r}")
-    requires = doc.get("requires", [])
+    # A profile may need hardware the others do not ([profile.full] requires = "cuda").
+    requires = overrides.get(profile, {}).get("requires", doc.get("requires", []))
     return Experiment(
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
