@@ -1,0 +1,231 @@
+#pragma once
+// Double-double real type (about 106 significant bits, ~32 decimal digits), built on error-free
+// transformations with an explicit fma. Host and (later) CUDA device: every arithmetic function is
+// NBODY_HD, allocation-free and exception-free. Algorithms after Hida, Li & Bailey, "Library for
+// double-double and quad-double arithmetic" (the QD library), with the "accurate" (IEEE) addition
+// and division rather than QD's sloppy defaults, and a fma-based multiplication.
+//
+// Requirements: compile with -ffp-contract=off (the project does) and never with -ffast-math:
+// the error-free transformations below rely on every + and * being rounded exactly once.
+//
+// Value: hi + lo with |lo| <= ulp(hi)/2 (normalised) for every result returned by the operations.
+// sqrt and abs are free functions in namespace nbody, found by argument-dependent lookup, so that
+// the templated kernels (interaction.hpp: `using std::sqrt; sqrt(x)`) pick them up for dd.
+// Text I/O (host only) lives in double_double_io.hpp.
+#include <cfloat>
+#include <cmath>
+
+#include "host_device.hpp"
+
+namespace nbody {
+
+namespace eft {
+
+#if defined(__CUDA_ARCH__)
+NBODY_HD double fma_(double a, double b, double c) { return ::fma(a, b, c); }
+NBODY_HD double sqrt_(double a) { return ::sqrt(a); }
+#else
+NBODY_HD double fma_(double a, double b, double c) { return std::fma(a, b, c); }
+NBODY_HD double sqrt_(double a) { return std::sqrt(a); }
+#endif
+
+// s + e == a + b exactly, s = fl(a + b) (Knuth; no precondition on |a|, |b|).
+NBODY_HD double two_sum(double a, double b, double& e) {
+  const double s = a + b;
+  const double bb = s - a;
+  e = (a - (s - bb)) + (b - bb);
+  return s;
+}
+
+// s + e == a + b exactly, s = fl(a + b), provided |a| >= |b| or a == 0 (Dekker).
+NBODY_HD double quick_two_sum(double a, double b, double& e) {
+  const double s = a + b;
+  e = b - (s - a);
+  return s;
+}
+
+// p + e == a * b exactly, p = fl(a * b) (barring underflow of e).
+NBODY_HD double two_prod(double a, double b, double& e) {
+  const double p = a * b;
+  e = fma_(a, b, -p);
+  return p;
+}
+
+}  // namespace eft
+
+struct dd {
+  double hi;
+  double lo;
+
+  dd() = default;  // uninitialised like double (cheap arrays, CUDA shared memory); dd{} is zero
+  NBODY_HD constexpr dd(double h) : hi(h), lo(0.0) {}  // NOLINT(implicit): dd op double, T(1), literals
+  NBODY_HD constexpr dd(int n) : hi(static_cast<double>(n)), lo(0.0) {}  // NOLINT: exact for every int
+  // Takes the pair as it is: the caller promises |l| <= ulp(h)/2 (use dd::sum to normalise).
+  NBODY_HD constexpr dd(double h, double l) : hi(h), lo(l) {}
+
+  // Normalised a + b for any doubles a, b (exact).
+  NBODY_HD static dd sum(double a, double b) {
+    double e;
+    const double s = eft::two_sum(a, b, e);
+    return dd(s, e);
+  }
+  // Exact product a * b of two doubles.
+  NBODY_HD static dd prod(double a, double b) {
+    double e;
+    const double p = eft::two_prod(a, b, e);
+    return dd(p, e);
+  }
+
+  NBODY_HD explicit operator double() const { return hi + lo; }
+  NBODY_HD double to_double() const { return hi + lo; }
+
+  NBODY_HD dd& operator+=(const dd& b);
+  NBODY_HD dd& operator-=(const dd& b);
+  NBODY_HD dd& operator*=(const dd& b);
+  NBODY_HD dd& operator/=(const dd& b);
+  NBODY_HD dd& operator+=(double b);
+  NBODY_HD dd& operator-=(double b);
+  NBODY_HD dd& operator*=(double b);
+  NBODY_HD dd& operator/=(double b);
+};
+
+NBODY_HD double to_double(const dd& a) { return a.hi + a.lo; }
+
+// ---- addition and subtraction (QD's ieee_add: accurate also under cancellation) ----
+
+NBODY_HD dd operator+(const dd& a, const dd& b) {
+  double s2, t2;
+  double s1 = eft::two_sum(a.hi, b.hi, s2);
+  const double t1 = eft::two_sum(a.lo, b.lo, t2);
+  s2 += t1;
+  s1 = eft::quick_two_sum(s1, s2, s2);
+  s2 += t2;
+  s1 = eft::quick_two_sum(s1, s2, s2);
+  return dd(s1, s2);
+}
+
+NBODY_HD dd operator+(const dd& a, double b) {
+  double s2;
+  double s1 = eft::two_sum(a.hi, b, s2);
+  s2 += a.lo;
+  s1 = eft::quick_two_sum(s1, s2, s2);
+  return dd(s1, s2);
+}
+NBODY_HD dd operator+(double a, const dd& b) { return b + a; }
+
+NBODY_HD dd operator-(const dd& a) { return dd(-a.hi, -a.lo); }
+NBODY_HD dd operator+(const dd& a) { return a; }
+
+NBODY_HD dd operator-(const dd& a, const dd& b) { return a + (-b); }
+NBODY_HD dd operator-(const dd& a, double b) { return a + (-b); }
+NBODY_HD dd operator-(double a, const dd& b) { return (-b) + a; }
+
+// ---- multiplication ----
+
+NBODY_HD dd operator*(const dd& a, const dd& b) {
+  double p2;
+  double p1 = eft::two_prod(a.hi, b.hi, p2);
+  p2 = eft::fma_(a.hi, b.lo, p2);
+  p2 = eft::fma_(a.lo, b.hi, p2);
+  p1 = eft::quick_two_sum(p1, p2, p2);
+  return dd(p1, p2);
+}
+
+NBODY_HD dd operator*(const dd& a, double b) {
+  double p2;
+  double p1 = eft::two_prod(a.hi, b, p2);
+  p2 = eft::fma_(a.lo, b, p2);
+  p1 = eft::quick_two_sum(p1, p2, p2);
+  return dd(p1, p2);
+}
+NBODY_HD dd operator*(double a, const dd& b) { return b * a; }
+
+// ---- division (QD's accurate_div: three quotient digits) ----
+
+NBODY_HD dd operator/(const dd& a, const dd& b) {
+  double q1 = a.hi / b.hi;
+  dd r = a - b * q1;
+  double q2 = r.hi / b.hi;
+  r -= b * q2;
+  const double q3 = r.hi / b.hi;
+  q1 = eft::quick_two_sum(q1, q2, q2);
+  return dd(q1, q2) + q3;
+}
+
+NBODY_HD dd operator/(const dd& a, double b) {
+  double q1 = a.hi / b;
+  dd r = a - dd::prod(q1, b);
+  double q2 = r.hi / b;
+  r -= dd::prod(q2, b);
+  const double q3 = r.hi / b;
+  q1 = eft::quick_two_sum(q1, q2, q2);
+  return dd(q1, q2) + q3;
+}
+NBODY_HD dd operator/(double a, const dd& b) { return dd(a) / b; }
+
+NBODY_HD dd& dd::operator+=(const dd& b) { return *this = *this + b; }
+NBODY_HD dd& dd::operator-=(const dd& b) { return *this = *this - b; }
+NBODY_HD dd& dd::operator*=(const dd& b) { return *this = *this * b; }
+NBODY_HD dd& dd::operator/=(const dd& b) { return *this = *this / b; }
+NBODY_HD dd& dd::operator+=(double b) { return *this = *this + b; }
+NBODY_HD dd& dd::operator-=(double b) { return *this = *this - b; }
+NBODY_HD dd& dd::operator*=(double b) { return *this = *this * b; }
+NBODY_HD dd& dd::operator/=(double b) { return *this = *this / b; }
+
+// ---- comparisons (exact, on normalised values) ----
+
+NBODY_HD bool operator==(const dd& a, const dd& b) { return a.hi == b.hi && a.lo == b.lo; }
+NBODY_HD bool operator!=(const dd& a, const dd& b) { return !(a == b); }
+NBODY_HD bool operator<(const dd& a, const dd& b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+NBODY_HD bool operator>(const dd& a, const dd& b) { return b < a; }
+NBODY_HD bool operator<=(const dd& a, const dd& b) { return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo); }
+NBODY_HD bool operator>=(const dd& a, const dd& b) { return b <= a; }
+
+NBODY_HD bool operator==(const dd& a, double b) { return a.hi == b && a.lo == 0.0; }
+NBODY_HD bool operator!=(const dd& a, double b) { return !(a == b); }
+NBODY_HD bool operator<(const dd& a, double b) { return a.hi < b || (a.hi == b && a.lo < 0.0); }
+NBODY_HD bool operator>(const dd& a, double b) { return a.hi > b || (a.hi == b && a.lo > 0.0); }
+NBODY_HD bool operator<=(const dd& a, double b) { return !(a > b); }
+NBODY_HD bool operator>=(const dd& a, double b) { return !(a < b); }
+NBODY_HD bool operator==(double a, const dd& b) { return b == a; }
+NBODY_HD bool operator!=(double a, const dd& b) { return b != a; }
+NBODY_HD bool operator<(double a, const dd& b) { return b > a; }
+NBODY_HD bool operator>(double a, const dd& b) { return b < a; }
+NBODY_HD bool operator<=(double a, const dd& b) { return b >= a; }
+NBODY_HD bool operator>=(double a, const dd& b) { return b <= a; }
+
+// ---- functions found by ADL ----
+
+NBODY_HD dd abs(const dd& a) { return a.hi < 0.0 ? -a : a; }
+NBODY_HD dd fabs(const dd& a) { return abs(a); }
+
+NBODY_HD bool isfinite(const dd& a) { return a.hi - a.hi == 0.0; }  // false for inf and nan
+NBODY_HD bool isnan(const dd& a) { return a.hi != a.hi; }
+NBODY_HD bool isinf(const dd& a) { return a.hi > DBL_MAX || a.hi < -DBL_MAX; }
+
+NBODY_HD dd ldexp(const dd& a, int e) {
+#if defined(__CUDA_ARCH__)
+  return dd(::ldexp(a.hi, e), ::ldexp(a.lo, e));
+#else
+  return dd(std::ldexp(a.hi, e), std::ldexp(a.lo, e));
+#endif
+}
+
+// Square root: one Newton (Karp-Markstein style) correction of the double square root s:
+// sqrt(a) = s + (a - s^2) / (2 s), with a - s^2 formed exactly from two_prod. Error ~2^-106.
+NBODY_HD dd sqrt(const dd& a) {
+  // Branch-free (a select, no jump) so that loops over it can vectorise.
+  const double s = eft::sqrt_(a.hi);  // NaN for a < 0, 0 for 0, inf for inf
+  double e;
+  const double p = eft::two_prod(s, s, e);
+  const double r = ((a.hi - p) - e) + a.lo;  // a.hi - p is exact (Sterbenz)
+  double c = r / (2.0 * s);
+  c = (s > 0.0 && s <= DBL_MAX) ? c : 0.0;  // 0, inf, NaN: the double root as it is
+  double lo;
+  const double hi = eft::quick_two_sum(s, c, lo);
+  return dd(hi, lo);
+}
+
+NBODY_HD dd sqr(const dd& a) { return a * a; }
+
+}  // namespace nbody
