@@ -44,7 +44,7 @@ __int128 scaled(double x, int e) { return static_cast<__int128>(std::ldexp(x, -e
 
 }  // namespace
 
-TEST_CASE("two_sum, quick_two_sum and two_prod are error-free transformations", "[double_double]") {
+TEST_CASE("two_sum_quick_two_sum_and_two_prod_are_error_free_transformations", "[double_double]") {
   std::mt19937_64 g(1);
   for (int k = 0; k < 100000; ++k) {
     const double a = random_double(g, -20, 20);
@@ -71,7 +71,7 @@ TEST_CASE("two_sum, quick_two_sum and two_prod are error-free transformations", 
   }
 }
 
-TEST_CASE("dd constructors, conversions, comparisons and abs", "[double_double]") {
+TEST_CASE("dd_constructors_conversions_comparisons_and_abs", "[double_double]") {
   const dd one(1);
   CHECK(one.hi == 1.0);
   CHECK(one.lo == 0.0);
@@ -101,7 +101,7 @@ TEST_CASE("dd constructors, conversions, comparisons and abs", "[double_double]"
   CHECK(x == 1.0);
 }
 
-TEST_CASE("dd text round-trips exactly through to_string and parse_dd", "[double_double]") {
+TEST_CASE("dd_text_round_trips_exactly_through_to_string_and_parse_dd", "[double_double]") {
   std::mt19937_64 g(3);
   int fails34 = 0;
   for (int k = 0; k < 10000; ++k) {
@@ -138,7 +138,7 @@ TEST_CASE("dd text round-trips exactly through to_string and parse_dd", "[double
   }
 }
 
-TEST_CASE("dd text formatting and parsing of simple and special values", "[double_double]") {
+TEST_CASE("dd_text_formatting_and_parsing_of_simple_and_special_values", "[double_double]") {
   CHECK(nbody::to_string(dd(1)) == "1e+00");
   CHECK(nbody::to_string(dd(-0.125)) == "-1.25e-01");
   CHECK(nbody::to_string(dd(0)) == "0");
@@ -207,7 +207,7 @@ std::pair<dd, dd> operands(std::mt19937_64& g, int k) {
 
 }  // namespace
 
-TEST_CASE("dd arithmetic agrees with libqd within a few units of 2^-104", "[double_double][qd]") {
+TEST_CASE("dd_arithmetic_agrees_with_libqd_within_a_few_units_of_2_104", "[double_double][qd]") {
   std::mt19937_64 g(2);
   Worst add, sub, mul, div, addd, muld, divd, sq;
   for (int k = 0; k < 200000; ++k) {
@@ -237,7 +237,7 @@ TEST_CASE("dd arithmetic agrees with libqd within a few units of 2^-104", "[doub
   }
 }
 
-TEST_CASE("accumulate_interaction<dd> agrees with a quad-double evaluation to ~1e-30", "[double_double][qd]") {
+TEST_CASE("accumulate_interaction_dd_agrees_with_a_quad_double_evaluation_to_1e_30", "[double_double][qd]") {
   std::mt19937_64 g(4);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   double worst = 0;
