@@ -107,26 +107,21 @@ class AdamsBase : public Integrator<T> {
     h_ = h;
     T* y = s.y.data();
     if (!have_current_) push_derivative(y);
-    if (filled_ < k_) {
-      rk4_step(y, h);
+    if (filled_ < k_) {  // start-up: the registered rk4, its first stage f_n taken from the history
+      starter_.set_first_stage(hist_[0]);
+      starter_.step(s, h);
       have_current_ = false;
     } else {
       adams_step(y, h);
+      s.t += h;
     }
-    s.t += h;
     ++this->counters_.steps;
     return h;
   }
 
  protected:
   AdamsBase(Rhs<T>& f, const StepOptions<T>& opt, int k)
-      : Integrator<T>(f, opt), k_(k), m_(6 * f.size()), hist_(k, std::vector<T>(m_)), stage_(3, std::vector<T>(m_)), y_stage_(m_) {
-    constexpr auto tab = Rk4Method::tableau;
-    for (std::size_t i = 0; i < 4; ++i) {
-      rk4_b_[i] = tab.b[i].template as<T>();
-      for (std::size_t j = 0; j < 4; ++j) rk4_a_[i][j] = tab.a[i][j].template as<T>();
-    }
-  }
+      : Integrator<T>(f, opt), k_(k), m_(6 * f.size()), hist_(k, std::vector<T>(m_)), starter_(f, opt) {}
 
   // Advances y by one Adams step; hist_[0..k) = f_n, f_{n-1}, ... on entry. Leaves have_current_
   // true when it evaluated f(y_{n+1}) (and pushed it), false otherwise.
@@ -157,29 +152,7 @@ class AdamsBase : public Integrator<T> {
   T h_{0};                     // the step size the history was taken at
 
  private:
-  // The classical rk4 step with k1 = hist_[0], in exactly the arithmetic of ExplicitRungeKutta,
-  // so that start-up steps are the registered rk4's steps bit for bit.
-  void rk4_step(T* y, T h) {
-    const std::vector<T>* k[4] = {&hist_[0], &stage_[0], &stage_[1], &stage_[2]};
-    for (std::size_t i = 1; i < 4; ++i) {
-      for (std::size_t c = 0; c < m_; ++c) {
-        T sum{0};
-        for (std::size_t j = 0; j < i; ++j) sum += rk4_a_[i][j] * (*k[j])[c];
-        y_stage_[c] = y[c] + h * sum;
-      }
-      this->f_.derivative(y_stage_.data(), stage_[i - 1].data());
-    }
-    for (std::size_t c = 0; c < m_; ++c) {
-      T sum{0};
-      for (std::size_t j = 0; j < 4; ++j) sum += rk4_b_[j] * (*k[j])[c];
-      y[c] = y[c] + h * sum;
-    }
-  }
-
-  std::array<std::array<T, 4>, 4> rk4_a_{};
-  std::array<T, 4> rk4_b_{};
-  std::vector<std::vector<T>> stage_;  // rk4 stages 2..4
-  std::vector<T> y_stage_;
+  Rk4<T> starter_;  // carries nothing from one step to the next: no checkpoint state
 };
 
 template <class T>

@@ -125,6 +125,13 @@ class ExplicitRungeKutta final : public Integrator<T> {
     return h_next_;
   }
 
+  // The first stage f(y) at the current state, when the caller already has it (the Adams methods'
+  // rk4 start-up takes it from their history): the next step then does not evaluate it again.
+  void set_first_stage(const std::vector<T>& f) {
+    k_[0] = f;
+    have_first_stage_ = true;
+  }
+
   void restart() override {
     have_first_stage_ = false;
     if (this->opt_.adaptive && !subdividing()) h_next_ = this->opt_.dt;
