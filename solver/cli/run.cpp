@@ -175,10 +175,9 @@ int run_typed(const RunOptions& o) {
                      {"diag_every", RealTraits<T>::format(diag_every)}});
   // The final sample: the last one emitted, or (stopped early, or resumed with no sample due yet)
   // a fresh measurement of where the run stands.
-  const Snapshot<T> now = measure(sim.state(), law);
-  DriftTracker<T> drift = DriftTracker<T>(sim.initial_snapshot());
-  auto d = drift.update(now);
-  if (last && last->t == sim.state().t) d = last->drift;
+  const bool sampled_at_end = last && last->t == sim.state().t;
+  const Snapshot<T> now = sampled_at_end ? last->snapshot : measure(sim.state(), law);  // O(N^2): once
+  const auto d = sampled_at_end ? last->drift : DriftTracker<T>(sim.initial_snapshot()).update(now);
   const int order = steps.order ? steps.order : find_entry(integrator_table<T>(), o.integrator, "integrator").order;
   const nlohmann::json summary = {
       {"integrator", o.integrator},
