@@ -94,7 +94,7 @@ TEST_CASE("bad_input_exits_nonzero_with_one_line_and_no_output_file", "[cli]") {
       {"run --ic file:negative_mass.csv --integrator rk4" + tail, "mass must be positive"},
       {"run --ic file:malformed.csv --integrator rk4" + tail, "expected 8 fields"},
       {"run --ic file:wrong_header.csv --integrator rk4" + tail, "header"},
-      {"run --ic kepler --integrator rk4 --precision quad" + tail, "double"},
+      {"run --ic kepler --integrator rk4 --precision half" + tail, "mp50"},
       {"run --ic kepler --integrator rk4 --engine warp" + tail, "simple"},
       {"run --ic kepler --integrator rk4 --tol 1e-6 --t-end 1 --final-state out.csv", "no error estimate"},
       {"run --ic kepler --e 1.2 --integrator rk4" + tail, "0 <= e < 1"},

@@ -10,10 +10,11 @@
 //
 // Value: hi + lo with |lo| <= ulp(hi)/2 (normalised) for every result returned by the operations.
 // sqrt and abs are free functions in namespace nbody, found by argument-dependent lookup, so that
-// the templated kernels (interaction.hpp: `using std::sqrt; sqrt(x)`) pick them up for dd.
+// the templated kernels (interaction.hpp calls `sqrt(x)` unqualified) pick them up for dd.
 // Text I/O (host only) lives in double_double_io.hpp.
 #include <cfloat>
 #include <cmath>
+#include <type_traits>
 
 #include "host_device.hpp"
 
@@ -59,7 +60,16 @@ struct dd {
 
   dd() = default;  // uninitialised like double (cheap arrays, CUDA shared memory); dd{} is zero
   NBODY_HD constexpr dd(double h) : hi(h), lo(0.0) {}  // NOLINT(implicit): dd op double, T(1), literals
-  NBODY_HD constexpr dd(int n) : hi(static_cast<double>(n)), lo(0.0) {}  // NOLINT: exact for every int
+  // Exact for every integer up to 64 bits: the two 32-bit halves are each exact in double.
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  NBODY_HD constexpr dd(I n) : hi(0.0), lo(0.0) {  // NOLINT(implicit): T(n) for an int or a size_t
+    const I upper = n / (I(1) << 16) / (I(1) << 16);  // two shifts: I may be 32 bits wide
+    const double high = static_cast<double>(upper) * 4294967296.0;
+    const double low = static_cast<double>(n - upper * (I(1) << 16) * (I(1) << 16));
+    hi = high + low;  // two_sum(high, low), written out for constexpr
+    const double b = hi - high;
+    lo = (high - (hi - b)) + (low - b);
+  }
   // Takes the pair as it is: the caller promises |l| <= ulp(h)/2 (use dd::sum to normalise).
   NBODY_HD constexpr dd(double h, double l) : hi(h), lo(l) {}
 
@@ -227,5 +237,65 @@ NBODY_HD dd sqrt(const dd& a) {
 }
 
 NBODY_HD dd sqr(const dd& a) { return a * a; }
+
+// ---- functions for the generic code of the solver (host and device) ----
+
+// Largest integer not above a (exact).
+NBODY_HD dd floor(const dd& a) {
+  const double h = ::floor(a.hi);
+  if (h != a.hi) return dd(h, 0.0);
+  double e;
+  const double s = eft::quick_two_sum(h, ::floor(a.lo), e);
+  return dd(s, e);
+}
+NBODY_HD dd trunc(const dd& a) { return a.hi < 0.0 ? -floor(-a) : floor(a); }
+
+// x - trunc(x / y) * y, as std::fmod, with the quotient formed in dd.
+NBODY_HD dd fmod(const dd& x, const dd& y) { return x - trunc(x / y) * y; }
+
+// pi/2 to 107 bits (libqd's dd_real::_pi2).
+NBODY_HD constexpr dd dd_pi_2() { return dd(1.570796326794896558e+00, 6.123233995736766036e-17); }
+
+namespace detail {
+// sin r (odd terms) or cos r (even terms) by Taylor series, for |r| <= pi/4 where the terms
+// fall below 2^-110 of the sum within 14 terms.
+NBODY_HD dd taylor_sin_cos(const dd& r, bool odd) {
+  const dd r2 = r * r;
+  dd term = odd ? r : dd(1.0);
+  dd sum = term;
+  for (int n = odd ? 3 : 2; n < 40; n += 2) {
+    term = -(term * r2) / static_cast<double>((n - 1) * n);
+    sum += term;
+    if (::fabs(term.hi) <= 1e-34 * ::fabs(sum.hi)) break;
+  }
+  return sum;
+}
+// x = k pi/2 + r with |r| <= pi/4; returns r and the quadrant k mod 4. The reduction loses
+// about log2(k) bits of r's absolute accuracy through pi/2's rounding: fine for the orbital
+// phases the solver needs (|x| up to ~1e4).
+NBODY_HD dd reduce_quadrant(const dd& x, int& quadrant) {
+  const double k = ::nearbyint((x / dd_pi_2()).hi);
+  quadrant = static_cast<int>(::fmod(k, 4.0));
+  quadrant = quadrant < 0 ? quadrant + 4 : quadrant;
+  return x - dd_pi_2() * k;
+}
+}  // namespace detail
+
+NBODY_HD dd sin(const dd& x) {
+  int q;
+  const dd r = detail::reduce_quadrant(x, q);
+  const dd v = detail::taylor_sin_cos(r, q % 2 == 0);
+  return q < 2 ? v : -v;
+}
+NBODY_HD dd cos(const dd& x) {
+  int q;
+  const dd r = detail::reduce_quadrant(x, q);
+  const dd v = detail::taylor_sin_cos(r, q % 2 == 1);
+  return (q == 0 || q == 3) ? v : -v;
+}
+
+// x^y in double only: the solver raises error ratios to fractional powers to choose step sizes
+// (step_controller.hpp), where 16 digits are more than enough. Not a double-double pow.
+NBODY_HD dd pow(const dd& x, const dd& y) { return dd(::pow(x.hi, y.hi)); }
 
 }  // namespace nbody

@@ -1,7 +1,7 @@
 #pragma once
 // The one body-body interaction of the project, shared by every force engine (CPU now, CUDA and
-// OpenCL later). T is the real type; sqrt is found by argument-dependent lookup so that
-// double-double and quad types supply their own.
+// OpenCL later). T is the real type; sqrt is called unqualified so that every real type supplies
+// its own (real_math.hpp for float and double, the dd and quad overloads, Boost's by ADL).
 //
 // Force law: a_i += G m_j (r_j - r_i) / s^3 with s^2 = max(|r_j - r_i|^2 + eps^2, r_min^2).
 // eps is Plummer softening (eps2 = eps^2, default 0); r_min is seed S0's minimum-distance clamp
@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "host_device.hpp"
+#include "real_math.hpp"
 
 namespace nbody {
 
@@ -18,7 +19,6 @@ namespace nbody {
 template <class T>
 NBODY_HD void accumulate_interaction(T xi, T yi, T zi, T xj, T yj, T zj, T mj, T eps2, T rmin2,
                                      T& ax, T& ay, T& az) {
-  using std::sqrt;
   const T dx = xj - xi;                        // 3 flops
   const T dy = yj - yi;
   const T dz = zj - zi;
@@ -36,7 +36,6 @@ NBODY_HD void accumulate_interaction(T xi, T yi, T zi, T xj, T yj, T zj, T mj, T
 // is that of a uniform sphere: k = (3 r_min^2 - s^2) / (2 r_min^3).
 template <class T>
 NBODY_HD T pair_potential_kernel(T dx, T dy, T dz, T eps2, T rmin2) {
-  using std::sqrt;
   const T s2 = dx * dx + dy * dy + dz * dz + eps2;
   if (s2 >= rmin2) return T(1) / sqrt(s2);
   const T rmin = sqrt(rmin2);

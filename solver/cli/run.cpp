@@ -179,6 +179,7 @@ int run_typed(const RunOptions& o) {
   const Snapshot<T> now = sampled_at_end ? last->snapshot : measure(sim.state(), law);  // O(N^2): once
   const auto d = sampled_at_end ? last->drift : DriftTracker<T>(sim.initial_snapshot()).update(now);
   const int order = steps.order ? steps.order : find_entry(integrator_table<T>(), o.integrator, "integrator").order;
+  const T dE_rel_max = last ? std::max(d.dE_rel_max, last->drift.dE_rel_max) : d.dE_rel_max;
   const nlohmann::json summary = {
       {"integrator", o.integrator},
       {"method_order", order},  // the order of the method as run (Adams: --order)
@@ -194,7 +195,7 @@ int run_typed(const RunOptions& o) {
       {"E0", static_cast<double>(sim.initial_snapshot().energy)},
       {"E", static_cast<double>(now.energy)},
       {"dE_rel", static_cast<double>(d.dE_rel)},
-      {"dE_rel_max", static_cast<double>(last ? std::max(d.dE_rel_max, last->drift.dE_rel_max) : d.dE_rel_max)},
+      {"dE_rel_max", static_cast<double>(dE_rel_max)},
       {"P_rel", static_cast<double>(d.P_rel)},
       {"L_rel", static_cast<double>(d.L_rel)},
       {"min_pair_dist", static_cast<double>(now.min_pair_distance)},  // at the end
@@ -218,12 +219,12 @@ int run_typed(const RunOptions& o) {
   if (diagnostics) write_meta(o.diagnostics, parameters);
   if (final_state) write_meta(o.final_state, parameters);
 
-  std::printf("%s %s %s: t = %s%s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %s (max %s), %.3g s\n",
+  std::printf("%s %s %s: t = %s%s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %.3g (max %.3g), %.3g s\n",
               o.integrator.c_str(), o.precision.c_str(), engine.c_str(), RealTraits<T>::format(sim.state().t).c_str(),
               completed ? "" : (" (stopped; checkpoint " + o.checkpoint + ")").c_str(),
               static_cast<unsigned long long>(sim.counters().steps), static_cast<unsigned long long>(sim.counters().rejected),
-              static_cast<unsigned long long>(sim.force_evaluations()), RealTraits<T>::format(d.dE_rel).c_str(),
-              RealTraits<T>::format(summary["dE_rel_max"].get<double>()).c_str(), wall);
+              static_cast<unsigned long long>(sim.force_evaluations()), static_cast<double>(d.dE_rel),
+              static_cast<double>(dE_rel_max), wall);
   return 0;
 }
 

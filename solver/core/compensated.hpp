@@ -9,7 +9,6 @@ class CompensatedSum {
  public:
   void add(T x) {
     const T t = sum_ + x;
-    using std::abs;
     if (abs(sum_) >= abs(x))
       correction_ += (sum_ - t) + x;
     else

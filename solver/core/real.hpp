@@ -1,8 +1,12 @@
 #pragma once
 // Real types and their traits. Everything numeric in the solver is a template over T; the run-time
-// choice `--precision NAME` maps to one T through for_each_precision / dispatch_precision.
-// Adding a type (double-double, __float128, Boost.Multiprecision) means: a RealTraits
-// specialisation here, one entry in Precisions, and an explicit instantiation file.
+// choice `--precision NAME` maps to one T through dispatch_precision.
+// Adding a type means: its math functions (sqrt, abs, pow, sin, cos, fmod, floor, isfinite)
+// findable unqualified from namespace nbody, a RealTraits specialisation here, and one entry in
+// Precisions and NBODY_FOR_EACH_PRECISION; the explicit instantiations follow from the macro.
+//
+// Generic code calls math functions unqualified (`sqrt(x)`, see common/real_math.hpp) and takes
+// limits from RealTraits<T> (std::numeric_limits is not specialised for __float128 or dd).
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -10,6 +14,12 @@
 #include <string_view>
 #include <tuple>
 
+#include <quadmath.h>
+
+#include <boost/multiprecision/cpp_bin_float.hpp>
+
+#include "common/double_double.hpp"
+#include "common/real_math.hpp"
 #include "error.hpp"
 
 namespace nbody {
@@ -22,6 +32,10 @@ struct RealTraits;
 // from_chars, which is correctly rounded.
 template <class T>
 struct IeeeTraits {
+  static constexpr int digits = std::numeric_limits<T>::digits;  // significand bits
+  static constexpr T epsilon() { return std::numeric_limits<T>::epsilon(); }
+  static constexpr T infinity() { return std::numeric_limits<T>::infinity(); }
+  static constexpr T max() { return std::numeric_limits<T>::max(); }
   static constexpr int digits10_out = std::numeric_limits<T>::max_digits10;
   static std::string format(T x) {
     char buf[64];
@@ -52,13 +66,79 @@ struct RealTraits<double> : IeeeTraits<double> {
   static constexpr std::string_view description = "IEEE binary64 (53-bit significand, ~16 digits)";
 };
 
+// ---- double-double (common/double_double.hpp) ----
+template <>
+struct RealTraits<dd> {
+  static constexpr std::string_view name = "dd";
+  static constexpr std::string_view description = "double-double (~106-bit significand, ~32 digits), FMA error-free transformations";
+  static constexpr int digits = 106;
+  static constexpr dd epsilon() { return dd(4.93038065763132378e-32); }  // 2^-104, as libqd's dd_real
+  static constexpr dd infinity() { return dd(std::numeric_limits<double>::infinity()); }
+  static constexpr dd max() { return dd(std::numeric_limits<double>::max()); }
+  static std::string format(dd x);                             // shortest text that reads back exactly
+  static dd parse(std::string_view text, std::string_view what);  // correctly rounded
+};
+
+// ---- __float128 (GCC, libquadmath) ----
+using quad = __float128;
+inline quad sqrt(quad x) { return sqrtq(x); }
+inline quad abs(quad x) { return fabsq(x); }
+inline quad pow(quad x, quad y) { return powq(x, y); }
+inline quad sin(quad x) { return sinq(x); }
+inline quad cos(quad x) { return cosq(x); }
+inline quad fmod(quad x, quad y) { return fmodq(x, y); }
+inline quad floor(quad x) { return floorq(x); }
+inline bool isfinite(quad x) { return finiteq(x); }
+
+template <>
+struct RealTraits<quad> {
+  static constexpr std::string_view name = "quad";
+  static constexpr std::string_view description = "IEEE binary128 in software (__float128, libquadmath; 113-bit significand, ~34 digits)";
+  static constexpr int digits = FLT128_MANT_DIG;
+  static quad epsilon() { return ldexpq(1, 1 - FLT128_MANT_DIG); }  // (FLT128_EPSILON needs GNU literals)
+  static quad infinity() { return __builtin_huge_valq(); }
+  static quad max() { return ldexpq(2 - epsilon(), FLT128_MAX_EXP - 1); }
+  static std::string format(quad x);  // 36 significant digits: reads back exactly
+  static quad parse(std::string_view text, std::string_view what);
+};
+
+// ---- Boost.Multiprecision, 50 decimal digits (168-bit significand) ----
+// Without expression templates, so that `auto` and generic code behave as for double.
+using mp50 = boost::multiprecision::number<boost::multiprecision::cpp_bin_float<50>, boost::multiprecision::et_off>;
+
+template <>
+struct RealTraits<mp50> {
+  static constexpr std::string_view name = "mp50";
+  static constexpr std::string_view description = "Boost.Multiprecision cpp_bin_float_50 (168-bit significand, 50 digits), in software";
+  static constexpr int digits = std::numeric_limits<mp50>::digits;
+  static mp50 epsilon() { return std::numeric_limits<mp50>::epsilon(); }
+  static mp50 infinity() { return std::numeric_limits<mp50>::infinity(); }
+  static mp50 max() { return (std::numeric_limits<mp50>::max)(); }
+  static std::string format(const mp50& x);  // max_digits10 significant digits: reads back exactly
+  static mp50 parse(std::string_view text, std::string_view what);
+};
+
 // The precisions this build supports, in the order `nbody list precisions` shows them.
-using Precisions = std::tuple<float, double>;
+using Precisions = std::tuple<float, double, dd, quad, mp50>;
+// For explicit instantiations: NBODY_FOR_EACH_PRECISION(M) expands M(T) for every T above.
+#define NBODY_FOR_EACH_PRECISION(M) M(float) M(double) M(::nbody::dd) M(::nbody::quad) M(::nbody::mp50)
 
 template <class T>
-bool is_finite(T x) {
-  using std::isfinite;
-  return isfinite(x);
+bool is_finite(const T& x) {
+  return isfinite(x);  // unqualified: nbody's overloads, or the type's own by ADL
+}
+
+// A constant given as decimal text (e.g. pi to 60 digits), correctly rounded to T.
+template <class T>
+T constant(std::string_view digits) {
+  return RealTraits<T>::parse(digits, "constant");
+}
+
+// pi correctly rounded to T (std::numbers::pi_v exists only for the built-in types).
+template <class T>
+const T& pi() {
+  static const T value = constant<T>("3.14159265358979323846264338327950288419716939937510582097494459");
+  return value;
 }
 
 // Calls f.template operator()<T>() with the T whose name is `name`; throws on an unknown name.

@@ -38,7 +38,7 @@ struct RunHooks {
   std::function<void(const std::string&)> progress;
   T checkpoint_every{0};            // 0: no periodic checkpoints
   std::function<void()> checkpoint;  // called at each checkpoint time and when stopping early
-  T stop_at{std::numeric_limits<T>::infinity()};
+  T stop_at{RealTraits<T>::infinity()};
 };
 
 template <class T>
@@ -135,7 +135,7 @@ class Simulation {
   // Steps of exactly dt to t_end: within rounding of an integer, that integer.
   std::uint64_t fixed_step_count(T t_end) const {
     const T ratio = (t_end - t0_) / steps_.dt;
-    const double n = std::ceil(static_cast<double>(ratio - ratio * T(8) * std::numeric_limits<T>::epsilon()));
+    const double n = std::ceil(static_cast<double>(ratio - ratio * T(8) * RealTraits<T>::epsilon()));
     return n < 1 ? 1 : static_cast<std::uint64_t>(n);
   }
 
@@ -164,7 +164,7 @@ class Simulation {
   // step time t0 + k dt that rounds just below a tick still counts; counts the ticks passed.
   bool reached(std::uint64_t& count, T every) const {
     auto tick = [&](std::uint64_t k) { return t0_ + T(k) * every; };
-    auto due = [&](T t) { return state_.t >= t - T(8) * std::numeric_limits<T>::epsilon() * (t < T(0) ? -t : t); };
+    auto due = [&](T t) { return state_.t >= t - T(8) * RealTraits<T>::epsilon() * (t < T(0) ? -t : t); };
     if (!due(tick(count + 1))) return false;
     while (due(tick(count + 1))) ++count;
     return true;

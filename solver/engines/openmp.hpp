@@ -2,6 +2,8 @@
 // Seed S0's second engine: the same loop, parallel over bodies with OpenMP. The j-range is split
 // around i (no self-interaction, no branch in the loop body), and each half is an `omp simd`
 // reduction so that the compiler vectorises it (this needs -fno-math-errno for sqrt).
+#include <type_traits>
+
 #include "engines/engine.hpp"
 #include "common/interaction.hpp"
 
@@ -26,12 +28,19 @@ class OpenMPEngine final : public ForceEngine<T> {
     for (std::ptrdiff_t i = 0; i < count; ++i) {
       const T xi = x[i], yi = y[i], zi = z[i];
       T ax{0}, ay{0}, az{0};
+      if constexpr (std::is_floating_point_v<T> && sizeof(T) <= sizeof(double)) {
 #pragma omp simd reduction(+ : ax, ay, az)
-      for (std::ptrdiff_t j = 0; j < i; ++j)
-        accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+        for (std::ptrdiff_t j = 0; j < i; ++j)
+          accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
 #pragma omp simd reduction(+ : ax, ay, az)
-      for (std::ptrdiff_t j = i + 1; j < count; ++j)
-        accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+        for (std::ptrdiff_t j = i + 1; j < count; ++j)
+          accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+      } else {  // software types: OpenMP has no `+` reduction for them (the dd engine vectorises)
+        for (std::ptrdiff_t j = 0; j < i; ++j)
+          accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+        for (std::ptrdiff_t j = i + 1; j < count; ++j)
+          accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+      }
       acc[i] = G * ax;
       acc[n + i] = G * ay;
       acc[2 * n + i] = G * az;

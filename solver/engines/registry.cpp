@@ -34,7 +34,6 @@ std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLa
 #define NBODY_INSTANTIATE(T)                                         \
   template const std::vector<EngineEntry<T>>& engine_table<T>();    \
   template std::unique_ptr<ForceEngine<T>> make_engine(std::string_view, const ForceLaw<T>&);
-NBODY_INSTANTIATE(float)
-NBODY_INSTANTIATE(double)
+NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 
 }  // namespace nbody

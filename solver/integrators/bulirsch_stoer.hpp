@@ -128,7 +128,6 @@ class BulirschStoer final : public Integrator<T> {
       finish(s, h);
       return h;
     }
-    using std::abs;
     for (std::size_t i = 0; i < m_; ++i) scal_[i] = this->opt_.atol + this->opt_.rtol * abs(y[i]);
     // The first step knows nothing of the problem, and a step the driver cut short (to end on
     // t_end) had no order selected for it: both stop at the first column that converges (ODEX's
@@ -213,10 +212,9 @@ class BulirschStoer final : public Integrator<T> {
       for (std::size_t i = 0; i < m_; ++i) table_[l - 1][i] = table_[l][i] + (table_[l][i] - table_[l - 1][i]) / fac;
     }
     if (!this->opt_.adaptive || j == 1) return true;
-    using std::pow;
     for (std::size_t i = 0; i < m_; ++i) diff_[i] = table_[1][i] - table_[2][i];
     err_ = error_norm(y, table_[1].data(), diff_.data(), m_, this->opt_.atol, this->opt_.rtol);
-    const T uround = std::numeric_limits<T>::epsilon();
+    const T uround = RealTraits<T>::epsilon();
     if (!(err_ * uround < T(1))) return false;        // hopeless (or not finite)
     if (j > 2 && err_ >= err_old_) return false;      // the extrapolation diverges
     err_old_ = std::max(T(4) * err_, T(1));
@@ -231,7 +229,7 @@ class BulirschStoer final : public Integrator<T> {
   // ODEX's stability check after the first midpoint evaluation: |f(y_1) - f(y_0)| > 2 |f(y_0)|
   // (scaled) means the step is far too large for the midpoint rule.
   bool stable() const {
-    const T uround = std::numeric_limits<T>::epsilon();
+    const T uround = RealTraits<T>::epsilon();
     T del1{0}, del2{0};
     for (std::size_t i = 0; i < m_; ++i) {
       del1 += square(f0_[i] / scal_[i]);
@@ -287,8 +285,7 @@ class BulirschStoer final : public Integrator<T> {
   }
 
   void check_step(const State<T>& s, T h) const {
-    using std::abs;
-    if (!(h >= this->opt_.h_min) || !(h > T(4) * std::numeric_limits<T>::epsilon() * abs(s.t)))
+    if (!(h >= this->opt_.h_min) || !(h > T(4) * RealTraits<T>::epsilon() * abs(s.t)))
       throw RunError("step size underflow: bulirsch-stoer needs h = " + RealTraits<T>::format(h) + " at t = " +
                      RealTraits<T>::format(s.t) + " (--h-min " + RealTraits<T>::format(this->opt_.h_min) +
                      "; loosen --tol or lower --h-min)");

@@ -183,7 +183,6 @@ struct Dop853Method {
   static constexpr int error_order = 8;
   template <class T>
   static T combined_error(T err5, T err3) {
-    using std::sqrt;
     const T denominator = err5 * err5 + err3 * err3 / T(100);
     return denominator > T(0) ? err5 * err5 / sqrt(denominator) : T(0);
   }

@@ -111,7 +111,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
     h_next_ = opt.dt;
     if (subdividing()) {
       // S0 starts every step at the largest step allowed.
-      h_next_ = opt.h_max < std::numeric_limits<T>::infinity() ? opt.h_max : opt.dt;
+      h_next_ = opt.h_max < RealTraits<T>::infinity() ? opt.h_max : opt.dt;
       if (!(h_next_ > T(0)))
         throw InputError("--controller subdivide needs --h-max (or --dt): the size every step starts at");
     }
@@ -241,7 +241,6 @@ class ExplicitRungeKutta final : public Integrator<T> {
 
   // Largest |e_k|; a non-finite component is returned as it is, so that it never passes a test.
   static T max_abs(const std::vector<T>& e) {
-    using std::abs;
     T worst{0};
     for (const T& x : e) {
       if (!is_finite(x)) return abs(x);

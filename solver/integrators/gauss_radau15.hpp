@@ -113,7 +113,7 @@ class GaussRadau15 final : public Integrator<T> {
     // it is their 7th divided difference; a smaller epsilon would chase that noise and shrink the
     // steps without end, so epsilon is at least 1e5 round-off units (2.2e-11 in double).
     const T requested = opt.rtol > T(0) ? opt.rtol : opt.atol;
-    const T floor = T(1e5) * std::numeric_limits<T>::epsilon();
+    const T floor = T(1e5) * RealTraits<T>::epsilon();
     epsilon_ = std::max(requested, floor);
     if (opt.adaptive && requested < floor)  // say so: the user asked for something else
       std::fprintf(stderr, "nbody: note: gauss-radau15: --tol %s is below its floor in this precision; using %s\n",
@@ -254,8 +254,8 @@ class GaussRadau15 final : public Integrator<T> {
   // Iterates the sweeps until b6 stops changing: its change relative to the acceleration is below
   // the unit round-off, or it grew again after the third sweep (round-off noise), or the cap.
   void converge(const T* x0, const T* v0, T h) {
-    const T converged = std::numeric_limits<T>::epsilon() / T(2);
-    T change = std::numeric_limits<T>::max(), previous = change;
+    const T converged = RealTraits<T>::epsilon() / T(2);
+    T change = RealTraits<T>::max(), previous = change;
     for (int sweep = 0;; ++sweep) {
       if (change < converged || !is_finite(change)) break;
       if (sweep > 2 && previous <= change) break;
@@ -270,7 +270,6 @@ class GaussRadau15 final : public Integrator<T> {
 
   // One predictor-corrector sweep over the 7 substeps; returns max|change of b6| / max|a|.
   T sweep_once(const T* x0, const T* v0, T h) {
-    using std::abs;
     ++sweeps_;
     T max_a{0}, max_db6{0};
     for (int n = 1; n <= K; ++n) {
@@ -302,8 +301,6 @@ class GaussRadau15 final : public Integrator<T> {
   // IAS15's step: b6 estimates the error of the degree-7 polynomial, O(dt^7) relative to a, so the
   // step that makes max|b6| / max|a| equal to epsilon is h (epsilon / error)^(1/7).
   T controlled_step(T h) const {
-    using std::abs;
-    using std::pow;
     T max_a{0}, max_b6{0};
     for (std::size_t j = 0; j < m_; ++j) {
       if (is_finite(acc_[j])) max_a = std::max(max_a, T(abs(acc_[j])));
@@ -338,7 +335,7 @@ class GaussRadau15 final : public Integrator<T> {
   const T safety_{0.25};  // IAS15's safety factor: largest growth 1/0.25, rejection below 0.25
   // IAS15 caps the sweeps at 12 in double; each sweep gains a roughly fixed number of digits, so
   // wider types (double-double, quad, mp50) get proportionally more.
-  const int max_sweeps_ = std::max(12, 12 * std::numeric_limits<T>::digits / 53);
+  const int max_sweeps_ = std::max(12, 12 * RealTraits<T>::digits / 53);
   T epsilon_{0};
 
   Coefficients b_, e_, g_;       // this step: coefficients, their prediction, Newton form

@@ -66,7 +66,7 @@ class ImplicitRungeKutta final : public Integrator<T> {
   // The cap on sweeps per step. Near a close encounter with a large step the iteration may
   // contract slowly (by a factor near 1 per sweep) and still converge, so the cap is generous; a
   // diverging iteration reaches it all the same and is reported.
-  static constexpr int max_sweeps = 4 * std::numeric_limits<T>::digits;
+  static constexpr int max_sweeps = 4 * RealTraits<T>::digits;
 
   ImplicitRungeKutta(Rhs<T>& f, const StepOptions<T>& opt)
       : Integrator<T>(f, opt), m_(6 * f.size()), z_(S, std::vector<T>(m_)), F_(S, std::vector<T>(m_)), y_stage_(m_),
@@ -122,8 +122,8 @@ class ImplicitRungeKutta final : public Integrator<T> {
     predict(y, h);
     set_scale(y);
     // Sweep until the increments reach round-off (a few ulps), or stop decreasing once they are near it.
-    const T eps = std::numeric_limits<T>::epsilon();
-    T delta_prev = std::numeric_limits<T>::infinity();
+    const T eps = RealTraits<T>::epsilon();
+    T delta_prev = RealTraits<T>::infinity();
     for (int sweep = 1;; ++sweep) {
       for (std::size_t j = 0; j < S; ++j) {
         for (std::size_t k = 0; k < m_; ++k) y_stage_[k] = y[k] + z_[j][k];
@@ -160,7 +160,7 @@ class ImplicitRungeKutta final : public Integrator<T> {
   // A stalled increment (no smaller than the one before) is taken for round-off only below 2^10
   // ulps: room for the round-off of long force sums, while a contracting iteration that has not
   // reached round-off does not stall there but goes on down to eps.
-  static T stall_level() { return T(1024) * std::numeric_limits<T>::epsilon(); }
+  static T stall_level() { return T(1024) * RealTraits<T>::epsilon(); }
 
   // Initial guess Z^0 (see the header comment).
   void predict(const T* y, T h) {
@@ -193,8 +193,6 @@ class ImplicitRungeKutta final : public Integrator<T> {
   // (positions or velocities), so that a coordinate passing through zero is judged against the
   // size of the system rather than against itself.
   void set_scale(const T* y) {
-    using std::abs;
-    using std::sqrt;
     const std::size_t half = m_ / 2;
     for (std::size_t block = 0; block < 2; ++block) {
       T sum{0};
@@ -206,7 +204,6 @@ class ImplicitRungeKutta final : public Integrator<T> {
 
   // Z_i <- h sum_j a_ij F_j; returns max_{i,k} |dZ_ik| / max(scale_k, |Z_ik| before and after).
   T update_stages(T h) {
-    using std::abs;
     T delta{0};
     for (std::size_t i = 0; i < S; ++i)
       for (std::size_t k = 0; k < m_; ++k) {

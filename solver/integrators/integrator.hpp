@@ -54,7 +54,7 @@ struct StepOptions {
   T dt{0};  // fixed step; for adaptive runs an optional first trial step (0: chosen automatically)
   T atol{0}, rtol{0};
   T h_min{0};
-  T h_max{std::numeric_limits<T>::infinity()};
+  T h_max{RealTraits<T>::infinity()};
   int order = 0;  // methods with a selectable order (Adams): --order; 0 = the method's default
 };
 

@@ -56,7 +56,7 @@ const std::vector<IntegratorEntry<T>>& integrator_table() {
   return table;
 }
 
-template const std::vector<IntegratorEntry<float>>& integrator_table<float>();
-template const std::vector<IntegratorEntry<double>>& integrator_table<double>();
+#define NBODY_INSTANTIATE(T) template const std::vector<IntegratorEntry<T>>& integrator_table<T>();
+NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 
 }  // namespace nbody

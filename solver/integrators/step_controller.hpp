@@ -19,8 +19,6 @@ namespace nbody {
 // when this is <= 1 (DESIGN.md).
 template <class T>
 T error_norm(const T* y0, const T* y1, const T* err, std::size_t m, T atol, T rtol) {
-  using std::abs;
-  using std::sqrt;
   T sum{0};
   for (std::size_t k = 0; k < m; ++k) {
     const T sc = atol + rtol * std::max(abs(y0[k]), abs(y1[k]));
@@ -42,7 +40,6 @@ class PIController {
 
   // Judges a trial step of size h with error norm err; sets h_next. Returns true if accepted.
   bool judge(T err, T h, T& h_next) {
-    using std::pow;
     if (!(err <= T(1))) {  // rejected (NaN included: a trial that blew up shrinks maximally)
       const T shrink = is_finite(err) ? std::max(shrink_limit_, safety_ / pow(err, alpha_)) : shrink_limit_;
       h_next = h * shrink;
@@ -116,9 +113,6 @@ class SubdivisionController {
 // evaluation; f0 = f(y0) is given. `order` is the order of the method.
 template <class T, class Derivative>
 T initial_step(const T* y0, const T* f0, std::size_t m, int order, T atol, T rtol, T h_max, Derivative&& derivative) {
-  using std::abs;
-  using std::pow;
-  using std::sqrt;
   auto rms = [&](auto value) {
     T sum{0};
     for (std::size_t k = 0; k < m; ++k) {

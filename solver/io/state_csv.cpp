@@ -62,9 +62,9 @@ State<T> read_state_csv(const std::filesystem::path& path) {
   return s;
 }
 
-template std::string format_state_csv(const State<float>&);
-template std::string format_state_csv(const State<double>&);
-template State<float> read_state_csv<float>(const std::filesystem::path&);
-template State<double> read_state_csv<double>(const std::filesystem::path&);
+#define NBODY_INSTANTIATE(T)                                  \
+  template std::string format_state_csv(const State<T>&);    \
+  template State<T> read_state_csv<T>(const std::filesystem::path&);
+NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 
 }  // namespace nbody

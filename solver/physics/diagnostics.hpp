@@ -27,7 +27,6 @@ struct Snapshot {
 
 template <class T>
 T norm3(const Vec3<T>& v) {
-  using std::sqrt;
   return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
@@ -35,7 +34,6 @@ T norm3(const Vec3<T>& v) {
 // law (softening and clamp included), so that dE measures the integrator alone.
 template <class T>
 Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
-  using std::sqrt;
   const std::size_t n = s.size();
   Snapshot<T> out;
   CompensatedSum<T> kin, pot, mass;
@@ -56,7 +54,7 @@ Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
     p_scale += m * norm3(v);
     l_scale += m * norm3(rxv);
   }
-  T min_d2 = std::numeric_limits<T>::infinity();
+  T min_d2 = RealTraits<T>::infinity();
   for (std::size_t i = 0; i < n; ++i) {
     CompensatedSum<T> pot_i;
     for (std::size_t j = i + 1; j < n; ++j) {
@@ -97,7 +95,6 @@ class DriftTracker {
   // dE_rel = (E - E0)/|E0|; P_rel = |P - P0| / sum(m|v|)_0; L_rel likewise. A zero scale (a
   // system at rest, E0 = 0) falls back to the absolute change, never to a division by zero.
   Drift update(const Snapshot<T>& now) {
-    using std::abs;
     Drift d;
     d.dE_rel = (now.energy - initial_.energy) / scale(abs(initial_.energy));
     if (abs(d.dE_rel) > max_abs_dE_) max_abs_dE_ = abs(d.dE_rel);
@@ -136,7 +133,7 @@ class DriftTracker {
   }
   Snapshot<T> initial_;
   T max_abs_dE_{0};
-  T min_pair_ = std::numeric_limits<T>::infinity();
+  T min_pair_ = RealTraits<T>::infinity();
 };
 
 }  // namespace nbody

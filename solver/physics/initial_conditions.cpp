@@ -79,7 +79,6 @@ void set_body(State<T>& s, std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) 
 // +z whose speed is set by the central mass plus the (r/R)^3 share of the star mass inside r.
 template <class T>
 void add_galaxy(State<T>& s, std::size_t first, std::size_t count, T R, T cx, T vy_bulk, T G, Random& rng) {
-  using std::sqrt;
   const T M = T(1000);
   const T m_central = M * T(999) / T(1000);
   const std::size_t stars = count - 1;
@@ -102,7 +101,6 @@ void add_galaxy(State<T>& s, std::size_t first, std::size_t count, T R, T cx, T 
 
 template <class T>
 State<T> two_galaxies(const IcParams& p) {
-  using std::sqrt;
   const std::size_t n = required_n(p, 2);
   const T box = positive_param<T>(p.box, "--box");
   const T G = positive_param<T>(p.G, "--G");
@@ -158,7 +156,6 @@ State<T> plummer(const IcParams& p) {
 
 template <class T>
 T two_body_period(const State<T>& s, T G) {
-  using std::sqrt;
   if (s.size() != 2)
     throw InputError("time in orbital periods (P) needs a two-body system, this one has " + std::to_string(s.size()) + " bodies");
   T r2{0}, v2{0};
@@ -170,33 +167,31 @@ T two_body_period(const State<T>& s, T G) {
   const T energy = v2 / T(2) - mu / sqrt(r2);  // specific orbital energy
   if (!(energy < T(0))) throw InputError("time in orbital periods (P) needs a bound two-body orbit; this one is unbound");
   const T a = -mu / (T(2) * energy);
-  return T(2) * std::numbers::pi_v<T> * sqrt(a * a * a / mu);
+  return T(2) * pi<T>() * sqrt(a * a * a / mu);
 }
 
 template <class T>
 T orbital_period(const IcParams& p, const State<T>& initial, T G) {
-  using std::sqrt;
   if (p.name != "kepler") return two_body_period(initial, G);
   T a, e, q, G_ic;
   check_kepler(p, a, e, q, G_ic);
-  return T(2) * std::numbers::pi_v<T> * sqrt(a * a * a / (G * T(1)));  // total mass M = 1
+  return T(2) * pi<T>() * sqrt(a * a * a / (G * T(1)));  // total mass M = 1
 }
 
 template <class T>
 State<T> kepler_state_at(const IcParams& p, T t) {
-  using std::abs, std::cos, std::sin, std::sqrt, std::fmod;
   T a, e, q, G;
   check_kepler(p, a, e, q, G);
   const T M = T(1), m1 = M / (T(1) + q), m2 = M - m1;
-  const T two_pi = T(2) * std::numbers::pi_v<T>;
+  const T two_pi = T(2) * pi<T>();
   const T mean_motion = sqrt(G * M / (a * a * a));
   const T mean_anomaly = fmod(mean_motion * t, two_pi);
   // Kepler's equation E - e sin E = M by Newton's method, to the precision of T.
-  T E = e < T(0.8) ? mean_anomaly : std::numbers::pi_v<T>;
+  T E = e < T(0.8) ? mean_anomaly : pi<T>();
   for (int it = 0; it < 100; ++it) {
     const T dE = (E - e * sin(E) - mean_anomaly) / (T(1) - e * cos(E));
     E -= dE;
-    if (abs(dE) <= T(4) * std::numeric_limits<T>::epsilon() * (T(1) + abs(E))) break;
+    if (abs(dE) <= T(4) * RealTraits<T>::epsilon() * (T(1) + abs(E))) break;
   }
   const T b = a * sqrt(T(1) - e * e);
   const T E_dot = mean_motion / (T(1) - e * cos(E));
@@ -227,7 +222,6 @@ State<T> make_initial_state(const IcParams& p) {
   template State<T> kepler_state_at<T>(const IcParams&, T);     \
   template T two_body_period<T>(const State<T>&, T);                \
   template T orbital_period<T>(const IcParams&, const State<T>&, T);
-NBODY_INSTANTIATE(float)
-NBODY_INSTANTIATE(double)
+NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 
 }  // namespace nbody
