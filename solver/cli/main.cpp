@@ -103,6 +103,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   run_cmd->add_option("--engine", run.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
   add_force_options(*run_cmd, run.force);
+  run_cmd->add_option("--compensated", run.compensated,
+                      "Kahan/Neumaier compensation: of the force sums (forces: engines simple and openmp), of the state "
+                      "updates y + h dy (state: explicit Runge-Kutta, Adams, symplectic; gauss-radau15 always), or both")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "forces", "state", "both"}));
   run_cmd->add_option("--diagnostics", run.diagnostics, "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here");
   run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
   run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here");

@@ -37,6 +37,7 @@ template <class T>
 StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std::string&, const std::string&)>& time) {
   StepOptions<T> steps;
   steps.order = o.order;
+  steps.compensated = o.compensated == "state" || o.compensated == "both";
   steps.controller = o.controller == "subdivide" ? Controller::subdivide : Controller::pi;
   const bool tol = !o.tol.empty(), atol = !o.atol.empty(), rtol = !o.rtol.empty();
   if (tol && (atol || rtol)) throw InputError("give either --tol or --atol with --rtol, not both");
@@ -70,6 +71,7 @@ nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, st
           {"integrator", o.integrator},
           {"n", n},
           {"force_law", to_json(o.force)},
+          {"compensated", o.compensated},
           {"steps", {{"adaptive", steps.adaptive}, {"dt", f(steps.dt)}, {"atol", f(steps.atol)}, {"rtol", f(steps.rtol)},
                      {"h_min", f(steps.h_min)}, {"h_max", f(steps.h_max)}, {"order", steps.order}, {"controller", o.controller}}}};
 }
@@ -85,7 +87,8 @@ int run_typed(const RunOptions& o) {
                          outputs[i] + "' twice");
   if (o.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
     throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
-  const ForceLaw<T> law = parse_force_law<T>(o.force);
+  ForceLaw<T> law = parse_force_law<T>(o.force);
+  law.compensated = o.compensated == "forces" || o.compensated == "both";
 
   // The start: a checkpoint (whose state opens its archive) or the initial condition.
   std::optional<Checkpoint> resumed;
@@ -127,6 +130,8 @@ int run_typed(const RunOptions& o) {
     throw InputError("--checkpoint-every must be positive");
   if (!o.stop_at.empty()) hooks.stop_at = time(o.stop_at, "--stop-at");
   const std::string engine = o.engine.empty() ? std::string(engine_table<T>().front().name) : o.engine;
+  if (law.compensated && engine != "simple" && engine != "openmp")
+    throw InputError("--compensated " + o.compensated + ": compensated force sums are in the engines simple and openmp, not " + engine);
 
   nlohmann::json identity = run_identity(o, steps, initial.size());
   if (resumed) {

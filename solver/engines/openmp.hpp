@@ -6,6 +6,7 @@
 
 #include "engines/engine.hpp"
 #include "common/interaction.hpp"
+#include "engines/compensated_pair_sum.hpp"
 
 namespace nbody {
 
@@ -28,7 +29,9 @@ class OpenMPEngine final : public ForceEngine<T> {
     for (std::ptrdiff_t i = 0; i < count; ++i) {
       const T xi = x[i], yi = y[i], zi = z[i];
       T ax{0}, ay{0}, az{0};
-      if constexpr (std::is_floating_point_v<T> && sizeof(T) <= sizeof(double)) {
+      if (this->law_.compensated) {
+        compensated_pair_sum(pos, mass, n, static_cast<std::size_t>(i), this->law_, ax, ay, az);
+      } else if constexpr (std::is_floating_point_v<T> && sizeof(T) <= sizeof(double)) {
 #pragma omp simd reduction(+ : ax, ay, az)
         for (std::ptrdiff_t j = 0; j < i; ++j)
           accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);

@@ -2,6 +2,7 @@
 // The reference engine: one thread, plain loops over all ordered pairs, exact sqrt and division.
 #include "engines/engine.hpp"
 #include "common/interaction.hpp"
+#include "engines/compensated_pair_sum.hpp"
 
 namespace nbody {
 
@@ -19,9 +20,13 @@ class SimpleEngine final : public ForceEngine<T> {
     const auto& law = this->law_;
     for (std::size_t i = 0; i < n; ++i) {
       T ax{0}, ay{0}, az{0};
-      for (std::size_t j = 0; j < n; ++j) {
-        if (j == i) continue;
-        accumulate_interaction(x[i], y[i], z[i], x[j], y[j], z[j], mass[j], law.eps2, law.rmin2, ax, ay, az);
+      if (law.compensated) {
+        compensated_pair_sum(pos, mass, n, i, law, ax, ay, az);
+      } else {
+        for (std::size_t j = 0; j < n; ++j) {
+          if (j == i) continue;
+          accumulate_interaction(x[i], y[i], z[i], x[j], y[j], z[j], mass[j], law.eps2, law.rmin2, ax, ay, az);
+        }
       }
       acc[i] = law.G * ax;
       acc[n + i] = law.G * ay;

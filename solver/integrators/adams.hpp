@@ -121,7 +121,9 @@ class AdamsBase : public Integrator<T> {
 
  protected:
   AdamsBase(Rhs<T>& f, const StepOptions<T>& opt, int k)
-      : Integrator<T>(f, opt), k_(k), m_(6 * f.size()), hist_(k, std::vector<T>(m_)), starter_(f, opt) {}
+      : Integrator<T>(f, opt), k_(k), m_(6 * f.size()), hist_(k, std::vector<T>(m_)), starter_(f, uncompensated(opt)) {
+    this->init_carry(m_);
+  }
 
   // Advances y by one Adams step; hist_[0..k) = f_n, f_{n-1}, ... on entry. Leaves have_current_
   // true when it evaluated f(y_{n+1}) (and pushed it), false otherwise.
@@ -143,6 +145,14 @@ class AdamsBase : public Integrator<T> {
       out[i] = y[i] + h * sum;
     }
   }
+  // The same as combine(y, h, c, y), the new state: compensated with --compensated.
+  void advance(T* y, T h, const std::vector<T>& c) {
+    for (std::size_t i = 0; i < m_; ++i) {
+      T sum{0};
+      for (int j = 0; j < k_; ++j) sum += c[j] * hist_[j][i];
+      y[i] = this->add_to_state(i, y[i], h * sum);
+    }
+  }
 
   int k_;
   std::size_t m_;
@@ -152,7 +162,13 @@ class AdamsBase : public Integrator<T> {
   T h_{0};                     // the step size the history was taken at
 
  private:
-  Rk4<T> starter_;  // carries nothing from one step to the next: no checkpoint state
+  // The k-1 start-up steps are not compensated: the starter then carries nothing from one step to
+  // the next, so it has no checkpoint state.
+  static StepOptions<T> uncompensated(StepOptions<T> opt) {
+    opt.compensated = false;
+    return opt;
+  }
+  Rk4<T> starter_;
 };
 
 template <class T>
@@ -178,7 +194,7 @@ class AdamsBashforth final : public AdamsBase<T> {
 
  private:
   void adams_step(T* y, T h) override {
-    this->combine(y, h, b_, y);
+    this->advance(y, h, b_);
     this->have_current_ = false;
   }
 
@@ -219,7 +235,7 @@ class AdamsMoulton final : public AdamsBase<T> {
       T sum{0};
       sum += c_[0] * f_pred_[i];
       for (int j = 1; j < this->k_; ++j) sum += c_[j] * hist[j - 1][i];
-      y[i] = y[i] + h * sum;
+      y[i] = this->add_to_state(i, y[i], h * sum);
     }
     this->push_derivative(y);  // E: f_{n+1}, the newest history value of the next step
   }

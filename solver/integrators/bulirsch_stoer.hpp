@@ -56,6 +56,7 @@ class BulirschStoer final : public Integrator<T> {
   };
 
   BulirschStoer(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), m_(6 * f.size()) {
+    this->refuse_compensation(info::name);
     if (opt.controller == Controller::subdivide)
       throw InputError("bulirsch-stoer controls order and step itself; --controller subdivide is for the embedded Runge-Kutta pairs");
     const int min_columns = opt.adaptive ? 3 : 1;  // ODEX needs k <= km - 1 with k >= 2

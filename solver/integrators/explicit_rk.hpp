@@ -108,6 +108,8 @@ class ExplicitRungeKutta final : public Integrator<T> {
       e2_[i] = b_[i] - tab.b_hat2[i].template as<T>();
       for (std::size_t j = 0; j < S; ++j) a_[i][j] = tab.a[i][j].template as<T>();
     }
+    this->init_carry(m_);
+    carry_trial_ = this->carry_;
     h_next_ = opt.dt;
     if (subdividing()) {
       // S0 starts every step at the largest step allowed.
@@ -212,7 +214,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
     for (std::size_t k = 0; k < m_; ++k) {
       T sum{0};
       for (std::size_t j = 0; j < last; ++j) sum += b_[j] * k_[j][k];
-      y_new_[k] = y[k] + h * sum;
+      y_new_[k] = this->add_to_state(k, y[k], h * sum, carry_trial_);
     }
     if constexpr (tab.fsal) this->f_.derivative(y_new_.data(), k_[S - 1].data());
     if (this->opt_.adaptive) {
@@ -252,6 +254,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
   // Commits the last trial: y_new becomes the state.
   void accept(State<T>& s) {
     std::swap(s.y, y_new_);
+    if (this->opt_.compensated) std::swap(this->carry_, carry_trial_);
     ++this->counters_.steps;
     if constexpr (tab.fsal) {
       std::swap(k_[0], k_[S - 1]);  // f(y_new) was the last stage
@@ -265,6 +268,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
   std::array<T, S> b_{}, e_{}, e2_{};  // e = b - b_hat, e2 = b - b_hat2
   std::vector<std::vector<T>> k_;
   std::vector<T> y_stage_, y_new_, err_, err2_;
+  std::vector<T> carry_trial_;  // --compensated: the carries after the trial step, kept if accepted
   PIController<T> controller_;
   SubdivisionController<T> subdivider_;
   bool have_first_stage_ = false;

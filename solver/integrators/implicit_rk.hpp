@@ -71,6 +71,7 @@ class ImplicitRungeKutta final : public Integrator<T> {
   ImplicitRungeKutta(Rhs<T>& f, const StepOptions<T>& opt)
       : Integrator<T>(f, opt), m_(6 * f.size()), z_(S, std::vector<T>(m_)), F_(S, std::vector<T>(m_)), y_stage_(m_),
         scale_(m_) {
+    this->refuse_compensation(info::name);
     for (std::size_t i = 0; i < S; ++i) {
       c_[i] = tab.c[i].template as<T>();
       b_[i] = tab.b[i].template as<T>();

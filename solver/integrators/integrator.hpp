@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/state.hpp"
 #include "engines/engine.hpp"
 #include "io/archive.hpp"
@@ -56,6 +58,10 @@ struct StepOptions {
   T h_min{0};
   T h_max{RealTraits<T>::infinity()};
   int order = 0;  // methods with a selectable order (Adams): --order; 0 = the method's default
+  // --compensated: state updates y + dy carry their rounding error to the next update (Kahan).
+  // Explicit Runge-Kutta, Adams and the symplectic methods honour it; gauss-radau15 always
+  // compensates; the implicit and extrapolation methods refuse it (their updates are not sums).
+  bool compensated = false;
 };
 
 struct StepCounters {
@@ -83,18 +89,44 @@ class Integrator {
   virtual void save(ArchiveWriter& w) const {
     w.put(counters_.steps);
     w.put(counters_.rejected);
+    w.put(carry_);
   }
   virtual void load(ArchiveReader& r) {
     r.get(counters_.steps);
     r.get(counters_.rejected);
+    r.get(carry_);
   }
 
   const StepCounters& counters() const { return counters_; }
 
  protected:
+  // y + dy for component k of the state (positions 0..3N-1, then velocities). With --compensated
+  // the rounding error of the sum is kept and added to the next update of the same component
+  // (Kahan), so what one step loses is not lost for good: read from carry_, written to
+  // carry_out (carry_ itself, or a trial copy that a method commits when it accepts the step).
+  T add_to_state(std::size_t k, T y, T dy, std::vector<T>& carry_out) {
+    if (!opt_.compensated) return y + dy;
+    const T a = dy + carry_[k];
+    const T s = y + a;
+    const T b = s - y;
+    carry_out[k] = (y - (s - b)) + (a - b);  // two_sum: s + carry == y + a exactly (6 flops)
+    return s;
+  }
+  T add_to_state(std::size_t k, T y, T dy) { return add_to_state(k, y, dy, carry_); }
+  // Sizes the carries for a state of m components (all zero: nothing lost yet).
+  void init_carry(std::size_t m) {
+    if (opt_.compensated && carry_.size() != m) carry_.assign(m, T(0));
+  }
+  void refuse_compensation(std::string_view method) const {
+    if (opt_.compensated)
+      throw InputError("--compensated is not available for " + std::string(method) +
+                       " (it is for the explicit Runge-Kutta, Adams and symplectic methods; gauss-radau15 always compensates)");
+  }
+
   Rhs<T>& f_;
   StepOptions<T> opt_;
   StepCounters counters_;
+  std::vector<T> carry_;  // --compensated: the rounding error still owed to each state component
 };
 
 template <class T>

@@ -31,6 +31,7 @@ class LeapfrogComposition final : public Integrator<T> {
 
   LeapfrogComposition(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), acc_(3 * f.size()) {
     for (std::size_t i = 0; i < w_.size(); ++i) w_[i] = Method::weights[i].template as<T>();
+    this->init_carry(6 * f.size());
   }
 
   void restart() override { have_acc_ = false; }
@@ -57,10 +58,10 @@ class LeapfrogComposition final : public Integrator<T> {
     for (const T& w : w_) {
       const T hw = w * h;
       const T half = hw / T(2);
-      for (std::size_t k = 0; k < m; ++k) vel[k] += half * acc_[k];  // kick
-      for (std::size_t k = 0; k < m; ++k) pos[k] += hw * vel[k];     // drift
+      for (std::size_t k = 0; k < m; ++k) vel[k] = this->add_to_state(m + k, vel[k], half * acc_[k]);  // kick
+      for (std::size_t k = 0; k < m; ++k) pos[k] = this->add_to_state(k, pos[k], hw * vel[k]);          // drift
       this->f_.accelerations(pos, acc_.data());
-      for (std::size_t k = 0; k < m; ++k) vel[k] += half * acc_[k];  // kick
+      for (std::size_t k = 0; k < m; ++k) vel[k] = this->add_to_state(m + k, vel[k], half * acc_[k]);  // kick
     }
     s.t += h;
     ++this->counters_.steps;
