@@ -23,6 +23,9 @@ from nbodylab import ROOT, paper  # noqa: E402
 EXP = "E01_two_body_convergence"
 E_VALUES = {0.5: "EHalf", 0.9: "ENineTenths"}  # eccentricity -> macro suffix
 WINDOW = (1e-12, 1e-3)  # the fit window of REPRODUCE.md: 1e-12 < error < 1e-3
+# Runs in double-double reach ~1e-30 here: their window stops 3 decades above, at 1e-27 (as
+# double's 1e-12 stops 3 decades above its ~1e-15).
+WINDOWS = {"double": WINDOW, "dd": (1e-27, 1e-3)}
 MIN_POINTS = 3          # fewest points a slope is fitted to
 SLOPE_SPREAD = 0.5      # local slopes of a power-law run agree within this (see fit_order)
 TOLERANCE = 0.3         # a fit agrees with theory when |fitted - theory| <= TOLERANCE (issue 3)
@@ -39,6 +42,7 @@ def load():
     d = {k: np.array([r[k] for r in rows]) for k in rows[0]}
     for k in ("e", "pos_err", "dE_rel_max", "t", "period", "method_order", "wall_s", "fevals"):
         d[k] = d[k].astype(float)
+    d["precision"] = np.array([p or "double" for p in d.get("precision", [""] * len(rows))])
     d["n"] = np.array([float(s.split("/")[1]) for s in d["dt"]])  # dt = "P/N": N steps a period
     # Every error is measured at t = 10 P against the reference at 10 P: check that the runs
     # really ended there (a solver that overshoots or stops short would fake the order).
@@ -49,21 +53,21 @@ def load():
 
 
 def series_keys(d):
-    """(integrator, Adams order or '') in the order the experiment lists them."""
+    """(integrator, Adams order or '', precision) in the order the experiment lists them."""
     keys = []
-    for m, o in zip(d["integrator"], d["order"]):
-        if (m, o) not in keys:
-            keys.append((m, o))
+    for m, o, p in zip(d["integrator"], d["order"], d["precision"]):
+        if (m, o, p) not in keys:
+            keys.append((m, o, p))
     return keys
 
 
 def label(key):
-    m, o = key
-    return f"{m} {o}" if o else m
+    m, o, p = key
+    return (f"{m} {o}" if o else m) + ("" if p == "double" else f" {p}")
 
 
 def series(d, key, e):
-    sel = (d["integrator"] == key[0]) & (d["order"] == key[1]) & (d["e"] == e)
+    sel = (d["integrator"] == key[0]) & (d["order"] == key[1]) & (d["precision"] == key[2]) & (d["e"] == e)
     idx = np.argsort(d["n"][sel])
     return {k: v[sel][idx] for k, v in d.items()}
 
@@ -72,7 +76,7 @@ def theory(d, key):
     return int(d["method_order"][(d["integrator"] == key[0]) & (d["order"] == key[1])][0])
 
 
-def fit_order(h, err):
+def fit_order(h, err, window=WINDOW):
     """Convergence order from error against step size h.
 
     The points inside WINDOW (REPRODUCE.md) still include points outside the power-law regime
@@ -83,7 +87,7 @@ def fit_order(h, err):
     and among those the longest run of at least MIN_POINTS consecutive points whose local slopes
     d log(err) / d log(h) agree within SLOPE_SPREAD (of equally long runs, the finest).
     Returns (order or None, points used, points in the window)."""
-    inside = (err > WINDOW[0]) & (err < WINDOW[1])
+    inside = (err > window[0]) & (err < window[1])
     coarse_first = np.argsort(-h[inside])
     x, y = np.log(h[inside])[coarse_first], np.log(err[inside])[coarse_first]
     n_window = len(x)
@@ -107,6 +111,20 @@ def fit_order(h, err):
     return float(slope), last - first + 1, n_window
 
 
+def finest_slope(h, err, window):
+    """The local slope d log(err) / d log(h) between the two finest points of the window above
+    the round-off knee: where a pre-asymptotic fit ends up as h shrinks (None: < 2 points)."""
+    inside = (err > window[0]) & (err < window[1])
+    coarse_first = np.argsort(-h[inside])
+    x, y = np.log(h[inside])[coarse_first], np.log(err[inside])[coarse_first]
+    knee = 1
+    while knee < len(x) and y[knee] < y[knee - 1]:
+        knee += 1
+    if knee < 2:
+        return None
+    return float((y[knee - 1] - y[knee - 2]) / (x[knee - 1] - x[knee - 2]))
+
+
 def plot(d, keys, es):
     plt.rcParams.update({"font.size": 7.5, "axes.titlesize": 8, "axes.labelsize": 7.5,
                          "legend.fontsize": 6.5, "xtick.labelsize": 7, "ytick.labelsize": 7})
@@ -118,7 +136,7 @@ def plot(d, keys, es):
             for e in es:
                 s = series(d, key, e)
                 ls, marker = LINESTYLES.get(e, (":", "^"))
-                style = dict(color=color, ls=ls, marker=marker, ms=2.2, lw=0.9,
+                style = dict(color=color, ls=ls, marker=marker, ms=2.2, lw=0.9 if key[2] == "double" else 0.6,
                              label=f"{label(key)} ({theory(d, key)})" if e == es[0] else None)
                 axes[0, col].plot(s["n"], s["pos_err"], **style)
                 axes[1, col].plot(s["n"], np.abs(s["dE_rel_max"]), **style)
@@ -130,7 +148,7 @@ def plot(d, keys, es):
         ax.set_yscale("log")
         ax.axhspan(*WINDOW, color="0.93", zorder=0)
         ax.grid(True, which="major", alpha=0.35)
-        ax.set_ylim(1e-17, 1e3)
+        ax.set_ylim(1e-33 if "dd" in d["precision"] else 1e-17, 1e3)
     axes[0, 0].set_ylabel(r"position error at $t = 10P$  [$a$]")
     axes[1, 0].set_ylabel(r"$\max_{t \leq 10P} |\Delta E / E_0|$")
     styles = [plt.Line2D([], [], color="0.3", ls=LINESTYLES[e][0], marker=LINESTYLES[e][1], ms=3,
@@ -147,17 +165,17 @@ def main():
     es = sorted(float(e) for e in set(d["e"]))
     keys = series_keys(d)
     # fits[measure, key, e] = (order or None, points used, points in window)
-    fits = {(q, k, e): fit_order(1.0 / s["n"], np.abs(s[q]))
+    fits = {(q, k, e): fit_order(1.0 / s["n"], np.abs(s[q]), WINDOWS[k[2]])
             for q in MEASURES for k in keys for e in es for s in [series(d, k, e)]}
     plot(d, keys, es)
 
     def agrees(fit, key):
         return fit[0] is not None and abs(fit[0] - theory(d, key)) <= TOLERANCE
 
-    rows = [[k[0], k[1], repr(e), MEASURES[q], theory(d, k), "" if f is None else repr(f), used, window]
+    rows = [[k[0], k[1], k[2], repr(e), MEASURES[q], theory(d, k), "" if f is None else repr(f), used, window]
             for q in MEASURES for k in keys for e in es for f, used, window in [fits[q, k, e]]]
     paper.write_derived_csv(ROOT / "results" / f"{EXP}_orders.csv",
-                            ["method", "order_flag", "e", "error", "theory", "fitted", "n_used",
+                            ["method", "order_flag", "precision", "e", "error", "theory", "fitted", "n_used",
                              "n_window"], rows, EXP, __file__)
 
     # Table: one row per method; per eccentricity and error measure the fitted order with the
@@ -169,7 +187,9 @@ def main():
         if fitted is None:  # explained in the caption
             return f"--- (0/{window})"
         mark = "" if agrees(fits[q, k, e], k) else r" \textbf{(off)}"
-        return rf"{fitted:.2f} ({used}/{window}){mark}"
+        finest = finest_slope(1.0 / series(d, k, e)["n"], np.abs(series(d, k, e)[q]), WINDOWS[k[2]])
+        tail = "" if agrees(fits[q, k, e], k) or finest is None else rf", {finest:.2f}"
+        return rf"{fitted:.2f} ({used}/{window}){mark}{tail}"
 
     cols = [(e, q) for e in E_VALUES for q in MEASURES]
     head = " & ".join(rf"\multicolumn{{2}}{{c}}{{$e = {e}$}}" for e in E_VALUES)
@@ -193,7 +213,36 @@ def main():
         f = fits["pos_err", k, e]
         return f if f[0] is not None else fits["dE_rel_max", k, e]
 
+    double_keys = [k for k in keys if k[2] == "double"]
+    dd_keys = [k for k in keys if k[2] == "dd"]
+    dd_finest = {k: finest_slope(1.0 / series(d, k, 0.5)["n"], np.abs(series(d, k, 0.5)["pos_err"]), WINDOWS["dd"])
+                 for k in dd_keys if 0.5 in es}
+    # The issue's verdict at e = 0.5, per method: its double-precision fit when that agrees, else
+    # its double-double fit, else the finest local slope in double-double (pre-asymptotic fits).
+    def measured(k):
+        for cand in (k, (k[0], k[1], "dd")):
+            if cand in keys and agrees(best_at(cand, 0.5), cand):
+                return best_at(cand, 0.5)[0], "fit" + (" in dd" if cand[2] == "dd" else "")
+        if (k[0], k[1], "dd") in dd_finest and dd_finest[k[0], k[1], "dd"] is not None:
+            return dd_finest[k[0], k[1], "dd"], "finest slope in dd"
+        return best_at(k, 0.5)[0], "fit"
+    verdict = {k: measured(k) for k in double_keys} if 0.5 in es else {}
+    within = [k for k, (v, _) in verdict.items() if v is not None and abs(v - theory(d, k)) <= TOLERANCE]
     macros = {
+        "EOneAllMethods": str(len(verdict)),
+        "EOneAllWithin": str(len(within)),
+        "EOneAllOff": ", ".join(rf"\texttt{{{label(k)}}} ({'---' if v is None else f'{v:.2f}'}, {how})"
+                                for k, (v, how) in verdict.items() if k not in within) or "none",
+        "EOneByFinest": ", ".join(rf"\texttt{{{label(k)}}} {v:.2f}" for k, (v, how) in verdict.items()
+                                  if how == "finest slope in dd") or "none",
+        "EOneDdMethods": str(len(dd_keys)),
+        "EOneDdWindowLow": paper.tex_sci(WINDOWS["dd"][0], 1),
+        "EOneDdHalfAgree": str(sum(agrees(best_at(k, 0.5), k) for k in dd_keys if 0.5 in es)),
+        "EOneDdHalfOff": ", ".join(rf"\texttt{{{label(k)}}} ({best_at(k, 0.5)[0]:.2f} against {theory(d, k)})"
+                                   for k in dd_keys if 0.5 in es and best_at(k, 0.5)[0] is not None
+                                   and not agrees(best_at(k, 0.5), k)) or "none",
+        "EOneDdFinest": ", ".join(rf"\texttt{{{k[0]}}} {s:.2f}" for k, s in dd_finest.items() if s is not None) or "none",
+        "EOneDdFinestWithin": str(sum(1 for k, s in dd_finest.items() if s is not None and abs(s - theory(d, k)) <= TOLERANCE)),
         "EOneMachine": paper.tex_escape(paper.machine(meta)),
         "EOneCPU": paper.tex_escape(host["cpu_model"]),
         "EOneCores": str(host["cpu_count"]),
@@ -206,7 +255,7 @@ def main():
         "EOneFailed": str(len(failed)),
         "EOneFailedRuns": ", ".join(rf"\texttt{{{r['integrator']}}} at $e = {r['e']}$, $h = {r['dt']}$"
                                     for r in failed) or "none",
-        "EOneMethods": str(len(keys)),
+        "EOneMethods": str(len(double_keys)),
         "EOneWallTotal": f"{d['wall_s'].sum():.0f}",
         "EOnePeriods": f"{d['t'][0] / d['period'][0]:.0f}",
         "EOneStepsMin": rf"\ensuremath{{2^{{{int(np.log2(n.min()))}}}}}",
@@ -219,11 +268,11 @@ def main():
         "EOneMinPoints": str(MIN_POINTS),
         "EOneFitsTotal": str(len(fitted_all)),
         "EOneFitsPassed": str(sum(agrees(fits[f], f[1]) for f in fitted_all)),
-        "EOneHalfAgree": str(sum(agrees(best_at(k, 0.5), k) for k in keys if 0.5 in es)),
-        "EOneHalfOff": ", ".join(rf"\texttt{{{label(k)}}}" for k in keys
+        "EOneHalfAgree": str(sum(agrees(best_at(k, 0.5), k) for k in double_keys if 0.5 in es)),
+        "EOneHalfOff": ", ".join(rf"\texttt{{{label(k)}}}" for k in double_keys
                                  if 0.5 in es and best_at(k, 0.5)[0] is not None
                                  and not agrees(best_at(k, 0.5), k)) or "none",
-        "EOneHalfNoFit": ", ".join(rf"\texttt{{{label(k)}}}" for k in keys
+        "EOneHalfNoFit": ", ".join(rf"\texttt{{{label(k)}}}" for k in double_keys
                                    if 0.5 in es and best_at(k, 0.5)[0] is None) or "none",
     }
     for k in keys:

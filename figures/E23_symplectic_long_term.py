@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, files, methods, paper  # noqa: E402
+from nbodylab import ROOT, methods, paper  # noqa: E402
 
 EXP = "E23_symplectic_long_term"
 SYMPLECTIC = {"leapfrog", "yoshida4", "yoshida6", "gauss-legendre6"}
@@ -29,10 +29,7 @@ FIT_FROM = 100.0   # growth exponent of the running max |dE/E0| fitted for t >= 
 def load():
     rows, meta = paper.load_results(EXP)
     rows, failed = paper.split_failures(rows)
-    path = paper.RESULTS_DIR / f"{EXP}_timeseries.csv"
-    if not path.is_file():
-        raise paper.MissingResults(f"{path} is missing: run the experiment first")
-    ts = files.read_csv(path)
+    ts = paper.load_timeseries(EXP)
     by_point = {}
     for s in ts:
         by_point.setdefault((s["integrator"], s.get("order", ""), s["cost"]), []).append(s)

@@ -6,6 +6,7 @@ Modules:
   spec        experiment TOML files: schema, profiles, sweep expansion
   provenance  host description and `nbody --build-info`
   sweep       running the points of one experiment (parallel, resumable)
+  bench       running a timing experiment (kind = "bench": `nbody bench` points, one at a time)
   paper       helpers for figure scripts: load results, write generated LaTeX
 """
 from pathlib import Path

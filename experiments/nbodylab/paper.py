@@ -23,6 +23,15 @@ def load_results(exp_id):
     return files.read_csv(path), files.read_json(files.sidecar(path))
 
 
+def load_timeseries(exp_id):
+    """Rows (dicts of strings, the text nbody wrote) of results/<exp_id>_timeseries.csv."""
+    path = RESULTS_DIR / f"{exp_id}_timeseries.csv"
+    if not path.is_file():
+        raise MissingResults(f"{path.relative_to(ROOT)} is missing: run "
+                             f"`python experiments/runner.py run {exp_id}` first")
+    return files.read_csv(path)
+
+
 def write_derived_csv(path, header, rows, parent_exp_id, script):
     """A CSV computed from results/<parent>.csv; its sidecar copies the parent's provenance."""
     parent = RESULTS_DIR / f"{parent_exp_id}.csv"

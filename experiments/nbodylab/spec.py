@@ -18,12 +18,16 @@ from pathlib import Path
 from . import ROOT
 
 PROFILES = ("smoke", "default", "full")
+KINDS = ("run", "bench")  # `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py)
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference")
-TOP_KEYS = {"title", "description", "requires", "metrics", "timeseries", "profile", "cases",
+TOP_KEYS = {"title", "description", "requires", "metrics", "timeseries", "profile", "cases", "kind",
             *SECTIONS}
 # Summary fields (nbody run --summary) copied into the results CSV unless `metrics` says otherwise.
 DEFAULT_METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel", "L_rel",
                    "t", "wall_s"]
+# Columns of the `nbody bench` CSV row copied into the results of a bench experiment by default.
+DEFAULT_BENCH_METRICS = ["threads", "repeats", "seconds_per_eval", "interactions_per_s", "gflops",
+                         "simd", "cpu_model"]
 EXPERIMENTS_DIR = ROOT / "experiments"
 
 
@@ -163,6 +167,8 @@ class Experiment:
     cases: list        # [[cases]] of the profile: list of {flag: list of values}; [] = none
     case_columns: list  # union of the case keys of every profile, in order of first appearance
     timeseries: bool   # each point also writes --diagnostics; rows kept in its record
+    kind: str = "run"  # the nbody subcommand of every point: "run" (nbodylab/sweep.py) or
+                       # "bench" (timings, one point at a time: nbodylab/bench.py)
 
     @property
     def params(self):
@@ -219,7 +225,7 @@ class Experiment:
                     put(flag, value, f"bundle {k} = {v.name!r}")
             else:
                 put(k, v, f"swept {k}")
-        return ["run"] + to_args(flags)
+        return [self.kind] + to_args(flags)
 
     def reference_args(self, point):
         """Arguments of `nbody ic` writing this point's reference state (without --out)."""
@@ -307,6 +313,11 @@ def load(exp_id, profile):
         raise SpecError(f"{where}: {sorted(clash)} set both in [[cases]] and in "
                         f"[sweep]/[sweep_vars]/[fixed]")
     timeseries = doc.get("timeseries", False)
+    kind = doc.get("kind", "run")
+    if kind not in KINDS:
+        raise SpecError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if kind == "bench" and (timeseries or sections["reference"]):
+        raise SpecError(f"{where}: a bench experiment has no timeseries or [reference]")
     if not isinstance(timeseries, bool):
         raise SpecError(f"{where}: timeseries must be true or false, got {timeseries!r}")
     # A profile may need hardware the others do not ([profile.full] requires = "cuda").
@@ -315,6 +326,6 @@ def load(exp_id, profile):
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
         requires=[requires] if isinstance(requires, str) else list(requires),
-        metrics=list(doc.get("metrics", DEFAULT_METRICS)),
-        cases=active_cases, case_columns=case_columns, timeseries=timeseries,
+        metrics=list(doc.get("metrics", DEFAULT_BENCH_METRICS if kind == "bench" else DEFAULT_METRICS)),
+        cases=active_cases, case_columns=case_columns, timeseries=timeseries, kind=kind,
         **sections)

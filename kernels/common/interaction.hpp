@@ -14,18 +14,33 @@
 
 namespace nbody {
 
+// The two steps of the force law that a back end may evaluate its own way: s^2 (with the clamp)
+// and m / s^3. ExactMath defines them and is what every CPU engine uses; the CUDA kernels pass
+// kernels/cuda/device_math.cuh (FMAs, hardware rsqrt refined to full precision), which computes
+// the same function to rounding (tests/test_gpu_engines.cpp).
+struct ExactMath {
+  template <class T>
+  NBODY_HD static T dist2(T dx, T dy, T dz, T eps2, T rmin2) {
+    const T s2 = dx * dx + dy * dy + dz * dz + eps2;   // 6 flops
+    return s2 < rmin2 ? rmin2 : s2;                    // clamp, S0's NBODY_MIN_R
+  }
+  template <class T>
+  NBODY_HD static T weight(T mj, T s2) {
+    const T inv_s = T(1) / sqrt(s2);                   // 2 flops
+    return mj * inv_s * inv_s * inv_s;                 // 3 flops
+  }
+};
+
 // Adds m_j (r_j - r_i) / s^3 to (ax, ay, az). 20 flops by the usual convention
 // (sqrt and division counted as one each, as in NVIDIA's nbody sample and seed S2).
-template <class T>
+template <class T, class Math = ExactMath>
 NBODY_HD void accumulate_interaction(T xi, T yi, T zi, T xj, T yj, T zj, T mj, T eps2, T rmin2,
                                      T& ax, T& ay, T& az) {
   const T dx = xj - xi;                        // 3 flops
   const T dy = yj - yi;
   const T dz = zj - zi;
-  T s2 = dx * dx + dy * dy + dz * dz + eps2;   // 6 flops
-  s2 = s2 < rmin2 ? rmin2 : s2;                // clamp, S0's NBODY_MIN_R
-  const T inv_s = T(1) / sqrt(s2);             // 2 flops
-  const T w = mj * inv_s * inv_s * inv_s;      // 3 flops
+  const T s2 = Math::dist2(dx, dy, dz, eps2, rmin2);
+  const T w = Math::weight(mj, s2);
   ax += w * dx;                                // 6 flops
   ay += w * dy;
   az += w * dz;

@@ -6,6 +6,9 @@
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "engines/engine.hpp"
+#include "engines/openmp_simd.hpp"
+#include "core/registry.hpp"
+#include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
 
 namespace nbody::cli {
@@ -23,6 +26,7 @@ template <class T>
 int bench_typed(const BenchOptions& o) {
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
   if (o.repeats < 1) throw InputError("--repeats must be at least 1, got " + std::to_string(o.repeats));
+  if (o.steps < 0) throw InputError("--steps must be at least 0, got " + std::to_string(o.steps));
   IcParams ic;
   ic.name = "plummer";
   ic.n = static_cast<std::size_t>(o.n);
@@ -30,26 +34,67 @@ int bench_typed(const BenchOptions& o) {
   const State<T> s = make_initial_state<T>(ic);
   const std::string engine_name = o.engine.empty() ? std::string(engine_table<T>().front().name) : o.engine;
   auto engine = make_engine<T>(engine_name, parse_force_law<T>(o.force));
+  engine->set_launch(o.launch);  // GPU launch shape; an invalid one is an error, never a time
   std::vector<T> acc(3 * s.size());
   engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());  // warm-up
-  std::vector<double> seconds;
+  // GPU engines: seconds_per_eval is the kernels' device time (events), wall_seconds_per_eval
+  // adds the host<->device copies; CPU engines: both are the wall time.
+  std::vector<double> seconds, wall;
   for (int r = 0; r < o.repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double device = engine->last_device_seconds();
+    seconds.push_back(device >= 0 ? device : wall.back());
   }
-  std::sort(seconds.begin(), seconds.end());
-  const std::size_t r = seconds.size();
-  const double median = r % 2 ? seconds[r / 2] : (seconds[r / 2 - 1] + seconds[r / 2]) / 2;
+  auto median_of = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t r = v.size();
+    return r % 2 ? v[r / 2] : (v[r / 2 - 1] + v[r / 2]) / 2;
+  };
+  const double median = median_of(seconds);
+  const double wall_median = median_of(wall);
+  // --steps K (E06): K steps of --integrator with the fixed step 2^-10 from this state, each
+  // timed alone (wall: force evaluations and the integrator's own vector work); the median.
+  std::string step_seconds, step_fevals;
+  if (o.steps > 0) {
+    State<T> st = s;
+    Rhs<T> rhs(*engine, st.mass);
+    StepOptions<T> opt;
+    opt.dt = T(1) / T(1024);
+    auto integrator = find_entry(integrator_table<T>(), o.integrator, "integrator").make(rhs, opt);
+    std::vector<double> step_times;
+    for (int k = 0; k < o.steps; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      integrator->step(st, opt.dt);
+      step_times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", median_of(step_times));
+    step_seconds = buf;
+    std::snprintf(buf, sizeof buf, "%.6g", double(rhs.evaluations()) / o.steps);
+    step_fevals = buf;
+  }
+  const std::string timing = engine->last_device_seconds() >= 0 ? "device-events" : "wall";
   const double interactions = static_cast<double>(s.size()) * static_cast<double>(s.size() - 1);
   const auto host = host_info();
   const auto build = build_info();
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,cpu_model,compiler_flags\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
+  // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (openmp-simd*:
+  // avx512, avx2 or scalar); empty for the others (compiled for baseline x86-64).
+  std::string simd_isa;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (const auto* e = dynamic_cast<const OpenMPSimdEngine<T>*>(engine.get())) simd_isa = simd::isa_name(e->isa());
+    if (const auto* e = dynamic_cast<const OpenMPSimdAosEngine<T>*>(engine.get())) simd_isa = simd::isa_name(e->isa());
+  }
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step\n");
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
+              simd_isa.c_str(),
               csv_field(host["cpu_model"].get<std::string>()).c_str(),
-              csv_field(build["cxx_flags"].get<std::string>()).c_str());
+              csv_field(build["cxx_flags"].get<std::string>()).c_str(), timing.c_str(), wall_median,
+              csv_field(engine->device_info()).c_str(), o.steps > 0 ? o.integrator.c_str() : "",
+              step_seconds.c_str(), step_fevals.c_str());
   return 0;
 }
 

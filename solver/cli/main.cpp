@@ -3,10 +3,12 @@
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "cli/tune.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "engines/engine.hpp"
+#include "engines/gpu_engines.hpp"
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
 
@@ -104,7 +106,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--engine", run.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
   add_force_options(*run_cmd, run.force);
   run_cmd->add_option("--compensated", run.compensated,
-                      "Kahan/Neumaier compensation: of the force sums (forces: engines simple and openmp), of the state "
+                      "Kahan/Neumaier compensation: of the force sums (forces: engines simple and openmp, the default then openmp), of the state "
                       "updates y + h dy (state: explicit Runge-Kutta, Adams, symplectic; gauss-radau15 always), or both")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "forces", "state", "both"}));
@@ -139,7 +141,16 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--n", bench.n, "number of bodies")->required();
   bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")->capture_default_str();
   bench_cmd->add_option("--seed", bench.seed, "random seed of the Plummer sphere")->capture_default_str();
+  bench_cmd->add_option("--launch", bench.launch,
+                        "GPU launch shape KEY=N,...: block, split, unroll, ipt (cuda-*), block (opencl-tiled); default: built-in");
+  bench_cmd->add_option("--steps", bench.steps,
+                        "also time this many steps of --integrator (fixed step 2^-10); the median is reported")->capture_default_str();
+  bench_cmd->add_option("--integrator", bench.integrator, "integrator of --steps")->capture_default_str();
   add_force_options(*bench_cmd, bench.force);
+
+  TuneOptions tune;
+  auto* tune_cmd = app.add_subcommand("tune", "sweep a GPU engine's launch shape for (precision, N); CSV rows, best stored in the cache");
+  add_tune_options(*tune_cmd, tune);
 
   std::string list_what;
   auto* list_cmd = app.add_subcommand("list", "list integrators, engines, ics or precisions, one per line");
@@ -159,7 +170,9 @@ int main(int argc, char** argv) {
   try {
     const std::vector<std::string> command_line(argv, argv + argc);
     if (build_info_flag) {
-      std::cout << nlohmann::json{{"build", build_info()}, {"host", host_info()}}.dump(2) << "\n";
+      nlohmann::json host = host_info();
+      host["features"] = gpu_features();  // GPU back ends with a device here (runner's `requires`)
+      std::cout << nlohmann::json{{"build", build_info()}, {"host", host}}.dump(2) << "\n";
       return 0;
     }
     if (*run_cmd) {
@@ -174,6 +187,7 @@ int main(int argc, char** argv) {
       return ic_command(ic);
     }
     if (*bench_cmd) return bench_command(bench);
+    if (*tune_cmd) return tune_command(tune);
     if (*list_cmd) return list_command(list_what, list_json);
     std::cout << app.help();
     return 2;

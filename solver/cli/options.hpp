@@ -49,6 +49,9 @@ struct BenchOptions {
   long long n = 0;
   int repeats = 5;
   std::uint64_t seed = 1;
+  std::string launch;  // GPU launch shape, e.g. "block=256,unroll=8" (empty: tuned or default)
+  int steps = 0;                    // --steps K: also time K steps of `integrator` (E06: cost per step)
+  std::string integrator = "rk4";
 };
 
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.

@@ -129,7 +129,10 @@ int run_typed(const RunOptions& o) {
   if (!o.checkpoint_every.empty() && !((hooks.checkpoint_every = time(o.checkpoint_every, "--checkpoint-every")) > T(0)))
     throw InputError("--checkpoint-every must be positive");
   if (!o.stop_at.empty()) hooks.stop_at = time(o.stop_at, "--stop-at");
-  const std::string engine = o.engine.empty() ? std::string(engine_table<T>().front().name) : o.engine;
+  // The default engine, or `openmp` when compensated force sums are asked for (the fastest that has them).
+  const std::string engine = !o.engine.empty() ? o.engine
+                             : law.compensated ? std::string("openmp")
+                                               : std::string(engine_table<T>().front().name);
   if (law.compensated && engine != "simple" && engine != "openmp")
     throw InputError("--compensated " + o.compensated + ": compensated force sums are in the engines simple and openmp, not " + engine);
 

@@ -7,6 +7,7 @@
 #include "engines/engine.hpp"
 #include "common/interaction.hpp"
 #include "engines/compensated_pair_sum.hpp"
+#include "engines/openmp_dd.hpp"
 
 namespace nbody {
 
@@ -20,6 +21,9 @@ class OpenMPEngine final : public ForceEngine<T> {
   using ForceEngine<T>::ForceEngine;
 
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
+    if constexpr (std::is_same_v<T, dd>) {  // dd: vectorised kernel, openmp_dd.hpp
+      if (!this->law_.compensated) return openmp_dd_accelerations(this->law_, pos, mass, n, acc);
+    }
     const T *x = pos, *y = pos + n, *z = pos + 2 * n;
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);

@@ -3,7 +3,10 @@
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "engines/engine.hpp"
+#include "engines/gpu_engines.hpp"
 #include "engines/openmp.hpp"
+#include "engines/openmp_block.hpp"
+#include "engines/openmp_simd.hpp"
 #include "engines/simple.hpp"
 
 namespace nbody {
@@ -15,14 +18,27 @@ EngineEntry<T> entry() {
   return {I::name, I::description,
           [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<E<T>>(law); }};
 }
+
+// The explicit-SIMD engines exist for float and double only: openmp-simd first (the default of
+// `nbody run`: the fastest CPU engine, E07), its AoS variant (E08) last.
+template <class T>
+std::vector<EngineEntry<T>> with_simd_engines(std::vector<EngineEntry<T>> cpu) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    cpu.insert(cpu.begin(), entry<OpenMPSimdEngine, T>());
+    cpu.push_back(entry<OpenMPSimdAosEngine, T>());
+  }
+  return cpu;
+}
 }  // namespace
 
 template <class T>
 const std::vector<EngineEntry<T>>& engine_table() {
-  static const std::vector<EngineEntry<T>> table = {
-      entry<OpenMPEngine, T>(),  // first = default: the fastest CPU engine built
+  static const std::vector<EngineEntry<T>> table = with_gpu_engines<T>(with_simd_engines<T>({
+      entry<OpenMPEngine, T>(),  // first = default: the fastest CPU engine built (but see with_simd_engines)
       entry<SimpleEngine, T>(),
-  };
+      entry<OpenMPBlockEngine, T>(),
+      entry<OpenMPBlockAosEngine, T>(),
+  }));
   return table;
 }
 

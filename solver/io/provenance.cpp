@@ -13,6 +13,21 @@
 
 namespace nbody {
 
+namespace {
+// The GPU engines compiled into this build (cmake/gpu.cmake); whether a device is present is
+// host.features of `nbody --build-info`.
+nlohmann::json gpu_engine_names() {
+  nlohmann::json names = nlohmann::json::array();
+#if NBODY_WITH_CUDA
+  for (const char* e : {"cuda-naive", "cuda-tiled", "cuda-split"}) names.push_back(e);
+#endif
+#if NBODY_WITH_OPENCL
+  names.push_back("opencl-tiled");
+#endif
+  return names;
+}
+}  // namespace
+
 nlohmann::json build_info() {
   return {
       {"program", "nbody"},
@@ -24,7 +39,7 @@ nlohmann::json build_info() {
       {"cxx_flags", NBODY_CXX_FLAGS},
       {"cuda_compiler_found", std::string(NBODY_CUDA_COMPILER_FOUND) == "ON"},
       {"opencl_found", std::string(NBODY_OPENCL_FOUND) == "TRUE" || std::string(NBODY_OPENCL_FOUND) == "1"},
-      {"gpu_engines", nlohmann::json::array()},
+      {"gpu_engines", gpu_engine_names()},
   };
 }
 

@@ -1,0 +1,171 @@
+"""Running a timing experiment (`kind = "bench"` in its TOML file): every point is one
+`nbody bench ...` (its flags built from [fixed], [sweep] and [[cases]] exactly as for `nbody run`
+points), whose one-row CSV is the point's result; results/<ID>.csv has the point columns, then
+the `metrics` (columns of the bench row, default spec.DEFAULT_BENCH_METRICS), then the 1-minute
+load average of the machine just before and just after the point (load_before, load_after: a
+timing taken while other work ran says so).
+
+Points run one at a time whatever --jobs says (timings must not share the machine), with the
+environment as given (OpenMP uses every core unless OMP_NUM_THREADS says otherwise), in file
+order: with n swept before engine, the engines of one size are measured back to back, so a
+change of machine load affects them alike. On a machine shared with other work,
+`chrt -f 10 python experiments/runner.py run ID --force` (root) holds that work off the cores
+while the timings run; the policy is recorded (runner.sched_policy in the .meta.json). A finished point is stored at once in
+results/.points/<ID>/<hash>.json (hash over the nbody arguments, the nbody binary's sha256 and
+RECORD_FORMAT), so an interrupted run resumes; `--force` measures everything again (do that for
+final numbers on a quiet machine).
+"""
+import csv
+import hashlib
+import io
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+from . import files, provenance
+from .spec import fmt
+from .sweep import POINTS_DIR, RESULTS_DIR, PointFailed, display
+
+# Version of the stored bench records: bump it when their layout changes.
+#   1  kind, params, bench (the CSV row as strings), load_before, load_after, cmd, nbody_sha256,
+#      finished_utc
+RECORD_FORMAT = 1
+
+
+def _sched_policy():
+    """The scheduling policy the timings ran under (inherited by nbody): SCHED_OTHER normally;
+    SCHED_FIFO when the runner was started with `chrt -f`, which holds other work off the cores
+    during the measurement on a shared machine (the load average then still counts that work)."""
+    try:
+        policy = os.sched_getscheduler(0)
+    except (AttributeError, OSError):
+        return None
+    names = {getattr(os, k): k for k in ("SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH",
+                                          "SCHED_IDLE") if hasattr(os, k)}
+    return names.get(policy, str(policy))
+
+
+def _load1():
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def _measure(nbody, args, cmd):
+    """Run one `nbody bench`; return (its CSV row as a dict, load before, load after)."""
+    before = _load1()
+    proc = subprocess.run([str(nbody), *args], capture_output=True, text=True)
+    after = _load1()
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+        raise PointFailed(cmd, f"exit {proc.returncode}: {last}", proc.returncode)
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    if len(rows) != 1:
+        raise PointFailed(cmd, f"expected one CSV row from nbody bench, got {len(rows)}")
+    return rows[0], before, after
+
+
+def _load_record(path):
+    try:
+        record = files.read_json(path)
+    except (OSError, ValueError):
+        return None
+    if record.get("record_format") != RECORD_FORMAT or record.get("kind") != "bench":
+        return None
+    return record
+
+
+def run(exp, nbody, force, build_info):
+    """Measure every point of the bench experiment `exp` not already stored; write
+    results/<ID>.csv and its provenance. Returns the process exit status."""
+    tag = exp.id.split("_", 1)[0]
+    nbody_sha = provenance.sha256_file(nbody)
+    points = []
+    for point in exp.points():
+        args = exp.run_args(point)
+        key = json.dumps({"bench": args, "nbody_sha256": nbody_sha, "record_format": RECORD_FORMAT})
+        points.append({"params": exp.columns(point), "args": args,
+                       "hash": hashlib.sha256(key.encode()).hexdigest()[:32],
+                       "cmd": shlex.join([display(nbody), *args])})
+    cache = POINTS_DIR / exp.id
+    done = {}
+    if not force:
+        for p in points:
+            record = _load_record(cache / f"{p['hash']}.json")
+            if record is not None:
+                done[p["hash"]] = record
+    pending = [p for p in dict((p["hash"], p) for p in points).values() if p["hash"] not in done]
+    print(f"[{tag}] {exp.title}: {len(points)} timings (profile {exp.profile}, one at a time, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, {_sched_policy()}, "
+          f"load {_load1()})"
+          + (f", {len(points) - len(pending)} already done" if done else ""), file=sys.stderr)
+
+    failures = []
+    start = time.monotonic()
+    try:
+        for k, p in enumerate(pending):
+            try:
+                row, before, after = _measure(nbody, p["args"], p["cmd"])
+            except PointFailed as e:
+                failures.append(e)
+                continue
+            record = {"record_format": RECORD_FORMAT, "kind": "bench", "params": p["params"],
+                      "bench": row, "load_before": before, "load_after": after, "cmd": p["cmd"],
+                      "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
+            files.write_json(cache / f"{p['hash']}.json", record)  # atomic: resumable
+            done[p["hash"]] = record
+            shown = ", ".join(f"{c}={fmt(v)}" for c, v in p["params"].items())
+            print(f"[{tag}] {k + 1}/{len(pending)} {shown}: {float(row['seconds_per_eval']):.4g} s, "
+                  f"{float(row['interactions_per_s']):.3g} interactions/s (load {before} -> {after})",
+                  file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"\n[{tag}] interrupted; finished points are kept, re-run to resume", file=sys.stderr)
+        raise
+    if failures:
+        for e in failures:
+            print(f"[{tag}] FAILED: {e.cmd}\n        {e.message}", file=sys.stderr)
+        print(f"[{tag}] {len(failures)} of {len(points)} points failed; results/{exp.id}.csv "
+              f"not written", file=sys.stderr)
+        return 1
+    if provenance.sha256_file(nbody) != nbody_sha:
+        print(f"[{tag}] error: {display(nbody)} changed during the run; re-run to time the new "
+              f"binary", file=sys.stderr)
+        return 1
+
+    records = [done[p["hash"]] for p in points]
+    missing = sorted({m for r in records for m in exp.metrics if m not in r["bench"]})
+    if missing:
+        print(f"[{tag}] error: the nbody bench row lacks {missing} (has "
+              f"{sorted(records[0]['bench'])})", file=sys.stderr)
+        return 1
+    header = exp.params + exp.metrics + ["load_before", "load_after"]
+    rows = [[fmt(p["params"].get(k)) for k in exp.params] + [r["bench"][m] for m in exp.metrics]
+            + [fmt(r["load_before"]), fmt(r["load_after"])] for p, r in zip(points, records)]
+    meta = {
+        "experiment": exp.id,
+        "title": exp.title,
+        "profile": exp.profile,
+        "kind": "bench",
+        "created_utc": provenance.utc_now(),
+        "columns": header,
+        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
+        "host": provenance.host(),
+        "runner": {"argv": sys.argv, "jobs": 1, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+                   "sched_policy": _sched_policy(),
+                   "record_format": RECORD_FORMAT, "points_run": len(pending),
+                   "points_reused": len(points) - len(pending),
+                   "seconds": round(time.monotonic() - start, 1)},
+        "experiment_toml": exp.text,
+        "points": [{"params": p["params"], "cmd": r["cmd"], "finished_utc": r["finished_utc"],
+                    "compiler_flags": r["bench"].get("compiler_flags")}
+                   for p, r in zip(points, records)],
+    }
+    csv_path = RESULTS_DIR / f"{exp.id}.csv"
+    files.write_csv(csv_path, header, rows, meta)
+    print(f"[{tag}] wrote {display(csv_path)} ({len(rows)} rows) and its .meta.json",
+          file=sys.stderr)
+    return 0

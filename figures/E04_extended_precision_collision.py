@@ -1,0 +1,132 @@
+"""E04 figure and numbers: seed S0's Fig. 3, E03's collision in double-double with compensated
+sums, and three high-order methods again in quad as a cross-check.
+
+Reads results/E04_extended_precision_collision.csv (+ .meta.json); writes
+  figures/E04_extended_precision_collision.pdf, .png
+  paper/generated/E04_table.tex    per method: smallest max|dE/E0| reached and its cost
+  paper/generated/E04_numbers.tex  \\newcommand macros for every number the text quotes
+"""
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+from nbodylab import ROOT, methods, paper  # noqa: E402
+
+EXP = "E04_extended_precision_collision"
+FLOOR = 1e-34  # exact zeros are drawn here (log axes)
+TARGET = 1e-24  # the issue's bound on the tightest setting's max|dE/E0|
+QUANTITIES = [("dE_rel", r"$|\Delta E / E_0|$ at $T_{\max}$"),
+              ("P_rel", r"$|\Delta \mathbf{P}|\,/\sum_i m_i|\mathbf{v}_i|$"),
+              ("L_rel", r"$|\Delta \mathbf{L}|\,/\sum_i m_i|\mathbf{r}_i\times\mathbf{v}_i|$")]
+
+
+def setting(r):
+    return f"tol {r['tol']}" if r.get("tol") else f"h = {r['dt']}"
+
+
+def main():
+    rows, meta = paper.load_results(EXP)
+    rows, failed = paper.split_failures(rows)
+    for r in rows:
+        for k in ("fevals", "dE_rel", "dE_rel_max", "P_rel", "L_rel", "wall_s"):
+            r[k] = float(r[k])
+    dd = [r for r in rows if r["precision"] == "dd"]
+    quad = [r for r in rows if r["precision"] == "quad"]
+    ms = sorted({r["integrator"] for r in dd}, key=methods.sort_key)
+
+    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
+                         "legend.fontsize": 7.2, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
+    fig, axes = plt.subplots(1, 3, figsize=(7.3, 3.6), sharex=True)
+    for m in ms:
+        sel = sorted((r for r in dd if r["integrator"] == m), key=lambda r: r["fevals"])
+        colour = methods.style(m)[0]
+        mk = methods.marker(m, 5 if m.startswith("adams") else None)
+        for ax, (q, _) in zip(axes, QUANTITIES):
+            ax.plot([r["fevals"] for r in sel], [max(abs(r[q]), FLOOR) for r in sel], color=colour,
+                    marker=mk, ms=3, lw=0.8, alpha=0.85)
+            for r in (x for x in quad if x["integrator"] == m):  # the quad cross-check
+                ax.plot(r["fevals"], max(abs(r[q]), FLOOR), color=colour, marker="o", ms=8,
+                        mfc="none", mew=1.2)
+    for ax, (q, label) in zip(axes, QUANTITIES):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.35)
+        ax.set_title(label)
+        ax.set_xlabel("force evaluations")
+    handles = [plt.Line2D([], [], color=methods.style(m)[0],
+                          marker=methods.marker(m, 5 if m.startswith("adams") else None),
+                          ms=4, lw=1, label=m + (" 5" if m.startswith("adams") else "")) for m in ms]
+    handles.append(plt.Line2D([], [], color="k", marker="o", ms=8, mfc="none", lw=0,
+                              label="same setting in quad"))
+    fig.legend(handles=handles, loc="lower center", ncol=5, frameon=False, columnspacing=1.0)
+    nrows = (len(handles) + 4) // 5
+    fig.tight_layout(rect=(0, 0.045 * nrows + 0.01, 1, 1), w_pad=1.0)
+    for ext in ("pdf", "png"):
+        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+
+    # Table: per method, its best run (smallest max|dE/E0|) and what it cost.
+    lines = [r"\begin{tabular}{llrrr}", r"\toprule",
+             r"method & setting & force evaluations & $\max|\Delta E/E_0|$ & wall [s] \\", r"\midrule"]
+    best_rows = []
+    for m in ms:
+        r = min((x for x in dd if x["integrator"] == m), key=lambda x: abs(x["dE_rel_max"]))
+        best_rows.append(r)
+        lines.append(rf"\code{{{paper.tex_escape(m)}}} & {paper.tex_escape(setting(r))} & "
+                     f"{int(r['fevals']):,}".replace(",", r"\,") +
+                     rf" & {paper.tex_sci(max(abs(r['dE_rel_max']), FLOOR))} & {r['wall_s']:.1f} \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    sources = [f"results/{EXP}.csv"]
+    paper.write_tex("E04_table.tex", "\n".join(lines), __file__, sources)
+
+    best = min(dd, key=lambda x: abs(x["dE_rel_max"]))
+    # The cross-check: for every quad run, the dd run at the same method and setting.
+    agree = []
+    for q in quad:
+        twin = [r for r in dd if r["integrator"] == q["integrator"] and setting(r) == setting(q)]
+        if twin:
+            agree.append((q, twin[0]))
+    cross = "; ".join(
+        rf"\code{{{paper.tex_escape(q['integrator'])}}} at {paper.tex_escape(setting(q))}: "
+        rf"{paper.tex_sci(max(abs(q['dE_rel_max']), FLOOR))} in quad, "
+        rf"{paper.tex_sci(max(abs(d['dE_rel_max']), FLOOR))} in dd" for q, d in agree) or "none run"
+    reached = sorted({r["integrator"] for r in dd if abs(r["dE_rel_max"]) <= TARGET}, key=methods.sort_key)
+    macros = {
+        "EFourMachine": paper.tex_escape(paper.machine(meta)),
+        "EFourDate": meta["created_utc"][:10],
+        "EFourCommit": paper.tex_escape(paper.commit(meta)),
+        "EFourProfile": meta["profile"],
+        "EFourN": str(paper_fixed_n(meta)),
+        "EFourRuns": str(len(rows)),
+        "EFourBestMax": paper.tex_sci(max(abs(best["dE_rel_max"]), FLOOR)),
+        "EFourBestMethod": rf"\code{{{paper.tex_escape(best['integrator'])}}}",
+        "EFourBestSetting": paper.tex_escape(setting(best)),
+        "EFourBestFevals": f"{int(best['fevals']):,}".replace(",", r"\,"),
+        "EFourTarget": paper.tex_sci(TARGET, 1),
+        "EFourReached": ", ".join(rf"\code{{{paper.tex_escape(m)}}}" for m in reached) or "none",
+        "EFourVerdict": "holds" if abs(best["dE_rel_max"]) <= TARGET else "does not hold",
+        "EFourCross": cross,
+        "EFourWallTotal": f"{sum(r['wall_s'] for r in rows):.0f}",
+        "EFourFailedText": paper.failed_text(failed, lambda r: f"{r['integrator']} {r['precision']} {setting(r)}"),
+    }
+    paper.write_macros("E04_numbers.tex", macros, __file__, sources)
+    print(f"[E04] wrote figures/{EXP}.pdf/.png, paper/generated/E04_table.tex, E04_numbers.tex",
+          file=sys.stderr)
+
+
+def paper_fixed_n(meta):
+    """N as run: the [fixed] n of the experiment file with the profile applied."""
+    import tomllib
+    doc = tomllib.loads(meta["experiment_toml"])
+    fixed = dict(doc.get("fixed", {}))
+    fixed.update(doc.get("profile", {}).get(meta["profile"], {}).get("fixed", {}))
+    return fixed.get("n")
+
+
+if __name__ == "__main__":
+    main()

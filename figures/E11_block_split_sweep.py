@@ -1,0 +1,35 @@
+"""E11 figure: seed S1's tiled kernel with the j-range of each body split over blocks
+(cuda-split, float): block size x split, N = 4096 and 32768, on the H100. Reads
+results/E11_block_split_sweep.csv; writes figures/E11_block_split_sweep.pdf/.png and
+paper/generated/E11_numbers.tex."""
+from gpu_common import device_text, load, plt, save, sci, write_macros
+
+NAME = "E11_block_split_sweep"
+rows, meta = load(NAME)
+ns = sorted({int(r["n"]) for r in rows})
+fig, axes = plt.subplots(1, len(ns), figsize=(6 * len(ns), 4.5))
+macros = {}
+for ax, n in zip(axes, ns):
+    sub = [r for r in rows if int(r["n"]) == n and r["status"] == "ok"]
+    blocks = sorted({int(r["block"]) for r in sub})
+    splits = sorted({int(r["split"]) for r in sub})
+    grid = [[float("nan")] * len(splits) for _ in blocks]
+    for r in sub:
+        grid[blocks.index(int(r["block"]))][splits.index(int(r["split"]))] = float(r["interactions_per_s"]) / 1e9
+    im = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis")
+    ax.set_xticks(range(len(splits)), splits)
+    ax.set_yticks(range(len(blocks)), blocks)
+    ax.set_xlabel("split (blocks per body's j-range)")
+    ax.set_ylabel("threads per block")
+    for i in range(len(blocks)):
+        for j in range(len(splits)):
+            ax.text(j, i, f"{grid[i][j]:.0f}", ha="center", va="center", fontsize=6, color="w")
+    fig.colorbar(im, ax=ax, label="billion interactions / s")
+    ax.set_title(f"N = {n}")
+    best = max(sub, key=lambda r: float(r["interactions_per_s"]))
+    key = "Four" if n == 4096 else "ThirtyTwo"
+    macros[f"ElevenBest{key}"] = sci(best["interactions_per_s"])
+    macros[f"ElevenBest{key}Shape"] = f"block {best['block']}, split {best['split']}"
+fig.suptitle(f"E11: cuda-split, float; {device_text(meta)}", fontsize=9)
+save(fig, NAME)
+write_macros("E11_numbers.tex", macros, __file__, [f"results/{NAME}.csv"])

@@ -1,0 +1,31 @@
+"""E24 figure: measured interactions/s of every GPU engine against the H100's arithmetic limits at
+the measured SM clock (FP32 128 lanes/SM for float, FP64 64 lanes/SM for double and dd, divided
+by the operations one interaction issues in the compiled kernels). Reads results/E24_roofline.csv;
+writes figures/E24_roofline.pdf/.png and paper/generated/E24_numbers.tex."""
+from gpu_common import device_text, load, plt, save, sci, write_macros
+
+NAME = "E24_roofline"
+rows, meta = load("E24_roofline")
+fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+STYLE = {"opencl-tiled": ("tab:green", "^"), "cuda-naive": ("tab:orange", "v"), "cuda-tiled": ("tab:blue", "o"),
+         "cuda-split": ("tab:red", "D")}
+macros = {}
+for ax, p in zip(axes, ["float", "double", "dd"]):
+    sub = [r for r in rows if r["precision"] == p]
+    limit = float(sub[0]["pipe_limit_interactions_per_s"])
+    for e, (c, m) in STYLE.items():
+        pts = sorted((int(r["n"]), float(r["interactions_per_s"])) for r in sub if r["engine"] == e)
+        if pts:
+            ax.loglog([n for n, _ in pts], [v for _, v in pts], marker=m, color=c, label=e)
+    ax.axhline(limit, color="k", lw=1.5, label=f"{sub[0]['pipe']} limit ({sub[0]['ops_per_interaction']} ops)")
+    ax.set_title(p)
+    ax.set_xlabel("N")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    best = max(sub, key=lambda r: float(r["interactions_per_s"]))
+    macros[f"ETwentyFourLimit{p.capitalize()}"] = sci(limit)
+    macros[f"ETwentyFourFraction{p.capitalize()}"] = f"{100 * float(best['fraction_of_limit']):.0f}"
+axes[0].set_ylabel("interactions / s")
+fig.suptitle(f"E24: against the arithmetic limits; {device_text(meta)}", fontsize=9)
+save(fig, NAME)
+write_macros("E24_numbers.tex", macros, __file__, ["results/E24_roofline.csv"])

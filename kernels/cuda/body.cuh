@@ -1,0 +1,32 @@
+#pragma once
+// Position and mass of one body packed into one aligned vector (AoS, seed S2 / the CUDA Handbook):
+// float 16 bytes (one 128-bit load), double 32 bytes (two), dd 64 bytes (four). CUDA 13
+// deprecates double4, so the type is our own aligned struct rather than the vector types.
+#include <cuda_runtime.h>
+
+#include "common/double_double.hpp"
+
+namespace nbody::cuda {
+
+template <class T>
+struct Body4;
+template <>
+struct alignas(16) Body4<float> {
+  float x, y, z, m;
+};
+template <>
+struct alignas(32) Body4<double> {
+  double x, y, z, m;
+};
+template <>
+struct alignas(16) Body4<dd> {
+  dd x, y, z, m;
+};
+static_assert(sizeof(Body4<float>) == 16 && sizeof(Body4<double>) == 32 && sizeof(Body4<dd>) == 64);
+
+// Loads that bypass L1 (partial sums written by other blocks of the same launch).
+__device__ inline float load_cg(const float* p) { return __ldcg(p); }
+__device__ inline double load_cg(const double* p) { return __ldcg(p); }
+__device__ inline dd load_cg(const dd* p) { return dd(__ldcg(&p->hi), __ldcg(&p->lo)); }
+
+}  // namespace nbody::cuda

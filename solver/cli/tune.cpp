@@ -1,0 +1,206 @@
+// `nbody tune` (tune.hpp).
+#include "cli/tune.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "cli/parse.hpp"
+#include "engines/cuda_tune_cache.hpp"
+#include "engines/engine.hpp"
+#include "io/atomic_file.hpp"
+#include "io/provenance.hpp"
+#if NBODY_WITH_CUDA
+#include "engines/cuda_backend.hpp"
+#endif
+
+namespace nbody::cli {
+
+void add_tune_options(CLI::App& cmd, TuneOptions& o) {
+  cmd.add_option("--engine", o.engine, "GPU engine: cuda-naive, cuda-tiled, cuda-split, opencl-tiled")->capture_default_str();
+  cmd.add_option("--precision", o.precision, "real type")->capture_default_str();
+  cmd.add_option("--n", o.n, "number of bodies")->required();
+  cmd.add_option("--repeats", o.repeats, "timed evaluations per shape (median of device times)")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "random seed of the Plummer sphere")->capture_default_str();
+  cmd.add_option("--blocks", o.blocks, "threads per block to try, e.g. 64,128,256 (default: engine's grid)");
+  cmd.add_option("--splits", o.splits, "j-range splits to try (cuda-split; 0 = automatic)");
+  cmd.add_option("--unrolls", o.unrolls, "inner-loop unroll factors to try (cuda-tiled, cuda-split)");
+  cmd.add_option("--ipts", o.ipts, "bodies per thread to try (cuda-tiled, cuda-split)");
+  cmd.add_flag("--no-store", o.no_store, "do not write the best shape to the tuning cache");
+  cmd.add_option("--csv", o.csv, "also write the rows to this CSV file (with its .meta.json)");
+  add_force_options(cmd, o.force);
+}
+
+namespace {
+
+std::vector<int> parse_list(const std::string& text, const std::string& flag, std::vector<int> fallback) {
+  if (text.empty()) return fallback;
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) continue;
+    try {
+      std::size_t used = 0;
+      const int v = std::stoi(item, &used);
+      if (used != item.size() || v < 0) throw std::invalid_argument(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw InputError(flag + ": '" + item + "' is not a non-negative integer");
+    }
+  }
+  if (out.empty()) throw InputError(flag + " is empty");
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t r = v.size();
+  return r % 2 ? v[r / 2] : (v[r / 2 - 1] + v[r / 2]) / 2;
+}
+
+template <class T>
+int tune_typed(const TuneOptions& o) {
+  if (o.engine.rfind("cuda-", 0) != 0 && o.engine != "opencl-tiled")
+    throw InputError("tune: --engine must be a GPU engine (cuda-naive, cuda-tiled, cuda-split, opencl-tiled), got '" +
+                     o.engine + "'");
+  if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
+  if (o.repeats < 1) throw InputError("--repeats must be at least 1");
+  const bool naive = o.engine == "cuda-naive" || o.engine == "opencl-tiled";
+  const bool split = o.engine == "cuda-split";
+  const auto blocks = parse_list(o.blocks, "--blocks", {64, 128, 256, 512, 1024});
+  const auto splits = parse_list(o.splits, "--splits", {split ? 0 : 1});
+  const auto unrolls = parse_list(o.unrolls, "--unrolls", naive ? std::vector<int>{1} : std::vector<int>{1, 4, 8, 16});
+  const auto ipts = parse_list(o.ipts, "--ipts", naive ? std::vector<int>{1} : std::vector<int>{1, 2, 4});
+
+  IcParams ic;
+  ic.name = "plummer";
+  ic.n = static_cast<std::size_t>(o.n);
+  ic.seed = o.seed;
+  const State<T> s = make_initial_state<T>(ic);
+  const std::size_t n = s.size();
+  // Warm-up on at most 8192 bodies (module load, first-touch) so that large N is timed once.
+  IcParams ic_small = ic;
+  ic_small.n = std::min<std::size_t>(n, 8192);
+  const State<T> small = make_initial_state<T>(ic_small);
+  auto engine = make_engine<T>(o.engine, parse_force_law<T>(o.force));
+  std::vector<T> acc(3 * n), first, acc_small(3 * small.size());
+  double first_scale = 0;
+  const double interactions = double(n) * double(n - 1);
+
+  struct Row {
+    std::string launch, status, note, device;
+    double seconds = -1, wall = -1, diff = -1;
+  };
+  std::vector<Row> rows;
+  for (int b : blocks)
+    for (int sp : splits)
+      for (int u : unrolls)
+        for (int ip : ipts) {
+          std::string spec = "block=" + std::to_string(b);
+          if (!naive) {
+            if (sp > 0) spec += ",split=" + std::to_string(sp);
+            spec += ",unroll=" + std::to_string(u) + ",ipt=" + std::to_string(ip);
+          }
+          Row row;
+          row.launch = spec;
+          try {
+            engine->set_launch(spec);
+            engine->accelerations(small.y.data(), small.mass.data(), small.size(), acc_small.data());
+            std::vector<double> dev, wall;
+            for (int r = 0; r < o.repeats; ++r) {
+              const auto t0 = std::chrono::steady_clock::now();
+              engine->accelerations(s.y.data(), s.mass.data(), n, acc.data());
+              wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+              const double d = engine->last_device_seconds();
+              dev.push_back(d >= 0 ? d : wall.back());
+            }
+            row.seconds = median_of(dev);
+            row.wall = median_of(wall);
+            row.device = engine->device_info();
+            if (first.empty()) {
+              first = acc;
+              for (const T& v : first) first_scale = std::max(first_scale, std::fabs(static_cast<double>(v)));
+              row.diff = 0;
+            } else {
+              double d = 0;
+              for (std::size_t k = 0; k < acc.size(); ++k)
+                d = std::max(d, std::fabs(static_cast<double>(acc[k] - first[k])));
+              row.diff = d / first_scale;
+            }
+            bool finite = true;
+            for (const T& v : acc) finite = finite && std::isfinite(static_cast<double>(v));
+            row.status = finite ? "ok" : "non-finite";
+          } catch (const InputError& e) {
+            row.status = "invalid";
+            row.note = e.what();
+          }
+          rows.push_back(row);
+        }
+
+  std::size_t best = rows.size();
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (rows[k].status == "ok" && (best == rows.size() || rows[k].seconds < rows[best].seconds)) best = k;
+
+  std::ostringstream out;
+  out << "engine,precision,n,launch,status,seconds_per_eval,interactions_per_s,wall_seconds_per_eval,max_diff_vs_first,best,"
+         "device,note\n";
+  char buf[512];
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const Row& r = rows[k];
+    if (r.status == "invalid")
+      std::snprintf(buf, sizeof buf, "%s,%s,%zu,%s,%s,,,,,0,", o.engine.c_str(), o.precision.c_str(), n,
+                    csv_field(r.launch).c_str(), r.status.c_str());
+    else
+      std::snprintf(buf, sizeof buf, "%s,%s,%zu,%s,%s,%.6g,%.6g,%.6g,%.3g,%d,", o.engine.c_str(), o.precision.c_str(), n,
+                    csv_field(r.launch).c_str(), r.status.c_str(), r.seconds, interactions / r.seconds, r.wall, r.diff,
+                    k == best ? 1 : 0);
+    out << buf << csv_field(r.device) << "," << csv_field(r.note) << "\n";
+  }
+  std::fputs(out.str().c_str(), stdout);
+  if (!o.csv.empty()) {
+    write_file_atomically(o.csv, out.str());
+    write_meta(o.csv, {{"command", "tune"}, {"engine", o.engine}, {"precision", o.precision}, {"n", n},
+                       {"repeats", o.repeats}, {"seed", o.seed}, {"force", to_json(o.force)},
+#if NBODY_WITH_CUDA
+                       {"cuda", nlohmann::json::parse(cuda::device_json())},
+#endif
+                       {"timing", "median of device times (CUDA/OpenCL events), kernels only"}});
+  }
+  if (best == rows.size()) {
+    std::fprintf(stderr, "nbody tune: no shape ran\n");
+    return 3;
+  }
+  std::fprintf(stderr, "nbody tune: best %s: %.6g s, %.4g interactions/s\n", rows[best].launch.c_str(), rows[best].seconds,
+               interactions / rows[best].seconds);
+#if NBODY_WITH_CUDA
+  if (!o.no_store && o.engine.rfind("cuda-", 0) == 0) {
+    tune_cache::store(cuda::device_key(), o.engine, o.precision, n, rows[best].launch, rows[best].seconds);
+    std::fprintf(stderr, "nbody tune: stored in %s\n", tune_cache::path().c_str());
+  }
+#endif
+  return 0;
+}
+
+}  // namespace
+
+int tune_command(const TuneOptions& o) {
+  return dispatch_precision(o.precision, [&]<class T>() -> int {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd>)
+      return tune_typed<T>(o);
+    else
+      throw InputError("tune: GPU engines run float, double and dd, not " + o.precision);
+  });
+}
+
+}  // namespace nbody::cli

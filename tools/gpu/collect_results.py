@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Turns the outputs of tools/gpu/h100_batch.sh (the unpacked <phase>/ folders of the device runs)
+into the committed results of experiments E09-E13 and E24, each with its provenance, and keeps the
+logs the closing note cites (tests, compute-sanitizer, ncu, clocks) under tools/gpu/logs/<phase>/.
+
+    python3 tools/gpu/collect_results.py CHECK_DIR SWEEP_DIR FINAL_DIR
+
+The float rows come from the `final` batch (the float kernel changed between `sweep` and `final`:
+(m r)(r r) instead of ((m r) r) r); double, dd, OpenCL and CPU rows from `sweep`.
+"""
+import csv
+import io
+import json
+import shutil
+import statistics
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "results"
+LOGS = ROOT / "tools" / "gpu" / "logs"
+
+# H100 SXM issue limits used by E24 (per SM and clock): 4 schedulers x 32 lanes issue 128 thread
+# instructions; FP32 128 lanes, FP64 64 lanes, MUFU 16 lanes.
+SMS = 132
+LIMITS = {"fp32_lanes": 128, "fp64_lanes": 64, "mufu_lanes": 16}
+# Instructions per interaction in the compiled inner loops (SASS of the sweep batch, see the
+# paper's GPU section): float 12 FP32 + 1 MUFU; double 16 FP64 + 1 MUFU; dd ~270 FP64 (PTX count).
+OPS = {"float": {"pipe": "fp32", "ops": 13, "note": "3 FADD + 6 FFMA + 3 FMUL + 1 MUFU.RSQ (issue slots)"},
+       "double": {"pipe": "fp64", "ops": 16, "note": "3 DADD + 9 DFMA + 4 DMUL (+ MUFU.RSQ64H on the XU pipe)"},
+       "dd": {"pipe": "fp64", "ops": 270, "note": "double-double: ~270 FP64 operations (PTX of the tiled kernel)"}}
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_csv(path, rows, columns):
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    path.write_text(buf.getvalue())
+
+
+def load_clock(batch):
+    """Median SM clock (MHz) while the GPU drew more than 200 W, and the range."""
+    mhz = []
+    for r in read_csv(batch / "clocks.csv"):
+        try:
+            sm = float(r[" clocks.current.sm [MHz]"].split()[0])
+            p = float(r[" power.draw [W]"].split()[0])
+        except (KeyError, ValueError, IndexError):
+            continue
+        if p > 200:
+            mhz.append(sm)
+    return {"sm_clock_mhz_under_load_median": statistics.median(mhz) if mhz else None,
+            "sm_clock_mhz_under_load_min": min(mhz) if mhz else None,
+            "sm_clock_mhz_under_load_max": max(mhz) if mhz else None,
+            "samples_under_load": len(mhz)}
+
+
+def provenance(batch):
+    text = (batch / "provenance.txt").read_text()
+    lines = text.splitlines()
+    head = dict(zip([h.strip() for h in lines[1].split(",")], [v.strip() for v in lines[2].split(",")]))
+    info = json.loads((batch / "build_info.json").read_text())
+    return {"batch": batch.name, "started_utc": lines[0].strip(),
+            "gpu": head.get("name"), "driver": head.get("driver_version"),
+            "max_sm_clock": head.get("clocks.max.sm [MHz]"), "max_memory_clock": head.get("clocks.max.memory [MHz]"),
+            "power_limit": head.get("power.limit [W]"), "persistence_mode": head.get("persistence_mode"),
+            "cuda_version": next((l.split(":")[1].strip() for l in lines if l.strip().startswith("CUDA Version")), None),
+            "os": next((l.split("=")[1].strip('"') for l in lines if l.startswith("PRETTY_NAME")), None),
+            "clocks": load_clock(batch), "build": info["build"], "host": info["host"]}
+
+
+def write_meta(csv_path, batches, parameters):
+    meta = {"file": csv_path.name, "written_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "producer": "tools/gpu/h100_batch.sh on the lent H100, collected by tools/gpu/collect_results.py",
+            "device_runs": [provenance(b) for b in batches], "parameters": parameters}
+    csv_path.with_suffix("").with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def split_launch(r):
+    """The requested shape (column launch) and, where the run reports it, the resolved one (the
+    engine's device text ends with it: split=auto becomes the split that ran)."""
+    out = dict(r)
+    for item in r["launch"].split(","):
+        k, v = item.split("=")
+        out[k] = v
+    resolved = r.get("device", "").rsplit("; ", 1)[-1]
+    if resolved.startswith("block="):
+        for item in resolved.split(","):
+            k, v = item.split("=")
+            out[k] = v
+    return out
+
+
+def tune_rows(paths, batch):
+    rows = []
+    for p in paths:
+        for r in read_csv(p):
+            r = split_launch(r)
+            r["batch"] = batch
+            rows.append(r)
+    return rows
+
+
+def main(check, sweep, final):
+    check, sweep, final = Path(check), Path(sweep), Path(final)
+    RESULTS.mkdir(exist_ok=True)
+    tune_cols = ["engine", "precision", "n", "block", "split", "unroll", "ipt", "status", "seconds_per_eval",
+                 "interactions_per_s", "wall_seconds_per_eval", "max_diff_vs_first", "best", "note", "batch"]
+
+    # E09: time per evaluation against N.
+    rows = []
+    for r in read_csv(sweep / "E09_time_vs_n.csv"):
+        if r["precision"] == "float" and r["engine"].startswith("cuda-"):
+            continue  # replaced by the final batch
+        r["batch"] = "sweep"
+        rows.append(r)
+    for r in read_csv(final / "E09_float_gpu.csv"):
+        r["batch"] = "final"
+        rows.append(r)
+    dd = read_csv(sweep / "E09_dd_1048576.csv")[0]
+    rows.append({"engine": dd["engine"], "precision": "dd", "n": dd["n"], "repeats": "1",
+                 "seconds_per_eval": dd["seconds_per_eval"], "interactions_per_s": dd["interactions_per_s"],
+                 "wall_seconds_per_eval": dd["wall_seconds_per_eval"], "timing": "device-events",
+                 "device": dd["device"], "batch": "sweep"})
+    order = {"float": 0, "double": 1, "dd": 2}
+    rows.sort(key=lambda r: (int(r["n"]), order[r["precision"]], r["engine"]))
+    cols = ["n", "precision", "engine", "repeats", "threads", "seconds_per_eval", "interactions_per_s", "gflops", "timing",
+            "wall_seconds_per_eval", "simd", "device", "cpu_model", "batch"]
+    out = RESULTS / "E09_gpu_time_vs_n.csv"
+    write_csv(out, rows, cols)
+    write_meta(out, [sweep, final], {
+        "what": "one force evaluation (Plummer sphere, seed 1, G=1, no softening) per engine, precision and N",
+        "command": "nbody bench --engine E --precision P --n N --repeats R (R = 3, 2 from N = 524288); dd at N = 2^20: "
+                   "nbody tune --engine cuda-tiled --precision dd --n 1048576 --blocks 128 --unrolls 1 --ipts 2 --repeats 1",
+        "timing": "GPU engines: seconds_per_eval = median device time of the kernels (CUDA/OpenCL events), "
+                  "wall_seconds_per_eval adds the host<->device copies; CPU engines: wall time",
+        "launch_shapes": "cuda-split and cuda-tiled take the shapes `nbody tune` stored (E13) in NBODY_TUNE_CACHE; "
+                         "cuda-naive block 256; opencl-tiled block 256",
+        "interactions": "N (N - 1) per evaluation"})
+
+    # E10: block-size sweep of cuda-naive (N = 4096).
+    rows = tune_rows([sweep / "E10_block_sweep_float.csv", sweep / "E10_block_sweep_double.csv"], "sweep")
+    out = RESULTS / "E10_block_size_sweep.csv"
+    write_csv(out, rows, tune_cols)
+    write_meta(out, [sweep], {"command": "nbody tune --no-store --engine cuda-naive --precision P --n 4096 --blocks "
+                                         "1,2,3,4,8,16,30,31,32,64,128,256,512,1023,1024,1025 --repeats 5",
+                              "note": "block=1025 is reported as status=invalid with the reason, never with a time"})
+
+    # E11: block size x split (cuda-split, float).
+    rows = tune_rows([sweep / "E11_split_sweep_float_4096.csv", sweep / "E11_split_sweep_float_32768.csv"], "sweep")
+    out = RESULTS / "E11_block_split_sweep.csv"
+    write_csv(out, rows, tune_cols)
+    write_meta(out, [sweep], {"command": "nbody tune --no-store --engine cuda-split --precision float --n N --blocks "
+                                         "8,16,32,64,128,256,512 --splits 1,2,4,8,16,32,64,128 --unrolls 1 --ipts 1 --repeats 5",
+                              "n": [4096, 32768]})
+
+    # E12: unroll x bodies per thread (cuda-tiled).
+    rows = tune_rows([final / "E12_unroll_float.csv"], "final") + \
+        tune_rows([sweep / "E12_unroll_double.csv", sweep / "E12_unroll_dd.csv"], "sweep")
+    out = RESULTS / "E12_unroll_sweep.csv"
+    write_csv(out, rows, tune_cols)
+    write_meta(out, [sweep, final], {"command": "nbody tune --no-store --engine cuda-tiled --precision P --n N --blocks B "
+                                                "--unrolls 1,2,4,8,16,32 --ipts 1,2,4[,8] --repeats 3",
+                                     "float": "N = 262144, block 256 (final batch)", "double": "N = 262144, block 256",
+                                     "dd": "N = 32768, block 128, unroll 1,2,4, ipt 1,2"})
+
+    # E13: the tuner's sweeps and the best shape per (engine, precision, N).
+    rows = tune_rows(sorted(final.glob("E13_*float*.csv")), "final") + \
+        tune_rows(sorted(p for p in sweep.glob("E13_*.csv") if "float" not in p.name), "sweep")
+    out = RESULTS / "E13_tuned_launch_all.csv"
+    write_csv(out, rows, tune_cols)
+    best = []
+    for r in rows:
+        if r["best"] != "1":
+            continue
+        same = [x for x in rows if (x["engine"], x["precision"], x["n"]) == (r["engine"], r["precision"], r["n"])
+                and x["status"] == "ok"]
+        rates = sorted(float(x["interactions_per_s"]) for x in same)
+        b = dict(r)
+        b["shapes_tried"] = len(same)
+        b["median_shape_interactions_per_s"] = statistics.median(rates)
+        b["worst_shape_interactions_per_s"] = rates[0]
+        best.append(b)
+    best.sort(key=lambda r: (r["engine"], order[r["precision"]], int(r["n"])))
+    out2 = RESULTS / "E13_tuned_launch.csv"
+    write_csv(out2, best, ["engine", "precision", "n", "block", "split", "unroll", "ipt", "seconds_per_eval",
+                           "interactions_per_s", "median_shape_interactions_per_s", "worst_shape_interactions_per_s",
+                           "shapes_tried", "batch"])
+    for o in (out, out2):
+        write_meta(o, [sweep, final], {
+            "command": "nbody tune --engine E --precision P --n N --blocks ... --unrolls ... --ipts ... --repeats R "
+                       "(tools/gpu/h100_batch.sh sweep/final)",
+            "cache": "the best shape per (device, driver, engine, precision, N) is stored in NBODY_TUNE_CACHE; "
+                     "results/E13_tune_cache.json is the cache the final batch ended with"})
+    cache = json.loads((sweep / "tune_cache.json").read_text())
+    cache.update({k: v for k, v in json.loads((final / "tune_cache.json").read_text()).items()})
+    (RESULTS / "E13_tune_cache.json").write_text(json.dumps(cache, indent=2) + "\n")
+
+    # E24: measured rates against the H100's issue limits at the measured clock.
+    clock = provenance(final)["clocks"]["sm_clock_mhz_under_load_median"] or 1980.0
+    e09 = read_csv(RESULTS / "E09_gpu_time_vs_n.csv")
+    rows = []
+    for r in e09:
+        if not (r["engine"].startswith("cuda-") or r["engine"].startswith("opencl-")):
+            continue
+        o = OPS[r["precision"]]
+        lanes = LIMITS["fp32_lanes"] if o["pipe"] == "fp32" else LIMITS["fp64_lanes"]
+        limit = SMS * lanes * clock * 1e6 / o["ops"]
+        rate = float(r["interactions_per_s"])
+        rows.append({"engine": r["engine"], "precision": r["precision"], "n": r["n"], "interactions_per_s": rate,
+                     "pipe": o["pipe"], "ops_per_interaction": o["ops"], "sm_clock_mhz": clock,
+                     "pipe_limit_interactions_per_s": limit, "fraction_of_limit": rate / limit,
+                     "gflops_20": rate * 20 / 1e9})
+    out = RESULTS / "E24_roofline.csv"
+    write_csv(out, rows, list(rows[0].keys()))
+    write_meta(out, [sweep, final], {
+        "limits": "interactions/s bound = 132 SMs x lanes x SM clock / operations per interaction; fp32 128 lanes "
+                  "(the issue limit too: 4 schedulers x 32), fp64 64 lanes",
+        "ops_per_interaction": OPS, "sm_clock_mhz": clock, "rates_from": "results/E09_gpu_time_vs_n.csv"})
+
+    # Logs cited by the closing note.
+    keep = {check: ["steps.log", "provenance.txt", "build_info.json", "tests_gpu.log", "sanitizer_memcheck.log",
+                    "sanitizer_racecheck.log", "sanitizer_summary.log", "quick_timings.csv", "clocks.csv"],
+            sweep: ["steps.log", "provenance.txt", "build_info.json", "tests_float.log", "sanitizer_memcheck_ipt8.log",
+                    "sanitizer_racecheck_ipt8.log", "ncu_float_u8_i4.txt", "ncu_float_u8_i8.txt", "ncu_double_u8_i2.txt",
+                    "clocks.csv", "E13.log"],
+            final: ["steps.log", "provenance.txt", "build_info.json", "tests_gpu.log", "sanitizer_memcheck.log",
+                    "sanitizer_racecheck.log", "ncu_float_full.txt", "clocks.csv"]}
+    for batch, names in keep.items():
+        dest = LOGS / batch.name
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            if (batch / name).is_file():
+                shutil.copy(batch / name, dest / name)
+        full = batch / "tests_gpu_full.log"
+        if full.is_file():  # the achieved norm of every engine check, worst per engine and precision
+            worst = {}
+            for line in full.read_text().splitlines():
+                if "norm = " in line and "--launch" in line:
+                    eng = line.split("'")[1].split(" --launch")[0]
+                    norm = float(line.split("norm = ")[1].split(",")[0])
+                    tol = float(line.split("tolerance ")[1].split("'")[0])
+                    key = (eng, tol)
+                    worst[key] = max(worst.get(key, 0.0), norm)
+            with open(dest / "tests_worst_norms.csv", "w") as f:
+                f.write("engine,tolerance,worst_norm\n")
+                for (eng, tol), v in sorted(worst.items()):
+                    f.write(f"{eng},{tol:g},{v:.3g}\n")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
