@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, methods, paper  # noqa: E402
+from nbodylab import ROOT, files, methods, paper  # noqa: E402
 
 EXP = "E03_integrators_collision"
 TARGETS = (1e-8, 1e-12)  # max|dE/E0| thresholds of the cost table
@@ -136,6 +136,16 @@ def cost_to_reach(d, idx, target):
     return float(np.exp(x0 + (np.log(target) - y0) * (x1 - x0) / (y1 - y0))), False
 
 
+def e01_measured():
+    """{method: (measured order, how)} at e = 0.5 from E01 (Adams methods: their default order 5),
+    or None when E01's figure script has not written it."""
+    path = ROOT / "results" / "E01_two_body_convergence_measured.csv"
+    if not path.is_file():
+        return None
+    return {r["method"]: (r["measured"], r["how"]) for r in files.read_csv(path)
+            if r["order_flag"] in ("", "5")}
+
+
 def fmt_int(x):
     return f"{int(x):,}".replace(",", r"\,")
 
@@ -149,8 +159,8 @@ def main():
     sources = [f"results/{EXP}.csv"]
     integrators = meta["nbody"].get("integrators")
     if integrators:
-        paper.write_tex("integrators_zoo.tex", methods.zoo_table(integrators), __file__,
-                        sources[:1] + [f"results/{EXP}.meta.json"])
+        paper.write_tex("integrators_zoo.tex", methods.zoo_table(integrators, e01_measured()), __file__,
+                        sources[:1] + [f"results/{EXP}.meta.json", "results/E01_two_body_convergence_measured.csv"])
     orders = {e["name"]: e.get("order") for e in (integrators or [])}
 
     # Cost table: per method (Adams: best order) and law, the force evaluations at which the

@@ -66,21 +66,26 @@ OPTIONAL = [
 ]
 
 
-def zoo_table(integrators):
+def zoo_table(integrators, measured=None):
     """A booktabs tabular of the integrators: name, order, error estimate, and the optional
     fields of OPTIONAL that at least one entry has; while the solver reports none of them, the
-    description (which then is the only place saying what kind of method it is)."""
+    description (which then is the only place saying what kind of method it is). `measured`:
+    {name: (order text, how)} from E01, shown as a column when given ("dd": measured in
+    double-double)."""
     present = [o for o in OPTIONAL if any(o[0] in e for e in integrators)]
     describe = not present
-    spec = "lcc" + "".join(o[2] for o in present) + \
+    spec = "lcc" + ("c" if measured else "") + "".join(o[2] for o in present) + \
         (">{\\raggedright\\arraybackslash}p{7cm}" if describe else "")
-    head = ["method", "order", "tol"] + [o[1] for o in present] + \
-        (["description"] if describe else [])
+    head = ["method", "order"] + (["measured"] if measured else []) + ["tol"] + \
+        [o[1] for o in present] + (["description"] if describe else [])
     lines = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(head) + r" \\",
              r"\midrule"]
     for e in sorted(integrators, key=lambda e: sort_key(e["name"])):
-        cells = [rf"\code{{{paper.tex_escape(e['name'])}}}", paper.tex_escape(e.get("order", "")),
-                 _yes(e.get("error_estimate", ""))]
+        cells = [rf"\code{{{paper.tex_escape(e['name'])}}}", paper.tex_escape(e.get("order", ""))]
+        if measured:
+            value, how = measured.get(e["name"], ("", ""))
+            cells.append((value or "---") + (r"$^{\mathrm{dd}}$" if "dd" in how else ""))
+        cells.append(_yes(e.get("error_estimate", "")))
         cells += [o[3](e[o[0]]) if o[0] in e else "" for o in present]
         if describe:
             cells.append(paper.tex_escape(e.get("description", "")))
