@@ -179,6 +179,9 @@ def main():
         "ESevenSimpleSeconds": f"{secs('simple'):.3g}" if simple else "---",
         "ESevenBlockRate": sci(blk) if blk else "---",
         "ESevenBlockOverOpenmp": f"{blk / omp:.2f}" if blk and omp else "---",
+        # The prediction: cache tiles change little (within a factor 1.5 either way).
+        "ESevenBlockVerdict": "---" if not (blk and omp) else
+        ("as predicted" if 1 / 1.5 <= blk / omp <= 1.5 else "against the prediction"),
         "ESevenSimdOverOpenmp": f"{simd / omp:.1f}" if simd and omp else "---",
         "ESevenSimdOverSimple": f"{simd / simple:.0f}" if simd and simple else "---",
         "ESevenOpenmpOverSimple": f"{omp / simple:.1f}" if omp and simple else "---",
