@@ -42,19 +42,10 @@ def load():
     for k in NUMERIC:
         if k in d:
             d[k] = np.array([float(x) if x != "" else np.nan for x in d[k]])
-    t_end = float(meta_fixed(meta)["t-end"])
+    t_end = float(paper.fixed_flags(meta)["t-end"])
     if not np.allclose(d["t"], t_end, rtol=1e-12):
         raise SystemExit(f"{EXP}: runs did not end at T_max = {t_end}")
     return d, meta, failed
-
-
-def meta_fixed(meta):
-    """The [fixed] table of the experiment file as run (profile applied)."""
-    import tomllib
-    doc = tomllib.loads(meta["experiment_toml"])
-    fixed = dict(doc.get("fixed", {}))
-    fixed.update(doc.get("profile", {}).get(meta["profile"], {}).get("fixed", {}))
-    return fixed
 
 
 def series_keys(d):
@@ -212,7 +203,7 @@ def main():
     paper.write_tex("E03_cost.tex", "\n".join(lines), __file__, sources)
 
     # Numbers the text quotes.
-    fixed = meta_fixed(meta)
+    fixed = paper.fixed_flags(meta)
     macros = {
         "EThreeMachine": paper.tex_escape(paper.machine(meta)),
         "EThreeDate": meta["created_utc"][:10],

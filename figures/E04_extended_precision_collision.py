@@ -101,7 +101,7 @@ def main():
         "EFourDate": meta["created_utc"][:10],
         "EFourCommit": paper.tex_escape(paper.commit(meta)),
         "EFourProfile": meta["profile"],
-        "EFourN": str(paper_fixed_n(meta)),
+        "EFourN": str(paper.fixed_flags(meta).get("n")),
         "EFourRuns": str(len(rows)),
         "EFourBestMax": paper.tex_sci(max(abs(best["dE_rel_max"]), FLOOR)),
         "EFourBestMethod": rf"\code{{{paper.tex_escape(best['integrator'])}}}",
@@ -117,15 +117,6 @@ def main():
     paper.write_macros("E04_numbers.tex", macros, __file__, sources)
     print(f"[E04] wrote figures/{EXP}.pdf/.png, paper/generated/E04_table.tex, E04_numbers.tex",
           file=sys.stderr)
-
-
-def paper_fixed_n(meta):
-    """N as run: the [fixed] n of the experiment file with the profile applied."""
-    import tomllib
-    doc = tomllib.loads(meta["experiment_toml"])
-    fixed = dict(doc.get("fixed", {}))
-    fixed.update(doc.get("profile", {}).get(meta["profile"], {}).get("fixed", {}))
-    return fixed.get("n")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv (+ .meta.
   paper/generated/E05_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import sys
-import tomllib
 from pathlib import Path
 
 import matplotlib
@@ -26,13 +25,6 @@ S0_METHODS = ("dopri5", "verner65", "adams-bashforth")  # quoted in the paper's 
 
 
 
-
-
-def fixed_flags(meta):
-    doc = tomllib.loads(meta["experiment_toml"])
-    fixed = dict(doc.get("fixed", {}))
-    fixed.update(doc.get("profile", {}).get(meta["profile"], {}).get("fixed", {}))
-    return fixed
 
 
 def label(row):
@@ -79,7 +71,7 @@ def per_window(t, fevals, window):
 
 def main():
     runs, meta, failed = load()
-    fixed = fixed_flags(meta)
+    fixed = paper.fixed_flags(meta)
     t_end = float(fixed["t-end"])
     window = DT_WINDOW if t_end >= 2 * DT_WINDOW else t_end / 5  # smoke: tiny runs
     plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,

@@ -67,14 +67,6 @@ def sci(x):
     return paper.tex_sci(x, 2)
 
 
-def sched_text(meta):
-    """How the timings shared the machine, for captions: under SCHED_FIFO (`chrt -f`) other work
-    was held off the cores, so the load average counts work that did not run meanwhile."""
-    policy = meta.get("runner", {}).get("sched_policy")
-    return ("; run under SCHED\\_FIFO, which held that other work off the cores"
-            if policy == "SCHED_FIFO" else "")
-
-
 def main():
     ms = machines()
     plt.rcParams.update({"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
@@ -193,7 +185,7 @@ def main():
         "ESevenTotalGain": f"{s0_best / secs('openmp-simd'):.1f}" if simd and nmax == S0_N[-1] else "---",
         "ESevenSizes": ", ".join(str(n) for n in sorted(sizes)),
         "ESevenLoadMax": f"{max(loads):.2f}" if loads else "---",
-        "ESevenSched": sched_text(meta),
+        "ESevenSched": paper.sched_text(meta),
         "ESevenTargetRate": sci(TARGET_RATE),
         "ESevenTargetOverOpenmp": f"{TARGET_OVER_OPENMP}",
         "ESevenVerdict": "---" if not (simd and omp) else

@@ -25,14 +25,6 @@ PRECISIONS = ["double", "float"]
 TARGET_FLOAT_OVER_DOUBLE = 2.0  # issue 5: openmp-simd in float at least twice its double rate
 
 
-def sched_text(meta):
-    """How the timings shared the machine, for captions: under SCHED_FIFO (`chrt -f`) other work
-    was held off the cores, so the load average counts work that did not run meanwhile."""
-    policy = meta.get("runner", {}).get("sched_policy")
-    return ("; run under SCHED\\_FIFO, which held that other work off the cores"
-            if policy == "SCHED_FIFO" else "")
-
-
 def main():
     rows, meta = paper.load_results(EXP)
     rate = {}  # (base, layout, precision) -> {n: interactions/s}
@@ -104,7 +96,7 @@ def main():
         "EEightThreads": rows[0]["threads"],
         "EEightSimdIsa": paper.tex_escape(next((r["simd"] for r in rows if r["simd"]), "---")),
         "EEightLoadMax": f"{max(loads):.2f}" if loads else "---",
-        "EEightSched": sched_text(meta),
+        "EEightSched": paper.sched_text(meta),
         "EEightTargetFloatOverDouble": f"{TARGET_FLOAT_OVER_DOUBLE:.0f}",
         "EEightVerdict": "met" if simd_fd >= TARGET_FLOAT_OVER_DOUBLE else "not met",
     }

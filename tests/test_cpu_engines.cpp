@@ -84,30 +84,10 @@ Reference reference(const State<T>& s, const ForceLaw<T>& law) {
   const auto simple = engine_acc<T>("simple", s, law);
   r.simple.assign(simple.begin(), simple.end());
   r.exact = engine_acc<double>("simple", d, dl);
-  r.scale.assign(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == i) continue;
-      double ax = 0, ay = 0, az = 0;
-      accumulate_interaction<double>(d.pos(0)[i], d.pos(1)[i], d.pos(2)[i], d.pos(0)[j], d.pos(1)[j], d.pos(2)[j],
-                                     d.mass[j], dl.eps2, dl.rmin2, ax, ay, az);
-      r.scale[i] += dl.G * std::sqrt(ax * ax + ay * ay + az * az);
-    }
+  r.scale = pair_scale(d.y.data(), d.mass.data(), n, dl);
   return r;
 }
 
-// DESIGN.md's norm, max_i |a_i - ref_i| / sum_j |a_ij| (as support.hpp's force_difference).
-template <class T>
-double difference(const std::vector<T>& a, const std::vector<double>& ref, const std::vector<double>& scale) {
-  const std::size_t n = scale.size();
-  double worst = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double d2 = 0;
-    for (int k = 0; k < 3; ++k) d2 += (double(a[k * n + i]) - ref[k * n + i]) * (double(a[k * n + i]) - ref[k * n + i]);
-    worst = std::max(worst, std::sqrt(d2) / scale[i]);
-  }
-  return worst;
-}
 
 template <class T>
 bool all_zero(const std::vector<T>& a) {
@@ -130,7 +110,7 @@ double worst_simd_error(simd::Isa isa, int steps, const std::vector<std::pair<St
   double worst = 0;
   for (const auto& [s, refs] : cases)
     for (std::size_t l = 0; l < laws<T>().size(); ++l)
-      worst = std::max(worst, difference(simd_acc<T>(isa, steps, false, s, laws<T>()[l]), refs[l].simple, refs[l].scale));
+      worst = std::max(worst, scaled_difference(simd_acc<T>(isa, steps, false, s, laws<T>()[l]), refs[l].simple, refs[l].scale));
   return worst;
 }
 
@@ -169,7 +149,7 @@ TEST_CASE("openmp_simd_matches_simple_to_1e-13_in_double_on_every_instruction_se
           if (n == 1)
             CHECK(all_zero(a));  // no self-interaction
           else
-            CHECK(difference(a, ref.simple, ref.scale) < 1e-13);
+            CHECK(scaled_difference(a, ref.simple, ref.scale) < 1e-13);
         }
       }
     }
@@ -183,7 +163,7 @@ TEST_CASE("openmp_simd_matches_simple_to_1e-5_in_float_on_every_instruction_set"
       // Against the exact forces of the same float positions: `simple` in float is itself up to
       // ~2e-6 off at n = 2053 (float sums); openmp-simd must be as good as it, to a small factor.
       const Reference ref = reference(s, law);
-      const double err_simple = difference(ref.simple, ref.exact, ref.scale);
+      const double err_simple = scaled_difference(ref.simple, ref.exact, ref.scale);
       for (simd::Isa isa : simd::supported_isas()) {
         for (bool aos : {false, true}) {
           INFO(simd::isa_name(isa) << (aos ? " aos" : " soa") << ", n = " << n << ", eps2 = " << law.eps2
@@ -193,7 +173,7 @@ TEST_CASE("openmp_simd_matches_simple_to_1e-5_in_float_on_every_instruction_set"
           if (n == 1) {
             CHECK(all_zero(a));
           } else {
-            const double err_simd = difference(a, ref.exact, ref.scale);
+            const double err_simd = scaled_difference(a, ref.exact, ref.scale);
             CHECK(err_simd < 1e-5);
             CHECK(err_simd < 2 * err_simple + 1e-7);
           }
@@ -266,7 +246,7 @@ TEMPLATE_TEST_CASE("openmp_block_matches_simple_to_1e-14_for_any_n", "[engines]"
         if (n == 1)
           CHECK(all_zero(a));
         else
-          CHECK(difference(a, ref.simple, ref.scale) < bound);
+          CHECK(scaled_difference(a, ref.simple, ref.scale) < bound);
       }
     }
   }

@@ -61,6 +61,23 @@ def macro_part(name):
     return re.sub(r"\d", lambda m: DIGITS[int(m.group())], out)
 
 
+def fixed_flags(meta):
+    """The [fixed] table of the experiment file as it ran (its profile's overrides applied)."""
+    import tomllib
+    doc = tomllib.loads(meta["experiment_toml"])
+    fixed = dict(doc.get("fixed", {}))
+    fixed.update(doc.get("profile", {}).get(meta["profile"], {}).get("fixed", {}))
+    return fixed
+
+
+def sched_text(meta):
+    """How the timings shared the machine, for captions: under SCHED_FIFO (`chrt -f`) other work
+    was held off the cores, so the load average counts work that did not run meanwhile."""
+    policy = meta.get("runner", {}).get("sched_policy")
+    return ("; run under SCHED\\_FIFO, which held that other work off the cores"
+            if policy == "SCHED_FIFO" else "")
+
+
 def machine(meta):
     """Where a results CSV was measured, in words (for captions)."""
     h = meta["host"]
