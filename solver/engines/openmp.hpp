@@ -20,14 +20,20 @@ class OpenMPEngine final : public ForceEngine<T> {
   };
   using ForceEngine<T>::ForceEngine;
 
-  // Adds the terms of bodies j in [j0, j1) to (ax, ay, az), vectorised over j.
+  // Adds the terms of bodies j in [j0, j1) to (ax, ay, az), vectorised over j for float and
+  // double (software types have no OpenMP `+` reduction; the dd engine vectorises its own).
   static void accumulate_range(T xi, T yi, T zi, const T* x, const T* y, const T* z, const T* mass, std::ptrdiff_t j0,
                                std::ptrdiff_t j1, T eps2, T rmin2, T& ax_out, T& ay_out, T& az_out) {
-    T ax{0}, ay{0}, az{0};
+    if constexpr (std::is_floating_point_v<T> && sizeof(T) <= sizeof(double)) {
+      T ax{0}, ay{0}, az{0};
 #pragma omp simd reduction(+ : ax, ay, az)
-    for (std::ptrdiff_t j = j0; j < j1; ++j)
-      accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
-    ax_out += ax, ay_out += ay, az_out += az;
+      for (std::ptrdiff_t j = j0; j < j1; ++j)
+        accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
+      ax_out += ax, ay_out += ay, az_out += az;
+    } else {  // one running sum, in j order
+      for (std::ptrdiff_t j = j0; j < j1; ++j)
+        accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax_out, ay_out, az_out);
+    }
   }
 
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
@@ -45,15 +51,10 @@ class OpenMPEngine final : public ForceEngine<T> {
       T ax{0}, ay{0}, az{0};
       if (this->law_.compensated) {
         compensated_pair_sum(pos, mass, n, static_cast<std::size_t>(i), this->law_, ax, ay, az);
-      } else if constexpr (std::is_floating_point_v<T> && sizeof(T) <= sizeof(double)) {
+      } else {
         // One function for both halves: written out twice, GCC 12 vectorised only the first.
         accumulate_range(xi, yi, zi, x, y, z, mass, 0, i, eps2, rmin2, ax, ay, az);
         accumulate_range(xi, yi, zi, x, y, z, mass, i + 1, count, eps2, rmin2, ax, ay, az);
-      } else {  // software types: OpenMP has no `+` reduction for them (the dd engine vectorises)
-        for (std::ptrdiff_t j = 0; j < i; ++j)
-          accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
-        for (std::ptrdiff_t j = i + 1; j < count; ++j)
-          accumulate_interaction(xi, yi, zi, x[j], y[j], z[j], mass[j], eps2, rmin2, ax, ay, az);
       }
       acc[i] = G * ax;
       acc[n + i] = G * ay;
