@@ -149,3 +149,39 @@ TEST_CASE("a_run_in_parts_through_the_cli_equals_the_uninterrupted_run", "[cli][
   CHECK_THAT(o.err, Catch::Contains("steps"));
   CHECK(!fs::exists(dir / "x.csv"));
 }
+
+TEST_CASE("snapshots_hold_the_state_at_each_output_time_in_full_precision", "[cli][snapshots]") {
+  const fs::path dir = scratch("snapshots");
+  const std::string run = "run --ic two-galaxies --n 6 --integrator dop853 --tol 1e-20 --t-end 1 --precision quad";
+  REQUIRE(run_nbody(dir, run + " --snapshots s.csv --snapshot-every 0.25 --final-state f.csv").exit_code == 0);
+  std::istringstream snaps(read(dir / "s.csv"));
+  std::string line;
+  std::getline(snaps, line);
+  CHECK(line == kSnapshotHeader);
+  std::vector<std::string> times, last_rows;
+  while (std::getline(snaps, line)) {
+    const std::string t = line.substr(0, line.find(','));
+    if (times.empty() || times.back() != t) times.push_back(t), last_rows.clear();
+    last_rows.push_back(line.substr(line.find(',') + 1));
+  }
+  CHECK(times == std::vector<std::string>{"0", "0.25", "0.5", "0.75", "1"});
+  // The last snapshot is the final state, digit for digit.
+  std::istringstream final_state(read(dir / "f.csv"));
+  std::getline(final_state, line);
+  for (const std::string& row : last_rows) {
+    REQUIRE(std::getline(final_state, line));
+    CHECK(row == line);
+  }
+  CHECK(last_rows.size() == 6);
+
+  // Fixed steps must land on the snapshot times; a refused run leaves no file.
+  const Outcome o = run_nbody(dir, "run --ic two-galaxies --n 6 --integrator rk4 --dt 0.03 --t-end 1 --snapshots x.csv --snapshot-every 0.25");
+  CHECK(o.exit_code == 2);
+  CHECK_THAT(o.err, Catch::Contains("not a multiple of --dt"));
+  CHECK(!fs::exists(dir / "x.csv"));
+  // Adaptive steps land on the snapshot times, so a resume must keep the interval.
+  REQUIRE(run_nbody(dir, run + " --snapshots a.csv --snapshot-every 0.25 --checkpoint c.bin --stop-at 0.4").exit_code == 0);
+  const Outcome other = run_nbody(dir, run + " --snapshots b.csv --snapshot-every 0.2 --resume c.bin");
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err, Catch::Contains("lands_on_snapshots_every"));
+}

@@ -77,12 +77,12 @@ int main(int argc, char** argv) {
   std::optional<long long> run_n;
   auto* run_cmd = app.add_subcommand("run", "integrate an N-body system from t = 0 to --t-end");
   run_cmd->footer(
-      "Time values (--dt --t-end --diag-every --h-min --h-max) are numbers or, for a bound two-body system, multiples of its\n"
+      "Time values (--dt --t-end --diag-every --snapshot-every --h-min --h-max) are numbers or, for a bound two-body system, multiples of its\n"
       "orbital period: 10P, P/1024, 0.5P. Give a fixed step with --dt, or tolerances with --tol (atol = rtol)\n"
       "or --atol and --rtol for methods with an error estimate (dopri5): the error norm is the RMS over all\n"
       "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
       "Runs in parts: `--checkpoint c.bin --stop-at T1`, then the same command with `--resume c.bin --stop-at T2`, ...;\n"
-      "each part writes its own diagnostics (from where it starts) and, at its end, the final state it reached.\n"
+      "each part writes its own diagnostics and snapshots (from where it starts) and, at its end, the final state it reached.\n"
       "Exit codes: 0 success, 2 bad input, 3 the run failed (non-finite state, step size underflow).");
   add_ic_options(*run_cmd, run.ic, run_n);
   run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
@@ -114,6 +114,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
   run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here");
   run_cmd->add_option("--summary", run.summary, "write a JSON summary of the run here");
+  run_cmd->add_option("--snapshots", run.snapshots,
+                      "write the whole state at the start, every --snapshot-every and at the end here (CSV t,id,mass,x,y,z,vx,vy,vz; "
+                      "full precision)");
+  run_cmd->add_option("--snapshot-every", run.snapshot_every,
+                      "time between snapshots (needs --snapshots; default t_end/100). Snapshots are at exact times: adaptive "
+                      "steps are shortened to land on them; with --dt it must be a multiple of the step");
   run_cmd->add_option("--checkpoint", run.checkpoint,
                       "write checkpoints of the whole run here (atomically; the previous one is kept as FILE.bak)");
   run_cmd->add_option("--checkpoint-every", run.checkpoint_every, "time between checkpoints (needs --checkpoint)");

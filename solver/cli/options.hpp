@@ -30,6 +30,7 @@ struct RunOptions {
   std::string t_end;
   std::string diagnostics, diag_every;
   std::string final_state, summary;
+  std::string snapshots, snapshot_every;
   std::string checkpoint, checkpoint_every, resume, stop_at;
   std::vector<std::string> command_line;
 };

@@ -64,10 +64,12 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
 }
 
 // The parameters that make a run what it is: a resume must match them.
+// landing_every: the snapshot interval adaptive steps land on (it shapes the trajectory), or 0.
 template <class T>
-nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, std::size_t n) {
+nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, std::size_t n, T landing_every) {
   auto f = [](T x) { return RealTraits<T>::format(x); };
   return {{"precision", o.precision},
+          {"lands_on_snapshots_every", landing_every > T(0) ? f(landing_every) : std::string()},
           {"integrator", o.integrator},
           {"n", n},
           {"force_law", to_json(o.force)},
@@ -79,14 +81,15 @@ nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, st
 template <class T>
 int run_typed(const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const std::vector<std::string> outputs = {o.diagnostics, o.final_state, o.summary, o.checkpoint};
+  const std::vector<std::string> outputs = {o.diagnostics, o.final_state, o.summary, o.checkpoint, o.snapshots};
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j)
       if (!outputs[i].empty() && outputs[i] == outputs[j])
-        throw InputError("--diagnostics, --final-state, --summary and --checkpoint must name different files, got '" +
+        throw InputError("--diagnostics, --final-state, --summary, --checkpoint and --snapshots must name different files, got '" +
                          outputs[i] + "' twice");
   if (o.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
     throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
+  if (o.snapshots.empty() && !o.snapshot_every.empty()) throw InputError("--snapshot-every needs --snapshots FILE");
   ForceLaw<T> law = parse_force_law<T>(o.force);
   law.compensated = o.compensated == "forces" || o.compensated == "both";
 
@@ -129,6 +132,16 @@ int run_typed(const RunOptions& o) {
   if (!o.checkpoint_every.empty() && !((hooks.checkpoint_every = time(o.checkpoint_every, "--checkpoint-every")) > T(0)))
     throw InputError("--checkpoint-every must be positive");
   if (!o.stop_at.empty()) hooks.stop_at = time(o.stop_at, "--stop-at");
+  if (!o.snapshots.empty()) {
+    hooks.snapshot_every = o.snapshot_every.empty() ? t_end / T(100) : time(o.snapshot_every, "--snapshot-every");
+    if (!(hooks.snapshot_every > T(0))) throw InputError("--snapshot-every must be positive");
+    if (!steps.adaptive) {  // fixed steps must land on the snapshot times by themselves
+      const T ratio = hooks.snapshot_every / steps.dt, k = floor(ratio + T(0.5));
+      if (k < T(1) || abs(ratio - k) > T(64) * RealTraits<T>::epsilon() * k)
+        throw InputError("--snapshot-every " + o.snapshot_every + " is not a multiple of --dt " + o.dt +
+                         " (fixed steps land on snapshot times only then)");
+    }
+  }
   // The default engine, or `openmp` when compensated force sums are asked for (the fastest that has them).
   const std::string engine = !o.engine.empty() ? o.engine
                              : law.compensated ? std::string("openmp")
@@ -136,7 +149,7 @@ int run_typed(const RunOptions& o) {
   if (law.compensated && engine != "simple" && engine != "openmp")
     throw InputError("--compensated " + o.compensated + ": compensated force sums are in the engines simple and openmp, not " + engine);
 
-  nlohmann::json identity = run_identity(o, steps, initial.size());
+  nlohmann::json identity = run_identity(o, steps, initial.size(), steps.adaptive ? hooks.snapshot_every : T(0));
   if (resumed) {
     for (const auto& [key, value] : identity.items())
       if (resumed->parameters[key] != value)
@@ -157,6 +170,12 @@ int run_typed(const RunOptions& o) {
   if (!o.diagnostics.empty()) {
     diagnostics.emplace(o.diagnostics);
     diagnostics->stream() << kDiagnosticsHeader << "\n";
+  }
+  std::optional<AtomicFile> snapshots;
+  if (!o.snapshots.empty()) {
+    snapshots.emplace(o.snapshots);
+    snapshots->stream() << kSnapshotHeader << "\n";
+    hooks.snapshot = [&](const State<T>& s) { snapshots->stream() << format_snapshot_rows(s); };
   }
   if (!o.checkpoint.empty())
     hooks.checkpoint = [&] {
@@ -181,6 +200,7 @@ int run_typed(const RunOptions& o) {
                      {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.resume}} : to_json(o.ic)},
                      {"t_end", RealTraits<T>::format(t_end)},
                      {"diag_every", RealTraits<T>::format(diag_every)}});
+  if (snapshots) parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
   // The final sample: the last one emitted, or (stopped early, or resumed with no sample due yet)
   // a fresh measurement of where the run stands.
   const bool sampled_at_end = last && last->t == sim.state().t;
@@ -222,9 +242,10 @@ int run_typed(const RunOptions& o) {
     summary_file.emplace(o.summary);
     summary_file->stream() << summary.dump(2) << "\n";
   }
-  for (auto* f : {&diagnostics, &final_state, &summary_file})
+  for (auto* f : {&diagnostics, &final_state, &summary_file, &snapshots})
     if (*f) (*f)->commit();
   if (diagnostics) write_meta(o.diagnostics, parameters);
+  if (snapshots) write_meta(o.snapshots, parameters);
   if (final_state) write_meta(o.final_state, parameters);
 
   std::printf("%s %s %s: t = %s%s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %.3g (max %.3g), %.3g s\n",

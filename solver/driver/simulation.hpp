@@ -4,7 +4,10 @@
 // t0 + k dt, not an accumulated sum) and a last step that ends exactly on t_end; adaptive runs take
 // the controller's steps, the last one clamped to t_end. Samples and checkpoints are taken at the
 // first step end at or after each multiple of their interval (never by shortening a step, which
-// would change the trajectory); samples also at the start and at t_end. A run restored from a
+// would change the trajectory); samples also at the start and at t_end. Snapshots of the whole
+// state, when asked for, are taken at exactly t0 + k snapshot_every: adaptive steps are shortened
+// to land on those times, as on t_end (so the trajectory depends on snapshot_every); fixed steps
+// land on them because the caller makes snapshot_every a multiple of dt. A run restored from a
 // checkpoint (load) continues bit for bit as the uninterrupted run would have.
 #include <chrono>
 #include <cmath>
@@ -31,11 +34,14 @@ struct Sample {
   typename DriftTracker<T>::Drift drift;
 };
 
-// Optional services of a run: progress lines, periodic checkpoints, and stopping early (runs in
-// parts: stop at the first step end at or after stop_at, then checkpoint).
+// Optional services of a run: progress lines, periodic checkpoints, stopping early (runs in
+// parts: stop at the first step end at or after stop_at, then checkpoint), and snapshots of the
+// state at exact output times (at the start, every snapshot_every, and at t_end).
 template <class T>
 struct RunHooks {
   std::function<void(const std::string&)> progress;
+  T snapshot_every{0};                                 // 0: no snapshots
+  std::function<void(const State<T>&)> snapshot;
   T checkpoint_every{0};            // 0: no periodic checkpoints
   std::function<void()> checkpoint;  // called at each checkpoint time and when stopping early
   T stop_at{RealTraits<T>::infinity()};
@@ -67,9 +73,11 @@ class Simulation {
   // Returns true when t_end was reached, false when the run stopped early at stop_at.
   template <class Observer>
   bool run(T t_end, T diag_every, Observer&& observe, const RunHooks<T>& hooks = {}) {
+    const bool snapshots = hooks.snapshot && hooks.snapshot_every > T(0);
     if (!started_) {
       t0_ = state_.t;
       emit(observe);
+      if (snapshots) hooks.snapshot(state_);
       started_ = true;
     }
     if (!(t_end > t0_)) throw InputError("--t-end must be after the start time " + RealTraits<T>::format(t0_));
@@ -81,8 +89,9 @@ class Simulation {
         if (hooks.checkpoint) hooks.checkpoint();
         return false;
       }
-      advance(t_end, fixed_steps);
+      advance(snapshots ? std::min(t_end, tick(snapshots_ + 1, hooks.snapshot_every)) : t_end, t_end, fixed_steps);
       if (reached(samples_, diag_every) || state_.t >= t_end) emit(observe);
+      if (snapshots && (reached(snapshots_, hooks.snapshot_every) || state_.t >= t_end)) hooks.snapshot(state_);
       if (hooks.checkpoint && hooks.checkpoint_every > T(0) && reached(checkpoints_, hooks.checkpoint_every))
         hooks.checkpoint();
       if (hooks.progress) {
@@ -106,6 +115,7 @@ class Simulation {
     w.put(step_index_);
     w.put(samples_);
     w.put(checkpoints_);
+    w.put(snapshots_);
     w.put(h_last_);
     w.put(rhs_.evaluations());
     drift_.save(w);
@@ -123,6 +133,7 @@ class Simulation {
     r.get(step_index_);
     r.get(samples_);
     r.get(checkpoints_);
+    r.get(snapshots_);
     r.get(h_last_);
     rhs_.set_evaluations(r.get<std::uint64_t>());
     drift_.load(r);
@@ -139,12 +150,13 @@ class Simulation {
     return n < 1 ? 1 : static_cast<std::uint64_t>(n);
   }
 
-  void advance(T t_end, std::uint64_t fixed_steps) {
+  // One step; an adaptive one is clamped to end exactly on `land_on` (t_end or the next snapshot).
+  void advance(T land_on, T t_end, std::uint64_t fixed_steps) {
     if (steps_.adaptive) {
-      const T remaining = t_end - state_.t;
+      const T remaining = land_on - state_.t;
       const T h = std::min(integrator_->proposed_step(state_), remaining);
       h_last_ = integrator_->step(state_, h);
-      if (h_last_ == remaining) state_.t = t_end;
+      if (h_last_ == remaining) state_.t = land_on;
     } else {
       const bool last = step_index_ + 1 >= fixed_steps;
       const T t_k = t0_ + T(step_index_) * steps_.dt;
@@ -162,11 +174,11 @@ class Simulation {
   // True if the next tick of a clock (t0 + (count + 1) every; computed, never accumulated, so
   // that tick times do not drift) is due at the current time, with a few ulps of slack so that a
   // step time t0 + k dt that rounds just below a tick still counts; counts the ticks passed.
+  T tick(std::uint64_t k, T every) const { return t0_ + T(k) * every; }
   bool reached(std::uint64_t& count, T every) const {
-    auto tick = [&](std::uint64_t k) { return t0_ + T(k) * every; };
     auto due = [&](T t) { return state_.t >= t - T(8) * RealTraits<T>::epsilon() * (t < T(0) ? -t : t); };
-    if (!due(tick(count + 1))) return false;
-    while (due(tick(count + 1))) ++count;
+    if (!due(tick(count + 1, every))) return false;
+    while (due(tick(count + 1, every))) ++count;
     return true;
   }
 
@@ -194,7 +206,7 @@ class Simulation {
   bool started_ = false;
   T t0_{0}, h_last_{0};
   std::uint64_t step_index_ = 0;  // steps taken (fixed-step times are t0 + k dt)
-  std::uint64_t samples_ = 0, checkpoints_ = 0;  // ticks of the sampling and checkpoint clocks passed
+  std::uint64_t samples_ = 0, checkpoints_ = 0, snapshots_ = 0;  // ticks of the sampling, checkpoint, snapshot clocks passed
 };
 
 }  // namespace nbody

@@ -11,7 +11,9 @@ namespace nbody {
 
 namespace {
 
-constexpr const char* kMagic = "nbody-checkpoint 1\n";
+// The format version: 2 added the snapshot clock to the run's archive.
+constexpr const char* kFamily = "nbody-checkpoint ";
+constexpr const char* kMagic = "nbody-checkpoint 2\n";
 
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 14695981039346656037ull;
@@ -45,7 +47,12 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   const std::string all = ss.str();
   const std::string magic = kMagic;
   const std::string where = "checkpoint '" + path.string() + "'";
-  if (all.compare(0, magic.size(), magic) != 0) throw InputError(where + " is not an nbody checkpoint");
+  if (all.compare(0, magic.size(), magic) != 0) {
+    if (all.starts_with(kFamily))
+      throw InputError(where + " was written by another version of nbody (format '" + all.substr(0, all.find('\n')) +
+                       "', this one reads '" + magic.substr(0, magic.size() - 1) + "'); start the run again");
+    throw InputError(where + " is not an nbody checkpoint");
+  }
   if (all.size() < magic.size() + sizeof(std::uint64_t)) throw InputError(where + " is truncated");
   const std::string body = all.substr(0, all.size() - sizeof(std::uint64_t));
   ArchiveReader sum(all.substr(body.size()));

@@ -9,10 +9,13 @@
 
 namespace nbody {
 
+namespace {
+
+// Body rows `id,mass,x,y,z,vx,vy,vz`, each after `prefix`.
 template <class T>
-std::string format_state_csv(const State<T>& s) {
-  std::string out = std::string(kStateHeader) + "\n";
+void append_body_rows(std::string& out, const State<T>& s, const std::string& prefix) {
   for (std::size_t i = 0; i < s.size(); ++i) {
+    out += prefix;
     out += std::to_string(i);
     for (T v : {s.mass[i], s.pos(0)[i], s.pos(1)[i], s.pos(2)[i], s.vel(0)[i], s.vel(1)[i], s.vel(2)[i]}) {
       out += ',';
@@ -20,6 +23,21 @@ std::string format_state_csv(const State<T>& s) {
     }
     out += '\n';
   }
+}
+
+}  // namespace
+
+template <class T>
+std::string format_state_csv(const State<T>& s) {
+  std::string out = std::string(kStateHeader) + "\n";
+  append_body_rows(out, s, "");
+  return out;
+}
+
+template <class T>
+std::string format_snapshot_rows(const State<T>& s) {
+  std::string out;
+  append_body_rows(out, s, RealTraits<T>::format(s.t) + ",");
   return out;
 }
 
@@ -64,6 +82,7 @@ State<T> read_state_csv(const std::filesystem::path& path) {
 
 #define NBODY_INSTANTIATE(T)                                  \
   template std::string format_state_csv(const State<T>&);    \
+  template std::string format_snapshot_rows(const State<T>&); \
   template State<T> read_state_csv<T>(const std::filesystem::path&);
 NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 

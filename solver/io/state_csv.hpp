@@ -9,10 +9,16 @@
 namespace nbody {
 
 inline constexpr const char* kStateHeader = "id,mass,x,y,z,vx,vy,vz";
+// Snapshot files (nbody run --snapshots): the state at several times, one row per body and time.
+inline constexpr const char* kSnapshotHeader = "t,id,mass,x,y,z,vx,vy,vz";
 
 // The whole file as text (header + rows).
 template <class T>
 std::string format_state_csv(const State<T>& s);
+
+// The rows of one snapshot at time s.t (no header), each `t,` followed by a state-file row.
+template <class T>
+std::string format_snapshot_rows(const State<T>& s);
 
 // Reads and validates a state file: exact header, 8 fields a row, every number finite, masses
 // positive, ids 0..N-1 in order. Errors name the file and line.
