@@ -33,10 +33,14 @@ Execution
 Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml, and
 E03_integrators_collision.toml for [[cases]] and bundles)
   title       = "one line"                   what the experiment measures
-  kind        = "run" | "bench"              optional: the nbody subcommand of every point
+  kind        = "run" | "bench" | "convergence"  optional: the nbody subcommand of every point
                                              (default run); "bench" points are timings, run
                                              one at a time with every core, their CSV row the
-                                             result (see E07_cpu_engines.toml, nbodylab/bench.py)
+                                             result (see E07_cpu_engines.toml, nbodylab/bench.py);
+                                             "convergence": a Brutus-style ladder of ever more
+                                             precise runs ([ladder]) and the [[cases]] compared
+                                             with its converged trajectory (see
+                                             E22_brutus_convergence.toml, nbodylab/convergence.py)
   requires    = "cuda" | ["cuda", ...]       optional: features `nbody --build-info` must report
                                              ([profile.full] requires = ...: that profile only)
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
@@ -87,7 +91,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbodylab import ROOT, bench, provenance, spec, sweep  # noqa: E402
+from nbodylab import ROOT, bench, convergence, provenance, spec, sweep  # noqa: E402
 
 FIGURES_DIR = ROOT / "figures"
 DEFAULT_NBODY = ROOT / "build" / "nbody"
@@ -128,6 +132,8 @@ def run_experiment(exp_id, args):
         return 0
     if exp.kind == "bench":  # timings: one point at a time (nbodylab/bench.py)
         return bench.run(exp, nbody, args.force, info)
+    if exp.kind == "convergence":  # a Brutus-style ladder (nbodylab/convergence.py)
+        return convergence.run(exp, nbody, args.jobs, args.force, info)
     return sweep.run(exp, nbody, args.jobs, args.force, info)
 
 

@@ -18,8 +18,11 @@ from pathlib import Path
 from . import ROOT
 
 PROFILES = ("smoke", "default", "full")
-KINDS = ("run", "bench")  # `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py)
-SECTIONS = ("fixed", "sweep", "sweep_vars", "reference")
+# `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "convergence": a
+# Brutus-style ladder of ever more precise runs and the [[cases]] compared with its converged
+# trajectory (nbodylab/convergence.py, table [ladder]).
+KINDS = ("run", "bench", "convergence")
+SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 TOP_KEYS = {"title", "description", "requires", "metrics", "timeseries", "profile", "cases", "kind",
             *SECTIONS}
 # Summary fields (nbody run --summary) copied into the results CSV unless `metrics` says otherwise.
@@ -163,6 +166,7 @@ class Experiment:
     sweep: dict        # nbody run flags -> list of values (scalars or Bundles)
     sweep_vars: dict   # swept variables that are not flags (used in templates) -> list
     reference: dict    # nbody ic flags of the reference state, or {} for none
+    ladder: dict       # kind "convergence": the ladder (nbodylab/convergence.py), else {}
     metrics: list      # summary fields copied into the CSV
     cases: list        # [[cases]] of the profile: list of {flag: list of values}; [] = none
     case_columns: list  # union of the case keys of every profile, in order of first appearance
@@ -225,7 +229,7 @@ class Experiment:
                     put(flag, value, f"bundle {k} = {v.name!r}")
             else:
                 put(k, v, f"swept {k}")
-        return [self.kind] + to_args(flags)
+        return ["bench" if self.kind == "bench" else "run"] + to_args(flags)
 
     def reference_args(self, point):
         """Arguments of `nbody ic` writing this point's reference state (without --out)."""
@@ -318,6 +322,8 @@ def load(exp_id, profile):
         raise SpecError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
     if kind == "bench" and (timeseries or sections["reference"]):
         raise SpecError(f"{where}: a bench experiment has no timeseries or [reference]")
+    if (kind == "convergence") != bool(sections["ladder"]):
+        raise SpecError(f"{where}: [ladder] belongs to, and is needed by, kind = \"convergence\"")
     if not isinstance(timeseries, bool):
         raise SpecError(f"{where}: timeseries must be true or false, got {timeseries!r}")
     # A profile may need hardware the others do not ([profile.full] requires = "cuda").
