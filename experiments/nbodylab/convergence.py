@@ -208,7 +208,7 @@ def run(exp, nbody, jobs, force, build_info):
                 if record["failure"]:
                     raise PointFailed(record["cmd"], f"ladder run failed: {record['failure']}")
                 snaps = read_snapshots(runs.snapshots_path(record))
-                row = {"params": params, "record": record, "snaps": snaps,
+                row = {"params": params, "record": record, "snaps": snaps, "step_keys": list(step)[len(ladder.shared):],
                        "digits_min": None, "digits_end": None, "converged": False}
                 if previous is not None:
                     d = [digits(x) for _, x in distances(previous["snaps"], snaps)[1:]]
@@ -234,7 +234,7 @@ def run(exp, nbody, jobs, force, build_info):
             for row in base_rows:
                 if row is not reference:
                     for t, x in distances(row["snaps"], reference["snaps"]):
-                        series_rows.append((cols, "ladder", label(row["params"], list(row["params"])[len(cols):]), t, x))
+                        series_rows.append((cols, "ladder", label(row["params"], row["step_keys"]), t, x))
             ladder_rows += base_rows
 
         # The compared runs: side by side, one core each.

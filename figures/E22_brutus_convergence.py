@@ -1,0 +1,168 @@
+"""E22 figure and numbers: the Brutus-style convergence ladder of the galaxy collision and, for
+each double-precision method, the time its trajectory leaves 1e-6 of the converged one.
+
+Reads results/E22_brutus_convergence.csv (the ladder), _methods.csv (the compared runs) and
+_timeseries.csv (delta against the reference at every output time), with their .meta.json;
+writes
+  figures/E22_brutus_convergence.pdf, .png
+  paper/generated/E22_ladder.tex    the ladder: runs, cost, agreement with the previous run
+  paper/generated/E22_methods.tex   t_leave per method, setting and N
+  paper/generated/E22_numbers.tex   \\newcommand macros for the numbers the text quotes
+"""
+import math
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+from nbodylab import ROOT, files, paper  # noqa: E402
+
+EXP = "E22_brutus_convergence"
+COLOUR = {"dd": "#2ca02c", "quad": "#9467bd", "mp50": "#d62728", "double": "#1f77b4"}
+
+
+def setting(row):
+    """A compared run's step setting, as the tables show it."""
+    if row.get("tol"):
+        return f"tol {row['tol']}"
+    return f"dt {row['dt']}"
+
+
+def method_name(row):
+    return row["integrator"] + (f" {row['order']}" if row.get("order") else "")
+
+
+def main():
+    ladder, meta = paper.load_results(EXP)
+    compared = files.read_csv(paper.RESULTS_DIR / f"{EXP}_methods.csv")
+    series = paper.load_timeseries(EXP)
+    leave = float(meta["definitions"]["leave"])
+    agree = float(meta["definitions"]["agree_digits"])
+    t_end = float(paper.fixed_flags(meta)["t-end"])
+    ns = sorted({r["n"] for r in ladder}, key=int)
+
+    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
+                         "legend.fontsize": 7, "xtick.labelsize": 7.5, "ytick.labelsize": 7})
+    order = list(dict.fromkeys(method_name(r) for r in compared))
+    fig, axes = plt.subplots(len(ns), 2, figsize=(7.3, 3.6 * len(ns)), squeeze=False,
+                             gridspec_kw={"width_ratios": [1.15, 1]})
+    for (ax_l, ax_r), n in zip(axes, ns):
+        # Left: every ladder run and every compared run against the reference.
+        for s_run in dict.fromkeys(s["run"] for s in series if s["n"] == n and s["role"] == "method"):
+            pts = [(float(s["t"]), float(s["delta"])) for s in series
+                   if s["n"] == n and s["run"] == s_run and float(s["delta"]) > 0]
+            ax_l.plot(*zip(*pts), color=COLOUR["double"], lw=0.5, alpha=0.35)
+        seen = {}  # runs of each precision so far: their line styles differ
+        for r in ladder:
+            if r["n"] != n:
+                continue
+            k = seen[r["precision"]] = seen.get(r["precision"], -1) + 1
+            ls = ["-", "--", "-.", ":"][k % 4]
+            name = f"precision={r['precision']} tol={r['tol']}"
+            pts = [(float(s["t"]), float(s["delta"])) for s in series
+                   if s["n"] == n and s["role"] == "ladder" and s["run"] == name and float(s["delta"]) > 0]
+            if pts:
+                ax_l.plot(*zip(*pts), color=COLOUR[r["precision"]], lw=1.2, ls=ls,
+                          label=f"{r['precision']} tol {r['tol']}")
+        ax_l.axhline(leave, color="k", lw=0.8, ls="--")
+        ax_l.axhline(10 ** -agree, color="k", lw=0.8, ls=":")
+        ax_l.set_yscale("log")
+        ax_l.set_xlabel("t")
+        ax_l.set_ylabel(r"$\delta$ from the reference")
+        ax_l.set_title(f"N = {n}: ladder (thick) and double-precision runs (thin)")
+        ax_l.grid(True, alpha=0.3)
+        ax_l.legend(loc="lower right", ncol=2, frameon=False)
+        # Right: the time each method leaves 1e-6, for both of its settings.
+        rows = [r for r in compared if r["n"] == n]
+        for r in rows:
+            y = order.index(method_name(r))
+            settings = sorted({setting(q) for q in rows if method_name(q) == method_name(r)},
+                              key=lambda s: float(s.split()[1]))
+            tight = setting(r) == settings[0]
+            t = float(r["t_leave"]) if r["t_leave"] else t_end
+            ax_r.plot([t], [y], marker=">" if not r["t_leave"] else "o", ms=4.5,
+                      color=COLOUR["double"], mfc=COLOUR["double"] if tight else "white")
+        ax_r.set_yticks(range(len(order)), order)
+        ax_r.invert_yaxis()
+        ax_r.set_xlim(0, t_end * 1.04)
+        ax_r.set_xlabel(rf"t at which $\delta > 10^{{{round(math.log10(leave))}}}$")
+        ax_r.set_title(rf"N = {n}: time to leave $10^{{{round(math.log10(leave))}}}$ (filled: finer setting)")
+        ax_r.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    for ext in ("pdf", "png"):
+        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+
+    # Table: the ladder.
+    lines = [r"\begin{tabular}{rllrrr}", r"\toprule",
+             r"$N$ & precision & tol & force evaluations & time [s] & agreement [digits] \\",
+             r"\midrule"]
+    for r in ladder:
+        digits = f"{float(r['digits_min']):.1f}" if r["digits_min"] else "---"
+        if r["converged"] == "true":
+            digits = rf"\textbf{{{digits}}}"
+        lines.append(f"{r['n']} & {r['precision']} & {paper.tex_sci(float(r['tol']), 1)} & "
+                     f"{int(r['fevals']):,} & {float(r['wall_s']):.1f} & {digits} \\\\".replace(",", "\\,"))
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    sources = [f"results/{EXP}.csv", f"results/{EXP}_methods.csv", f"results/{EXP}_timeseries.csv"]
+    paper.write_tex("E22_ladder.tex", "\n".join(lines), __file__, sources)
+
+    # Table: t_leave per method, setting and N.
+    lines = [r"\begin{tabular}{ll" + "r" * len(ns) + "}", r"\toprule",
+             r"method & setting & " + " & ".join(f"$N = {n}$" for n in ns) + r" \\", r"\midrule"]
+    keys = list(dict.fromkeys((method_name(r), setting(r)) for r in compared))
+    for name, s in keys:
+        cells = []
+        for n in ns:
+            r = next((q for q in compared if q["n"] == n and method_name(q) == name and setting(q) == s), None)
+            cells.append("---" if r is None else "failed" if r["failure"]
+                         else f"{float(r['t_leave']):g}" if r["t_leave"] else "stays")
+        lines.append(f"{paper.tex_escape(name)} & {s} & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    paper.write_tex("E22_methods.tex", "\n".join(lines), __file__, sources)
+
+    macros = {
+        "ETwentyTwoMachine": paper.tex_escape(paper.machine(meta)),
+        "ETwentyTwoCommit": paper.tex_escape(paper.commit(meta)),
+        "ETwentyTwoProfile": meta["profile"],
+        "ETwentyTwoAgree": f"{agree:g}",
+        "ETwentyTwoLeave": paper.tex_sci(leave, 1),
+        "ETwentyTwoTEnd": f"{t_end:g}",
+        "ETwentyTwoNs": ", ".join(ns[:-1]) + (" and " if len(ns) > 1 else "") + ns[-1],
+        "ETwentyTwoWallLadder": f"{sum(float(r['wall_s']) for r in ladder):.0f}",
+    }
+    verdicts = []
+    for n in ns:
+        runs = [r for r in ladder if r["n"] == n]
+        last = runs[-1]
+        got = float(last["digits_min"]) if last["digits_min"] else 0.0
+        rows = [r for r in compared if r["n"] == n and not r["failure"]]
+        stay = [r for r in rows if not r["t_leave"]]
+        first = min((r for r in rows if r["t_leave"]), key=lambda r: float(r["t_leave"]), default=None)
+        verdicts.append(
+            f"At $N = {n}$ " + (
+                f"the last two of its {len(runs)} runs ({runs[-2]['precision']} at "
+                f"{paper.tex_sci(float(runs[-2]['tol']), 1)}, {last['precision']} at "
+                f"{paper.tex_sci(float(last['tol']), 1)}) agree to {got:.1f} digits at every output time: "
+                f"the reference is converged to {agree:g} digits"
+                if last["converged"] == "true" else
+                f"the ladder ended before two runs agreed to {agree:g} digits: its last two runs "
+                f"({runs[-2]['precision']} and {last['precision']} at "
+                f"{paper.tex_sci(float(last['tol']), 1)}) agree to {got:.1f} digits, which is the "
+                f"accuracy of the reference there (far below the {paper.tex_sci(leave, 1)} the methods are "
+                f"measured against)")
+            + f". {len(stay)} of {len(rows)} double-precision runs stay within {paper.tex_sci(leave, 1)} to "
+            f"$t = {t_end:g}$" + (
+                f"; the first to leave is {paper.tex_escape(method_name(first))} at {setting(first)}, "
+                f"at $t = {float(first['t_leave']):g}$." if first else "."))
+    macros["ETwentyTwoVerdicts"] = " ".join(verdicts)
+    paper.write_macros("E22_numbers.tex", macros, __file__, sources)
+    print(f"[E22] wrote figures/{EXP}.pdf/.png, paper/generated/E22_ladder.tex, E22_methods.tex, "
+          f"E22_numbers.tex", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
