@@ -185,3 +185,21 @@ TEST_CASE("snapshots_hold_the_state_at_each_output_time_in_full_precision", "[cl
   CHECK(other.exit_code == 2);
   CHECK_THAT(other.err, Catch::Contains("lands_on_snapshots_every"));
 }
+
+TEST_CASE("a_resume_with_another_engine_says_it_is_not_bit_for_bit_and_cpu_engines_refuse_a_launch_shape", "[cli][checkpoint]") {
+  const fs::path dir = scratch("engines");
+  const std::string run = "run --ic two-galaxies --n 16 --integrator rk4 --dt 0.01 --t-end 0.5";
+  REQUIRE(run_nbody(dir, run + " --engine openmp --checkpoint c.bin --stop-at 0.2").exit_code == 0);
+  const Outcome same = run_nbody(dir, run + " --engine openmp --resume c.bin --summary same.json");
+  REQUIRE(same.exit_code == 0);
+  CHECK_THAT(same.err, !Catch::Contains("not bit for bit"));
+  const Outcome other = run_nbody(dir, run + " --engine simple --resume c.bin --summary other.json");
+  REQUIRE(other.exit_code == 0);
+  CHECK_THAT(other.err, Catch::Contains("engine openmp") && Catch::Contains("not bit for bit"));
+  CHECK_THAT(read(dir / "other.json"), Catch::Contains("\"engine\": \"simple\""));
+
+  const Outcome launch = run_nbody(dir, run + " --engine openmp --launch block=128 --final-state x.csv");
+  CHECK(launch.exit_code == 2);
+  CHECK_THAT(launch.err, Catch::Contains("GPU engines only"));
+  CHECK(!fs::exists(dir / "x.csv"));
+}

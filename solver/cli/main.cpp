@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--t-end", run.t_end, "end time")->required();
   run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   run_cmd->add_option("--engine", run.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
+  run_cmd->add_option("--launch", run.launch,
+                      "GPU engines: launch shape KEY=N,...: block, split, unroll, ipt (cuda-*), block (opencl-tiled); default: the "
+                      "shape `nbody tune` cached for this device, precision and N, else the engine's built-in one (the shape used "
+                      "is in the summary)");
   add_force_options(*run_cmd, run.force);
   run_cmd->add_option("--compensated", run.compensated,
                       "Kahan/Neumaier compensation: of the force sums (forces: engines simple and openmp, the default then openmp), of the state "

@@ -22,6 +22,7 @@ struct RunOptions {
   ForceOptions force;
   std::string precision = "double";
   std::string engine;  // empty: the default (first registered) engine
+  std::string launch;  // GPU engines: the launch shape; empty: the tune cache's, else the default
   std::string integrator;
   std::string dt, tol, atol, rtol, h_min, h_max;
   std::string controller = "pi";

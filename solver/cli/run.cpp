@@ -161,6 +161,8 @@ int run_typed(const RunOptions& o) {
   checkpoint_parameters["command_line"] = o.command_line;
 
   Simulation<T> sim(initial, law, engine, o.integrator, steps);
+  sim.engine().set_launch(o.launch);
+  checkpoint_parameters["engine"] = engine;
   if (resumed) {
     ArchiveReader r(resumed->state);
     sim.load(r);
@@ -179,6 +181,7 @@ int run_typed(const RunOptions& o) {
   }
   if (!o.checkpoint.empty())
     hooks.checkpoint = [&] {
+      checkpoint_parameters["device"] = sim.engine().device_info();  // GPU: the device and launch shape
       ArchiveWriter w;
       sim.save(w);
       write_checkpoint(o.checkpoint, {checkpoint_parameters, w.bytes()});
@@ -201,6 +204,18 @@ int run_typed(const RunOptions& o) {
                      {"t_end", RealTraits<T>::format(t_end)},
                      {"diag_every", RealTraits<T>::format(diag_every)}});
   if (snapshots) parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
+  const std::string device = sim.engine().device_info();  // GPU engines: the device and launch shape used
+  parameters["device"] = device;
+  // Another engine or launch shape than the checkpoint's sums the forces in another order: the
+  // continuation is a valid run, but not bit for bit the uninterrupted one. Say so.
+  if (resumed) {
+    const std::string was_engine = resumed->parameters.value("engine", std::string("?")),
+                      was_device = resumed->parameters.value("device", std::string());
+    if (was_engine != engine || was_device != device)
+      std::fprintf(stderr, "nbody: note: the checkpoint was written with engine %s%s, this part ran with %s%s: the continuation is not bit for bit the uninterrupted run\n",
+                   was_engine.c_str(), was_device.empty() ? "" : (" (" + was_device + ")").c_str(), engine.c_str(),
+                   device.empty() ? "" : (" (" + device + ")").c_str());
+  }
   // The final sample: the last one emitted, or (stopped early, or resumed with no sample due yet)
   // a fresh measurement of where the run stands.
   const bool sampled_at_end = last && last->t == sim.state().t;
@@ -213,6 +228,7 @@ int run_typed(const RunOptions& o) {
       {"method_order", order},  // the order of the method as run (Adams: --order)
       {"precision", o.precision},
       {"engine", engine},
+      {"device", device},
       {"n", sim.state().size()},
       {"t", static_cast<double>(sim.state().t)},
       {"completed", completed},

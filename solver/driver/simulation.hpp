@@ -65,6 +65,7 @@ class Simulation {
   }
 
   const State<T>& state() const { return state_; }
+  ForceEngine<T>& engine() { return *engine_; }
   const StepCounters& counters() const { return integrator_->counters(); }
   std::uint64_t force_evaluations() const { return rhs_.evaluations(); }
   const Snapshot<T>& initial_snapshot() const { return drift_.initial(); }
