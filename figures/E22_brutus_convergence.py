@@ -10,6 +10,7 @@ writes
   paper/generated/E22_numbers.tex   \\newcommand macros for the numbers the text quotes
 """
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -30,6 +31,12 @@ def setting(row):
     if row.get("tol"):
         return f"tol {row['tol']}"
     return f"dt {row['dt']}"
+
+
+def failed_at(row):
+    """The time at which a failed run stopped, from nbody's message (`... (t = 24.1, h = ...)`)."""
+    m = re.search(r"\bt = ([0-9.eE+-]+)", row["failure"])
+    return float(m.group(1)) if m else None
 
 
 def method_name(row):
@@ -80,6 +87,9 @@ def main():
         rows = [r for r in compared if r["n"] == n]
         for r in rows:
             y = order.index(method_name(r))
+            if r["failure"]:  # nbody could not carry the run through: a cross where it stopped
+                ax_r.plot([failed_at(r) or t_end], [y], marker="x", ms=5, color="#d62728")
+                continue
             settings = sorted({setting(q) for q in rows if method_name(q) == method_name(r)},
                               key=lambda s: float(s.split()[1]))
             tight = setting(r) == settings[0]
@@ -90,7 +100,7 @@ def main():
         ax_r.invert_yaxis()
         ax_r.set_xlim(0, t_end * 1.04)
         ax_r.set_xlabel(rf"t at which $\delta > 10^{{{round(math.log10(leave))}}}$")
-        ax_r.set_title(rf"N = {n}: time to leave $10^{{{round(math.log10(leave))}}}$ (filled: finer setting)")
+        ax_r.set_title(rf"N = {n}: time to leave $10^{{{round(math.log10(leave))}}}$")
         ax_r.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     for ext in ("pdf", "png"):
@@ -118,7 +128,7 @@ def main():
         cells = []
         for n in ns:
             r = next((q for q in compared if q["n"] == n and method_name(q) == name and setting(q) == s), None)
-            cells.append("---" if r is None else "failed" if r["failure"]
+            cells.append("---" if r is None else f"failed at {failed_at(r):.4g}" if r["failure"]
                          else f"{float(r['t_leave']):g}" if r["t_leave"] else "stays")
         lines.append(f"{paper.tex_escape(name)} & {s} & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
@@ -140,6 +150,7 @@ def main():
         last = runs[-1]
         got = float(last["digits_min"]) if last["digits_min"] else 0.0
         rows = [r for r in compared if r["n"] == n and not r["failure"]]
+        failed = [r for r in compared if r["n"] == n and r["failure"]]
         stay = [r for r in rows if not r["t_leave"]]
         first = min((r for r in rows if r["t_leave"]), key=lambda r: float(r["t_leave"]), default=None)
         verdicts.append(
@@ -150,14 +161,18 @@ def main():
                 f"the reference is converged to {agree:g} digits"
                 if last["converged"] == "true" else
                 f"the ladder ended before two runs agreed to {agree:g} digits: its last two runs "
-                f"({runs[-2]['precision']} and {last['precision']} at "
+                f"({runs[-2]['precision']} at {paper.tex_sci(float(runs[-2]['tol']), 1)} and {last['precision']} at "
                 f"{paper.tex_sci(float(last['tol']), 1)}) agree to {got:.1f} digits, which is the "
                 f"accuracy of the reference there (far below the {paper.tex_sci(leave, 1)} the methods are "
                 f"measured against)")
             + f". {len(stay)} of {len(rows)} double-precision runs stay within {paper.tex_sci(leave, 1)} to "
             f"$t = {t_end:g}$" + (
                 f"; the first to leave is {paper.tex_escape(method_name(first))} at {setting(first)}, "
-                f"at $t = {float(first['t_leave']):g}$." if first else "."))
+                f"at $t = {float(first['t_leave']):g}$." if first else ".")
+            + (f" {len(failed)} run{'s' if len(failed) > 1 else ''} stopped before the end, nbody "
+               f"reporting why (column \\code{{failure}} of the methods CSV): "
+               + "; ".join(f"{paper.tex_escape(method_name(r))} at {setting(r)} at $t = {failed_at(r):.4g}$"
+                           for r in failed) + "." if failed else ""))
     macros["ETwentyTwoVerdicts"] = " ".join(verdicts)
     paper.write_macros("E22_numbers.tex", macros, __file__, sources)
     print(f"[E22] wrote figures/{EXP}.pdf/.png, paper/generated/E22_ladder.tex, E22_methods.tex, "
