@@ -19,6 +19,16 @@ inline IcParams kepler(const std::string& e) {
   return p;
 }
 
+// A Plummer sphere of n bodies (Henon units) drawn from `seed`, in precision T.
+template <class T>
+State<T> plummer(std::size_t n, std::uint64_t seed) {
+  IcParams p;
+  p.name = "plummer";
+  p.n = n;
+  p.seed = seed;
+  return make_initial_state<T>(p);
+}
+
 // Max over bodies of |r - r_ref|.
 template <class T>
 T position_error(const State<T>& s, const State<T>& ref) {

@@ -28,15 +28,6 @@ namespace {
 // many OpenMP blocks).
 const std::vector<std::size_t> kSizes = {1, 2, 3, 5, 7, 8, 13, 16, 24, 25, 31, 48, 49, 64, 65, 97, 257, 1031, 2053};
 
-template <class T>
-State<T> plummer(std::size_t n, std::uint64_t seed) {
-  IcParams p;
-  p.name = "plummer";
-  p.n = n;
-  p.seed = seed;
-  return make_initial_state<T>(p);
-}
-
 // The three force laws of the project: plain Newton, Plummer softening, and S0's clamp with a
 // radius large enough that some pairs of these spheres are inside it (and G != 1).
 template <class T>

@@ -16,11 +16,14 @@
 #include "engines/engine.hpp"
 #include "engines/openmp_dd.hpp"
 #include "physics/initial_conditions.hpp"
+#include "support.hpp"
 
 // Inside namespace nbody, as the solver's own code: sqrt and abs are called unqualified.
 namespace nbody {
 
 namespace {
+
+using test::plummer;
 
 constexpr double kTolerance = 1e-28;
 
@@ -29,14 +32,6 @@ constexpr double kTolerance = 1e-28;
 const std::vector<std::size_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 97, 257};
 
 mp50 to_mp50(const dd& x) { return mp50(x.hi) + mp50(x.lo); }  // exact
-
-State<dd> plummer(std::size_t n, std::uint64_t seed) {
-  IcParams p;
-  p.name = "plummer";
-  p.n = n;
-  p.seed = seed;
-  return make_initial_state<dd>(p);
-}
 
 // The project's laws: plain Newton, Plummer softening, S0's clamp with a radius that some pairs
 // of these spheres are inside (and G != 1), and both together.
@@ -142,14 +137,14 @@ TEST_CASE("openmp_dd_runs_on_the_widest_instruction_set_of_this_cpu", "[engines]
   CHECK(ddsimd::vector_width(ddsimd::Isa::generic) == 2);
   for (ddsimd::Isa isa : {ddsimd::Isa::avx512, ddsimd::Isa::avx2})
     if (!ddsimd::isa_supported(isa)) {
-      const State<dd> s = plummer(5, 1);
+      const State<dd> s = plummer<dd>(5, 1);
       CHECK_THROWS(kernel_acc(isa, s, ForceLaw<dd>{}));
     }
 }
 
 TEST_CASE("openmp_dd_matches_50_digits_to_1e-28_on_every_instruction_set_for_any_n", "[engines][dd]") {
   for (std::size_t n : kSizes) {
-    const State<dd> s = plummer(n, 100 + n);
+    const State<dd> s = plummer<dd>(n, 100 + n);
     for (const auto& law : laws()) {
       const Reference ref = reference(s, law, n > 100 ? 8 : 1);
       for (ddsimd::Isa isa : ddsimd::supported_isas()) {
@@ -169,7 +164,7 @@ TEST_CASE("openmp_dd_matches_50_digits_to_1e-28_on_every_instruction_set_for_any
 TEST_CASE("openmp_dd_matches_50_digits_at_n_2053", "[engines][dd]") {
   // Many terms per lane (the error of the lane sums grows with n / W) and many OpenMP chunks;
   // every 128th body (and the last) against 50 digits, each summed over all 2052 others.
-  const State<dd> s = plummer(2053, 7);
+  const State<dd> s = plummer<dd>(2053, 7);
   for (const auto& law : {ForceLaw<dd>{}, laws()[3]}) {
     const Reference ref = reference(s, law, 128);
     for (ddsimd::Isa isa : ddsimd::supported_isas()) {
@@ -183,7 +178,7 @@ TEST_CASE("openmp_dd_is_accurate_where_the_differences_cancel", "[engines][dd]")
   // A small cluster far from the origin (|r| / |r_j - r_i| up to ~1e7) with full dd positions:
   // r_j - r_i cancels most of the digits of both, which QD's sloppy addition would get wrong
   // by ~2^-106 |r| (1e-25 of the difference here); the accurate addition keeps ~1e-32.
-  State<dd> s = plummer(37, 5);
+  State<dd> s = plummer<dd>(37, 5);
   const std::size_t n = s.size();
   for (int k = 0; k < 3; ++k)
     for (std::size_t i = 0; i < n; ++i) s.pos(k)[i] = dd(1e3 * (k + 1)) + s.pos(k)[i] * dd(1e-3) + dd(0.1) / dd(3.0);
@@ -200,7 +195,7 @@ TEST_CASE("openmp_dd_is_accurate_where_the_differences_cancel", "[engines][dd]")
 }
 
 TEST_CASE("openmp_engine_in_dd_is_the_vectorised_kernel", "[engines][dd]") {
-  const State<dd> s = plummer(97, 3);
+  const State<dd> s = plummer<dd>(97, 3);
   for (const auto& law : laws()) {
     // `nbody --engine openmp --precision dd` runs the kernel on the best instruction set, bit for bit.
     CHECK(identical(engine_acc("openmp", s, law), kernel_acc(ddsimd::best_isa(), s, law)));
@@ -213,7 +208,7 @@ TEST_CASE("openmp_engine_in_dd_is_the_vectorised_kernel", "[engines][dd]") {
 
 TEST_CASE("openmp_dd_does_not_depend_on_the_thread_count", "[engines][dd]") {
   // Each body i is summed by one thread in a fixed order: 1 or 2 threads, the same bits.
-  const State<dd> s = plummer(300, 9);
+  const State<dd> s = plummer<dd>(300, 9);
   const int threads = omp_get_max_threads();
   for (ddsimd::Isa isa : ddsimd::supported_isas()) {
     omp_set_num_threads(1);
@@ -228,7 +223,7 @@ TEST_CASE("openmp_dd_does_not_depend_on_the_thread_count", "[engines][dd]") {
 TEST_CASE("openmp_dd_coincident_bodies_without_softening_are_not_finite_as_in_simple", "[engines][dd]") {
   // Two distinct bodies at one point: the force law divides by zero; the run must see a
   // non-finite state (exit 3) as with `simple`, not a silent zero.
-  State<dd> s = plummer(3, 1);
+  State<dd> s = plummer<dd>(3, 1);
   for (int k = 0; k < 3; ++k) s.pos(k)[1] = s.pos(k)[0];
   const auto simple = engine_acc("simple", s, ForceLaw<dd>{});
   for (ddsimd::Isa isa : ddsimd::supported_isas()) {

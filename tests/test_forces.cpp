@@ -10,14 +10,6 @@ using namespace nbody::test;
 
 namespace {
 
-State<double> plummer(std::size_t n, std::uint64_t seed = 7) {
-  IcParams p;
-  p.name = "plummer";
-  p.n = n;
-  p.seed = seed;
-  return make_initial_state<double>(p);
-}
-
 std::vector<double> accelerations(const std::string& engine, const State<double>& s, const ForceLaw<double>& law) {
   std::vector<double> a(3 * s.size());
   make_engine<double>(engine, law)->accelerations(s.y.data(), s.mass.data(), s.size(), a.data());
@@ -27,7 +19,7 @@ std::vector<double> accelerations(const std::string& engine, const State<double>
 }  // namespace
 
 TEST_CASE("force_loop_conserves_momentum_to_roundoff", "[forces]") {
-  const State<double> s = plummer(300);
+  const State<double> s = plummer<double>(300, 7);
   for (const char* engine : {"simple", "openmp"}) {
     const auto a = accelerations(engine, s, ForceLaw<double>{});
     for (int k = 0; k < 3; ++k) {
@@ -46,7 +38,7 @@ TEST_CASE("simple_and_openmp_agree_to_1e-14_for_any_n", "[forces]") {
   clamped.rmin2 = 1e-2;  // large enough that some pairs are inside the clamp
   clamped.G = 2.5;
   for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(17), std::size_t(257), std::size_t(1031)}) {
-    const State<double> s = plummer(n, n);
+    const State<double> s = plummer<double>(n, n);
     for (const auto& law : {ForceLaw<double>{}, softened, clamped}) {
       const auto ref = accelerations("simple", s, law);
       const auto a = accelerations("openmp", s, law);
@@ -97,10 +89,7 @@ TEST_CASE("pair_potential_is_the_antiderivative_of_the_force", "[forces]") {
 }
 
 TEST_CASE("float_engines_agree_with_the_double_reference_to_float_accuracy", "[forces]") {
-  IcParams p;
-  p.name = "plummer";
-  p.n = 200;
-  const State<float> sf = make_initial_state<float>(p);
+  const State<float> sf = plummer<float>(200, 1);
   State<double> sd(sf.size());
   for (std::size_t k = 0; k < sf.y.size(); ++k) sd.y[k] = sf.y[k];
   for (std::size_t i = 0; i < sf.size(); ++i) sd.mass[i] = sf.mass[i];
