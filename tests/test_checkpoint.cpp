@@ -142,6 +142,12 @@ TEST_CASE("snapshots_are_at_exact_times_on_the_true_orbit_and_continue_after_a_r
     CHECK(a.t == b.t);
     CHECK(std::memcmp(a.y.data(), b.y.data(), a.y.size() * sizeof(double)) == 0);
   }
+
+  // Fixed steps cannot be shortened onto a snapshot time: an interval they do not divide is refused.
+  StepOptions<double> fixed;
+  fixed.dt = every / 7.5;
+  Simulation<double> stepped(start, ForceLaw<double>{}, "simple", "rk4", fixed);
+  CHECK_THROWS_AS(stepped.run(T, T / 50, ignore, whole_hooks), InputError);
 }
 
 TEST_CASE("checkpoint_files_round_trip_and_reject_corruption", "[checkpoint]") {

@@ -135,12 +135,6 @@ int run_typed(const RunOptions& o) {
   if (!o.snapshots.empty()) {
     hooks.snapshot_every = o.snapshot_every.empty() ? t_end / T(100) : time(o.snapshot_every, "--snapshot-every");
     if (!(hooks.snapshot_every > T(0))) throw InputError("--snapshot-every must be positive");
-    if (!steps.adaptive) {  // fixed steps must land on the snapshot times by themselves
-      const T ratio = hooks.snapshot_every / steps.dt, k = floor(ratio + T(0.5));
-      if (k < T(1) || abs(ratio - k) > T(64) * RealTraits<T>::epsilon() * k)
-        throw InputError("--snapshot-every " + o.snapshot_every + " is not a multiple of --dt " + o.dt +
-                         " (fixed steps land on snapshot times only then)");
-    }
   }
   // The default engine, or `openmp` when compensated force sums are asked for (the fastest that has them).
   const std::string engine = !o.engine.empty() ? o.engine

@@ -7,7 +7,7 @@
 // would change the trajectory); samples also at the start and at t_end. Snapshots of the whole
 // state, when asked for, are taken at exactly t0 + k snapshot_every: adaptive steps are shortened
 // to land on those times, as on t_end (so the trajectory depends on snapshot_every); fixed steps
-// land on them because the caller makes snapshot_every a multiple of dt. A run restored from a
+// land on them, snapshot_every having to be a multiple of dt. A run restored from a
 // checkpoint (load) continues bit for bit as the uninterrupted run would have.
 #include <chrono>
 #include <cmath>
@@ -75,6 +75,12 @@ class Simulation {
   template <class Observer>
   bool run(T t_end, T diag_every, Observer&& observe, const RunHooks<T>& hooks = {}) {
     const bool snapshots = hooks.snapshot && hooks.snapshot_every > T(0);
+    if (snapshots && !steps_.adaptive) {  // fixed steps land on the snapshot times only if they divide them
+      const T ratio = hooks.snapshot_every / steps_.dt, k = floor(ratio + T(0.5));
+      if (k < T(1) || abs(ratio - k) > T(64) * RealTraits<T>::epsilon() * k)
+        throw InputError("--snapshot-every " + RealTraits<T>::format(hooks.snapshot_every) + " is not a multiple of --dt " +
+                         RealTraits<T>::format(steps_.dt) + " (fixed steps land on snapshot times only then)");
+    }
     if (!started_) {
       t0_ = state_.t;
       emit(observe);
