@@ -194,9 +194,6 @@ def run(exp, nbody, jobs, force, build_info):
     print(f"[{tag}] {exp.title}: ladders at {len(bases)} point(s), {len(methods)} runs compared "
           f"(profile {exp.profile})", file=sys.stderr)
 
-    def args_of(point):  # [fixed] + the point's flags (ladder flags need not be columns)
-        return exp.run_args(point)
-
     ladder_rows, series_rows, references = [], [], {}
     try:
         for base in bases:
@@ -204,7 +201,8 @@ def run(exp, nbody, jobs, force, build_info):
             previous, base_rows = None, []
             for step in ladder.steps_for(cols):
                 params = {**cols, **step}
-                record = runs.run(params, args_of({**base, **step}), dict(os.environ))
+                # [fixed] + the point's flags (ladder flags need not be columns)
+                record = runs.run(params, exp.run_args({**base, **step}), dict(os.environ))
                 if record["failure"]:
                     raise PointFailed(record["cmd"], f"ladder run failed: {record['failure']}")
                 snaps = read_snapshots(runs.snapshots_path(record))
@@ -223,14 +221,12 @@ def run(exp, nbody, jobs, force, build_info):
                 previous = row
                 if row["converged"]:
                     break
-            reference = previous
-            reference_digits = previous["digits_min"]
-            if not previous["converged"]:
+            reference = references[json.dumps(cols, sort_keys=True)] = previous
+            if not reference["converged"]:
                 print(f"[{tag}] {label(cols, sweep_names)}: the ladder ended before two runs "
                       f"agreed to {ladder.digits:g} digits (last agreement "
-                      f"{reference_digits if reference_digits is not None else 0:.1f}); its "
-                      f"last run is the reference", file=sys.stderr)
-            references[json.dumps(cols, sort_keys=True)] = (reference, reference_digits)
+                      f"{reference['digits_min'] or 0:.1f}); its last run is the reference",
+                      file=sys.stderr)
             for row in base_rows:
                 if row is not reference:
                     for t, x in distances(row["snaps"], reference["snaps"]):
@@ -242,7 +238,7 @@ def run(exp, nbody, jobs, force, build_info):
         if jobs > 1:
             env["OMP_NUM_THREADS"] = "1"
         with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(runs.run, exp.columns(p), args_of(p), env) for p in methods]
+            futures = [pool.submit(runs.run, exp.columns(p), exp.run_args(p), env) for p in methods]
             records = [f.result() for f in futures]
     except KeyboardInterrupt:
         _kill_children()
@@ -258,9 +254,9 @@ def run(exp, nbody, jobs, force, build_info):
     for point, record in zip(methods, records):
         cols = exp.columns(point)
         base = {k: cols[k] for k in sweep_names}
-        reference, reference_digits = references[json.dumps(base, sort_keys=True)]
+        reference = references[json.dumps(base, sort_keys=True)]
         row = {"params": cols, "record": record, "delta_end": None, "t_leave": None,
-               "reference_digits": reference_digits}
+               "reference_digits": reference["digits_min"]}
         if not record["failure"]:
             series = distances(read_snapshots(runs.snapshots_path(record)), reference["snaps"])
             row["delta_end"] = float(series[-1][1])
