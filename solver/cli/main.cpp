@@ -108,6 +108,13 @@ int main(int argc, char** argv) {
                       "GPU engines: launch shape KEY=N,...: block, split, unroll, ipt (cuda-*), block (opencl-tiled); default: the "
                       "shape `nbody tune` cached for this device, precision and N, else the engine's built-in one (the shape used "
                       "is in the summary)");
+  run_cmd->add_option("--stepping", run.stepping,
+                      "where the steps are taken: auto (on the device when a CUDA engine in float or double runs an explicit "
+                      "Runge-Kutta method at a fixed --dt or under --controller pi, or adams-bashforth, without --compensated: "
+                      "many steps per launch, the state staying on the GPU, forces from the stepping kernel with --launch "
+                      "block= and split= (threads per body); else on the host), host, or device (an error when that is not possible)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "host", "device"}));
   add_force_options(*run_cmd, run.force);
   run_cmd->add_option("--compensated", run.compensated,
                       "Kahan/Neumaier compensation: of the force sums (forces: engines simple and openmp, the default then openmp), of the state "

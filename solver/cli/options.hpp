@@ -27,6 +27,7 @@ struct RunOptions {
   std::string dt, tol, atol, rtol, h_min, h_max;
   std::string controller = "pi";
   std::string compensated = "none";  // none, forces, state or both
+  std::string stepping = "auto";     // auto, host or device
   int order = 0;
   std::string t_end;
   std::string diagnostics, diag_every;

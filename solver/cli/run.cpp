@@ -39,6 +39,7 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
   steps.order = o.order;
   steps.compensated = o.compensated == "state" || o.compensated == "both";
   steps.controller = o.controller == "subdivide" ? Controller::subdivide : Controller::pi;
+  steps.stepping = o.stepping == "host" ? Stepping::host : o.stepping == "device" ? Stepping::device : Stepping::automatic;
   const bool tol = !o.tol.empty(), atol = !o.atol.empty(), rtol = !o.rtol.empty();
   if (tol && (atol || rtol)) throw InputError("give either --tol or --atol with --rtol, not both");
   const bool subdivide = o.controller == "subdivide";  // S0's scheme uses only the absolute threshold

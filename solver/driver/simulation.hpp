@@ -8,7 +8,9 @@
 // state, when asked for, are taken at exactly t0 + k snapshot_every: adaptive steps are shortened
 // to land on those times, as on t_end (so the trajectory depends on snapshot_every); fixed steps
 // land on them, snapshot_every having to be a multiple of dt. A run restored from a
-// checkpoint (load) continues bit for bit as the uninterrupted run would have.
+// checkpoint (load) continues bit for bit as the uninterrupted run would have. With device-resident
+// stepping (engines/resident.hpp) the steps between two such events are taken in one call on the
+// device; the events, and what happens at them, are the same.
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -62,6 +64,10 @@ class Simulation {
     if (steps.adaptive && !entry.error_estimate)
       throw InputError("integrator '" + integrator + "' has no error estimate, so it cannot run with --tol/--atol/--rtol; use --dt");
     integrator_ = entry.make(rhs_, steps);
+    if (steps.stepping == Stepping::device && !integrator_->steps_on_device())
+      throw InputError("--stepping device: steps stay on the device only with a CUDA engine in float or double and an "
+                       "explicit Runge-Kutta method (fixed --dt, or --tol with --controller pi) or adams-bashforth, "
+                       "without --compensated; use --stepping auto or host");
   }
 
   const State<T>& state() const { return state_; }
@@ -96,7 +102,9 @@ class Simulation {
         if (hooks.checkpoint) hooks.checkpoint();
         return false;
       }
-      advance(snapshots ? std::min(t_end, tick(snapshots_ + 1, hooks.snapshot_every)) : t_end, t_end, fixed_steps);
+      const T land_on = snapshots ? std::min(t_end, tick(snapshots_ + 1, hooks.snapshot_every)) : t_end;
+      if (!(integrator_->steps_on_device() && advance_on_device(land_on, fixed_steps, diag_every, hooks)))
+        advance(land_on, t_end, fixed_steps);
       if (reached(samples_, diag_every) || state_.t >= t_end) emit(observe);
       if (snapshots && (reached(snapshots_, hooks.snapshot_every) || state_.t >= t_end)) hooks.snapshot(state_);
       if (hooks.checkpoint && hooks.checkpoint_every > T(0) && reached(checkpoints_, hooks.checkpoint_every))
@@ -172,6 +180,43 @@ class Simulation {
       state_.t = last ? t_end : t0_ + T(step_index_ + 1) * steps_.dt;
     }
     ++step_index_;
+    check_finite();
+  }
+
+  // Device-resident steps: as many as the next event allows (a sample, checkpoint or snapshot
+  // due, stop_at, landing on land_on; fixed steps: all but the last, which ends exactly on t_end
+  // and is the host's) in one call, at most device_batch_ of them. False when the integrator
+  // cannot take them now; the caller then takes one step on the host.
+  bool advance_on_device(T land_on, std::uint64_t fixed_steps, T diag_every, const RunHooks<T>& hooks) {
+    ResidentSegment<T> seg;
+    seg.land_on = land_on;
+    seg.stop_when = std::min(hooks.stop_at, due_time(tick(samples_ + 1, diag_every)));
+    if (hooks.checkpoint && hooks.checkpoint_every > T(0))
+      seg.stop_when = std::min(seg.stop_when, due_time(tick(checkpoints_ + 1, hooks.checkpoint_every)));
+    if (hooks.snapshot && hooks.snapshot_every > T(0))
+      seg.stop_when = std::min(seg.stop_when, due_time(tick(snapshots_ + 1, hooks.snapshot_every)));
+    seg.max_steps = device_batch_;
+    if (!steps_.adaptive) {
+      if (step_index_ + 1 >= fixed_steps) return false;
+      seg.max_steps = std::min<std::uint64_t>(seg.max_steps, fixed_steps - 1 - step_index_);
+    }
+    seg.t0 = t0_;
+    seg.dt = steps_.dt;
+    seg.step_index = step_index_;
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t taken = integrator_->advance_on_device(state_, seg);
+    if (taken == 0) return false;
+    // Calls of about a second: progress lines stay regular, and launches stay rare.
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (taken == seg.max_steps && seconds < 0.25 && device_batch_ < (std::uint64_t(1) << 24)) device_batch_ *= 2;
+    if (seconds > 2 && device_batch_ > 1) device_batch_ /= 2;
+    step_index_ += taken;
+    h_last_ = seg.h_last;
+    check_finite();
+    return true;
+  }
+
+  void check_finite() const {
     for (const T& v : state_.y)
       if (!is_finite(v))
         throw RunError("the state became non-finite at t = " + RealTraits<T>::format(state_.t) + " after " +
@@ -182,8 +227,9 @@ class Simulation {
   // that tick times do not drift) is due at the current time, with a few ulps of slack so that a
   // step time t0 + k dt that rounds just below a tick still counts; counts the ticks passed.
   T tick(std::uint64_t k, T every) const { return t0_ + T(k) * every; }
+  T due_time(T tick) const { return tick - T(8) * RealTraits<T>::epsilon() * (tick < T(0) ? -tick : tick); }
   bool reached(std::uint64_t& count, T every) const {
-    auto due = [&](T t) { return state_.t >= t - T(8) * RealTraits<T>::epsilon() * (t < T(0) ? -t : t); };
+    auto due = [&](T t) { return state_.t >= due_time(t); };
     if (!due(tick(count + 1, every))) return false;
     while (due(tick(count + 1, every))) ++count;
     return true;
@@ -214,6 +260,7 @@ class Simulation {
   T t0_{0}, h_last_{0};
   std::uint64_t step_index_ = 0;  // steps taken (fixed-step times are t0 + k dt)
   std::uint64_t samples_ = 0, checkpoints_ = 0, snapshots_ = 0;  // ticks of the sampling, checkpoint, snapshot clocks passed
+  std::uint64_t device_batch_ = 256;  // the most steps of one device-resident call (adapted to its wall time)
 };
 
 }  // namespace nbody

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "common/double_double.hpp"
+#include "engines/resident.hpp"
 
 namespace nbody::cuda {
 
@@ -73,8 +74,34 @@ class Backend {
   std::unique_ptr<Impl> impl_;
 };
 
+// Device-resident stepping (engines/resident.hpp) on device 0, for float and double: one
+// cooperative kernel (kernels/cuda/resident.cuh) takes the steps of a call. Its launch shape uses
+// block= (threads per block, a power of 2 from 32 to 1024) and split= (threads per body, a power
+// of 2 up to 32: each body's j-range split over them); 0 chooses: block 128, and as many threads
+// per body as keep about one block per multiprocessor.
+template <class T>
+class ResidentBackend final : public ResidentStepper<T> {
+ public:
+  ResidentBackend();
+  ~ResidentBackend() override;
+  ResidentBackend(const ResidentBackend&) = delete;
+  ResidentBackend& operator=(const ResidentBackend&) = delete;
+
+  void set_law(T G, T eps2, T rmin2);
+  void set_launch(const Launch& requested);
+  void advance(const ResidentMethod<T>& method, ResidentSegment<T>& segment) override;
+  // The shape of the last call ("" before the first): block, threads per body, blocks.
+  std::string last_shape() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 extern template class Backend<float>;
 extern template class Backend<double>;
 extern template class Backend<dd>;
+extern template class ResidentBackend<float>;
+extern template class ResidentBackend<double>;
 
 }  // namespace nbody::cuda

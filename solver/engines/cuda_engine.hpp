@@ -2,6 +2,7 @@
 // The CUDA force engines (host side): cuda-naive, cuda-tiled and cuda-split, for float, double and
 // dd. The kernels live in kernels/cuda/, the device buffers and launches in cuda_backend.cuh; this
 // header is plain C++ so that the registry compiles without nvcc.
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -35,12 +36,29 @@ class CudaEngine final : public ForceEngine<T> {
   }
   double last_device_seconds() const override { return backend_.last_kernel_seconds(); }
   std::string device_info() const override {
-    return cuda::device_name() + "; " + cuda::to_string(backend_.last_launch());
+    std::string info = cuda::device_name() + "; " + cuda::to_string(backend_.last_launch());
+    if constexpr (has_resident)
+      if (resident_ && !resident_->last_shape().empty()) info += "; steps on the device, " + resident_->last_shape();
+    return info;
+  }
+  // float and double: the cooperative stepping kernel, with this engine's force law and the
+  // block= and split= of its --launch (the force loop is the stepping kernel's own).
+  ResidentStepper<T>* resident() override {
+    if constexpr (!has_resident) {
+      return nullptr;
+    } else {
+      if (!resident_) resident_ = std::make_unique<cuda::ResidentBackend<T>>();
+      resident_->set_law(this->law_.G, this->law_.eps2, this->law_.rmin2);
+      resident_->set_launch(explicit_launch_ ? launch_ : cuda::Launch{});
+      return resident_.get();
+    }
   }
   cuda::Backend<T>& backend() { return backend_; }
 
  private:
   cuda::Backend<T> backend_;
+  static constexpr bool has_resident = !std::is_same_v<T, dd>;
+  std::unique_ptr<std::conditional_t<has_resident, cuda::ResidentBackend<T>, ResidentStepper<T>>> resident_;  // on first use
   cuda::Launch launch_{}, cached_{};
   bool explicit_launch_ = false;
   std::size_t cached_n_ = 0;

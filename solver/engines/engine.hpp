@@ -14,6 +14,9 @@
 namespace nbody {
 
 template <class T>
+class ResidentStepper;  // engines/resident.hpp
+
+template <class T>
 class ForceEngine {
  public:
   explicit ForceEngine(const ForceLaw<T>& law) : law_(law) {}
@@ -31,6 +34,8 @@ class ForceEngine {
   virtual double last_device_seconds() const { return -1.0; }
   // The device and the launch shape the last evaluation ran with; empty for CPU engines.
   virtual std::string device_info() const { return {}; }
+  // Device-resident stepping (engines/resident.hpp), for the engines that offer it; else nullptr.
+  virtual ResidentStepper<T>* resident() { return nullptr; }
 
  protected:
   ForceLaw<T> law_;

@@ -111,6 +111,8 @@ class ExplicitRungeKutta final : public Integrator<T> {
     this->init_carry(m_);
     carry_trial_ = this->carry_;
     h_next_ = opt.dt;
+    if (!subdividing()) device_ = this->resident_stepper();
+    if (device_) describe_for_device();
     if (subdividing()) {
       // S0 starts every step at the largest step allowed.
       h_next_ = opt.h_max < RealTraits<T>::infinity() ? opt.h_max : opt.dt;
@@ -132,6 +134,23 @@ class ExplicitRungeKutta final : public Integrator<T> {
   void set_first_stage(const std::vector<T>& f) {
     k_[0] = f;
     have_first_stage_ = true;
+  }
+
+  bool steps_on_device() const override { return device_ != nullptr; }
+
+  std::uint64_t advance_on_device(State<T>& s, ResidentSegment<T>& seg) override {
+    if (!device_) return 0;
+    if (this->opt_.adaptive) (void)proposed_step(s);  // the starting step, once, on the host
+    seg.history = {k_[0].data()};
+    seg.history_current = have_first_stage_;
+    seg.h_next = h_next_;
+    seg.pi = controller_.memory();
+    this->run_on_device(*device_, device_method_, s, seg);
+    have_first_stage_ = seg.history_current;
+    h_next_ = seg.h_next;
+    controller_.memory() = seg.pi;
+    if (seg.underflow) throw step_size_underflow(seg.h_next, this->opt_.h_min);
+    return seg.steps;
   }
 
   void restart() override {
@@ -190,6 +209,24 @@ class ExplicitRungeKutta final : public Integrator<T> {
 
  private:
   bool subdividing() const { return this->opt_.adaptive && this->opt_.controller == Controller::subdivide; }
+
+  // The tableau and the step control as the device-resident stepper takes them. A second error
+  // estimate is combined there as DOP853 combines it (the only method that has one).
+  void describe_for_device() {
+    ResidentMethod<T>& d = device_method_;
+    d.stages = static_cast<int>(S);
+    d.fsal = tab.fsal;
+    for (std::size_t i = 0; i < S; ++i) d.a.insert(d.a.end(), a_[i].begin(), a_[i].end());
+    d.b.assign(b_.begin(), b_.end());
+    d.adaptive = this->opt_.adaptive;
+    if (d.adaptive) {
+      d.e.assign(e_.begin(), e_.end());
+      if constexpr (tab.embedded_order2 > 0) d.e2.assign(e2_.begin(), e2_.end());
+      d.atol = this->opt_.atol;
+      d.rtol = this->opt_.rtol;
+      d.rule = controller_.rule();
+    }
+  }
 
   void ensure_first_stage(const T* y) {
     if (!have_first_stage_) {
@@ -273,6 +310,8 @@ class ExplicitRungeKutta final : public Integrator<T> {
   SubdivisionController<T> subdivider_;
   bool have_first_stage_ = false;
   T h_next_{0};
+  ResidentStepper<T>* device_ = nullptr;  // device-resident stepping, when the engine offers it
+  ResidentMethod<T> device_method_;
 };
 
 }  // namespace nbody

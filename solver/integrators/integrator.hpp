@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/state.hpp"
 #include "engines/engine.hpp"
+#include "engines/resident.hpp"
 #include "io/archive.hpp"
 
 namespace nbody {
@@ -22,8 +23,11 @@ class Rhs {
  public:
   Rhs(ForceEngine<T>& engine, const std::vector<T>& mass) : engine_(engine), mass_(mass) {}
   std::size_t size() const { return mass_.size(); }
+  const std::vector<T>& mass() const { return mass_; }
+  ForceEngine<T>& engine() { return engine_; }
   std::uint64_t evaluations() const { return evaluations_; }
   void set_evaluations(std::uint64_t n) { evaluations_ = n; }
+  void add_evaluations(std::uint64_t n) { evaluations_ += n; }  // made elsewhere (device-resident steps)
 
   // dydt[0..3n) = velocities of y, dydt[3n..6n) = accelerations at the positions of y.
   void derivative(const T* y, T* dydt) {
@@ -48,6 +52,11 @@ class Rhs {
 // 8 sub-steps, recursively, while the unscaled max-norm of the error estimate exceeds atol).
 enum class Controller { pi, subdivide };
 
+// Where the steps are taken (--stepping): `automatic` on the device when the engine offers
+// device-resident stepping (engines/resident.hpp) and the method can use it, else on the host;
+// `host` always on the host; `device` on the device or not at all (an error).
+enum class Stepping { automatic, host, device };
+
 // How the user asked to step: a fixed step (--dt) or tolerances (--tol / --atol --rtol).
 template <class T>
 struct StepOptions {
@@ -62,6 +71,7 @@ struct StepOptions {
   // Explicit Runge-Kutta, Adams and the symplectic methods honour it; gauss-radau15 always
   // compensates; the implicit and extrapolation methods refuse it (their updates are not sums).
   bool compensated = false;
+  Stepping stepping = Stepping::automatic;
 };
 
 struct StepCounters {
@@ -82,6 +92,14 @@ class Integrator {
   virtual T proposed_step(const State<T>&) { return opt_.dt; }
   // The state was changed from outside: drop cached derivatives and history.
   virtual void restart() {}
+
+  // Device-resident stepping (engines/resident.hpp): whether this method, as configured, takes its
+  // steps on the engine's device (explicit Runge-Kutta at a fixed step or under the PI controller,
+  // and Adams-Bashforth, without --compensated, on an engine that offers it), and the call that
+  // takes as many steps there as `segment` allows. It returns the steps taken, 0 when it cannot
+  // take them now (a start-up or a step of another size: the driver then takes one step itself).
+  virtual bool steps_on_device() const { return false; }
+  virtual std::uint64_t advance_on_device(State<T>&, ResidentSegment<T>&) { return 0; }
 
   // Checkpoints: everything the method carries from one step to the next (cached derivatives,
   // multistep history, controller state, compensation terms), so that a run resumed from a
@@ -116,6 +134,22 @@ class Integrator {
   // Sizes the carries for a state of m components (all zero: nothing lost yet).
   void init_carry(std::size_t m) {
     if (opt_.compensated && carry_.size() != m) carry_.assign(m, T(0));
+  }
+  // The engine's device-resident stepper when this method may use it, else nullptr.
+  ResidentStepper<T>* resident_stepper() const {
+    return opt_.stepping != Stepping::host && !opt_.compensated ? f_.engine().resident() : nullptr;
+  }
+  // The common part of a device call: the state and the method's memory go in, come back updated.
+  void run_on_device(ResidentStepper<T>& device, const ResidentMethod<T>& method, State<T>& s, ResidentSegment<T>& seg) {
+    seg.n = f_.size();
+    seg.mass = f_.mass().data();
+    seg.t = s.t;
+    seg.y = s.y.data();
+    device.advance(method, seg);
+    s.t = seg.t;
+    counters_.steps += seg.steps;
+    counters_.rejected += seg.rejected;
+    f_.add_evaluations(seg.evaluations);
   }
   void refuse_compensation(std::string_view method) const {
     if (opt_.compensated)

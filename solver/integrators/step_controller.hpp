@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/real.hpp"
+#include "integrators/pi_rule.hpp"
 #include "io/archive.hpp"
 
 namespace nbody {
@@ -28,51 +29,46 @@ T error_norm(const T* y0, const T* y1, const T* err, std::size_t m, T atol, T rt
   return sqrt(sum / T(m));
 }
 
+// The controller asked for a step below --h-min.
+template <class T>
+RunError step_size_underflow(T h_next, T h_min) {
+  return RunError("step size underflow: the controller needs h = " + RealTraits<T>::format(h_next) + " < --h-min " +
+                  RealTraits<T>::format(h_min) + " (loosen --tol or lower --h-min)");
+}
+
 // A proportional-integral controller (Gustafsson; Hairer's DOPRI5 settings): the new step is
 // h * safety * err^-alpha * err_prev^beta, limited to [h * shrink_limit, h * growth_limit] and
-// to [h_min, h_max]; after a rejection the next step may not grow.
+// to [h_min, h_max]; after a rejection the next step may not grow. The rule itself is pi_judge
+// (pi_rule.hpp), shared with the device-resident stepping of the GPU engines.
 template <class T>
 class PIController {
  public:
   // error_order: the power of h in the error estimate (5 for a 5(4) pair).
   PIController(int error_order, T h_min, T h_max, T beta = T(0.04))
-      : alpha_(T(1) / T(error_order) - T(0.75) * beta), beta_(beta), h_min_(h_min), h_max_(h_max) {}
+      : rule_{T(1) / T(error_order) - T(0.75) * beta, beta, h_min, h_max} {}
 
   // Judges a trial step of size h with error norm err; sets h_next. Returns true if accepted.
   bool judge(T err, T h, T& h_next) {
-    if (!(err <= T(1))) {  // rejected (NaN included: a trial that blew up shrinks maximally)
-      const T shrink = is_finite(err) ? std::max(shrink_limit_, safety_ / pow(err, alpha_)) : shrink_limit_;
-      h_next = h * shrink;
-      last_rejected_ = true;
-      if (h_next < h_min_)
-        throw RunError("step size underflow: the controller needs h = " + RealTraits<T>::format(h_next) +
-                       " < --h-min " + RealTraits<T>::format(h_min_) + " (loosen --tol or lower --h-min)");
-      return false;
-    }
-    const T e = std::max(err, T(1e-4));  // Hairer's floor: avoids an infinite growth request
-    T factor = safety_ * pow(e, -alpha_) * pow(err_prev_, beta_);
-    factor = std::clamp(factor, shrink_limit_, growth_limit_);
-    if (last_rejected_) factor = std::min(factor, T(1));
-    h_next = std::min(std::max(h * factor, h_min_), h_max_);
-    err_prev_ = e;
-    last_rejected_ = false;
-    return true;
+    if (pi_judge(rule_, memory_, err, h, h_next)) return true;
+    if (h_next < rule_.h_min) throw step_size_underflow(h_next, rule_.h_min);
+    return false;
   }
 
+  const PIRule<T>& rule() const { return rule_; }
+  PIMemory<T>& memory() { return memory_; }
+
   void save(ArchiveWriter& w) const {
-    w.put(err_prev_);
-    w.put(last_rejected_);
+    w.put(memory_.err_prev);
+    w.put(memory_.last_rejected);
   }
   void load(ArchiveReader& r) {
-    r.get(err_prev_);
-    r.get(last_rejected_);
+    r.get(memory_.err_prev);
+    r.get(memory_.last_rejected);
   }
 
  private:
-  T alpha_, beta_, h_min_, h_max_;
-  T safety_{0.9}, shrink_limit_{0.2}, growth_limit_{10};
-  T err_prev_{1e-4};
-  bool last_rejected_ = false;
+  PIRule<T> rule_;
+  PIMemory<T> memory_;
 };
 
 // Seed S0's step control (nbody_solver_rk_butcher in S0's code): a step is tried at its full size;

@@ -4,11 +4,14 @@
 #                                   racecheck of every CUDA kernel, the must-show timings
 #   tools/gpu/h100_batch.sh sweep   E13 tuning, E09 time vs N, E10 block sweep, E11 size x split,
 #                                   E12 unroll, (E24 uses E09/E13 and the clocks logged here)
+#   tools/gpu/h100_batch.sh resident  device-resident stepping: its tests, compute-sanitizer on its
+#                                   kernels, time per force evaluation at E05's setting (host
+#                                   stepping, device stepping at several shapes)
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh: nbody, nbody_tests, libs/).
 # Everything lands in $WORK/<phase>/ and is packed into $OUT/<phase>.tar.gz after each step (the
 # device tool returns at most 8 files), so that a run stopped at its limit returns what it finished.
 set -u
-phase=${1:?usage: h100_batch.sh check|sweep|final}
+phase=${1:?usage: h100_batch.sh check|sweep|final|resident}
 CARRY=${CARRY:-build-gpu-carry}
 OUT=${OUT:-/tmp/nbody-out}
 WORK=${WORK:-/tmp/nbody-work}
@@ -244,3 +247,57 @@ kill "$smi_pid" 2> /dev/null
 step done
 pack
 ls -la "$OUT"
+
+if [ "$phase" = resident ]; then
+  step "tests [resident]"
+  "$NT" "[resident]" -s -r compact > "$W/tests_resident_full.log" 2>&1; echo "nbody_tests [resident] rc=$?" | tee -a "$W/steps.log"
+  grep -E "FAILED|SKIPPED|failed|test cases|with expansion" -A3 "$W/tests_resident_full.log" | tail -60 > "$W/tests_resident.log"
+  tail -2 "$W/tests_resident_full.log" | tee -a "$W/steps.log"
+  pack
+
+  step "compute-sanitizer on the stepping kernels"
+  small="run --ic plummer --n 97 --seed 3 --eps 0.01 --engine cuda-split --stepping device --t-end 0.02 --diag-every 0.01"
+  for tool in memcheck racecheck synccheck; do
+    for p in float double; do
+      for m in "--integrator dopri5 --tol 1e-8" "--integrator rk4 --dt 1e-3" "--integrator adams-bashforth --dt 1e-3" \
+               "--integrator dop853 --tol 1e-8 --r-min 0.05"; do
+        echo "--- $tool $p $m" >> "$W/sanitizer_${tool}.log"
+        "$SAN" --tool $tool --error-exitcode 99 "$NB" $small --precision $p $m >> "$W/sanitizer_${tool}.log" 2>&1
+        echo "rc=$? ($tool $p $m)" | tee -a "$W/sanitizer_${tool}.log" >> "$W/sanitizer_summary.log"
+      done
+    done
+    pack
+  done
+  sort "$W/sanitizer_summary.log" | cut -d' ' -f1 | uniq -c | tee -a "$W/steps.log"
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+
+  step "time per force evaluation at E05's setting (N = 512, two galaxies)"
+  mkdir -p "$W/timing"
+  e05="run --ic two-galaxies --n 512 --seed 1 --r-min 1e-4"  # double unless a case says otherwise
+  timed() {  # label, flags...
+    local label=$1; shift
+    "$NB" $e05 "$@" --summary "$W/timing/$label.json" > "$W/timing/$label.log" 2>&1
+    echo "$label rc=$? $(tail -1 "$W/timing/$label.log")" | tee -a "$W/steps.log"
+  }
+  dp="--integrator dopri5 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --t-end 0.05 --diag-every 0.01"
+  timed dopri5_host_cuda-split $dp --engine cuda-split --stepping host
+  timed dopri5_host_openmp-simd $dp --engine openmp-simd
+  timed dopri5_device_default $dp --engine cuda-split --stepping device
+  for b in 64 128 256 512; do
+    for s in 4 8 16 32; do
+      timed dopri5_device_b${b}_s${s} $dp --engine cuda-split --stepping device --launch block=$b,split=$s
+    done
+    pack
+  done
+  timed verner65_device_default --integrator verner65 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --t-end 0.05 --diag-every 0.01 \
+    --engine cuda-split --stepping device
+  timed verner65_host_cuda-split --integrator verner65 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --t-end 0.01 --diag-every 0.01 \
+    --engine cuda-split --stepping host
+  ab="--integrator adams-bashforth --dt 1e-6 --diag-every 0.001"
+  timed ab5_host_cuda-split $ab --t-end 0.002 --engine cuda-split --stepping host
+  timed ab5_device_default $ab --t-end 0.01 --engine cuda-split --stepping device
+  for s in 8 16 32; do timed ab5_device_b128_s${s} $ab --t-end 0.01 --engine cuda-split --stepping device --launch block=128,split=$s; done
+  timed dopri5_device_float --integrator dopri5 --tol 1e-6 --h-min 1e-9 --h-max 1e-5 --t-end 0.05 --diag-every 0.01 \
+    --engine cuda-split --stepping device --precision float
+  pack
+fi

@@ -1,0 +1,234 @@
+#pragma once
+// Implementation of cuda::ResidentBackend<T> (cuda_backend.hpp): device buffers, the launch shape
+// of the cooperative stepping kernel (kernels/cuda/resident.cuh), and one call = one launch.
+// Included by cuda_float.cu and cuda_double.cu, which instantiate it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "cuda/check.cuh"
+#include "cuda/resident.cuh"
+#include "engines/cuda_backend.cuh"
+
+namespace nbody::cuda {
+
+template <class T>
+struct ResidentBackend<T>::Impl {
+  cudaStream_t stream = nullptr;
+  T G{1}, eps2{0}, rmin2{0};
+  Launch requested{};
+  std::string shape;
+  // Device memory, grown as needed.
+  T* d_y = nullptr;        // 2 x 6n
+  T* d_k = nullptr;        // slots x 6n
+  Body4<T>* d_pos = nullptr;  // 2 x n
+  T* d_partial = nullptr;
+  T* d_coef = nullptr;
+  int* d_flags = nullptr;
+  ResidentControl<T>* d_ctl = nullptr;
+  std::size_t cap_y = 0, cap_k = 0, cap_pos = 0, cap_partial = 0;  // elements allocated
+  std::vector<Body4<T>> h_bodies;
+
+  Impl() {
+    (void)detail::props();
+    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    NBODY_CUDA_CHECK(cudaMalloc(&d_coef, (kResidentMaxStages + 3) * kResidentMaxStages * sizeof(T)));
+    NBODY_CUDA_CHECK(cudaMalloc(&d_flags, 2 * sizeof(int)));
+    NBODY_CUDA_CHECK(cudaMalloc(&d_ctl, sizeof(ResidentControl<T>)));
+  }
+  ~Impl() {
+    for (void* p : {static_cast<void*>(d_y), static_cast<void*>(d_k), static_cast<void*>(d_pos),
+                    static_cast<void*>(d_partial), static_cast<void*>(d_coef), static_cast<void*>(d_flags),
+                    static_cast<void*>(d_ctl)})
+      if (p) cudaFree(p);  // in a destructor: no throw
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  template <class U>
+  static void grow(U*& p, std::size_t& cap, std::size_t need) {
+    if (need <= cap) return;
+    if (p) NBODY_CUDA_CHECK(cudaFree(p));
+    p = nullptr;
+    cap = 0;
+    NBODY_CUDA_CHECK(cudaMalloc(&p, need * sizeof(U)));
+    cap = need;
+  }
+  void reserve(std::size_t n, std::size_t slots, std::size_t blocks) {
+    grow(d_y, cap_y, 12 * n);
+    grow(d_pos, cap_pos, 2 * n);
+    grow(d_k, cap_k, slots * 6 * n);
+    grow(d_partial, cap_partial, 2 * blocks);
+  }
+};
+
+template <class T>
+ResidentBackend<T>::ResidentBackend() : impl_(std::make_unique<Impl>()) {}
+template <class T>
+ResidentBackend<T>::~ResidentBackend() = default;
+
+template <class T>
+void ResidentBackend<T>::set_law(T G, T eps2, T rmin2) {
+  impl_->G = G;
+  impl_->eps2 = eps2;
+  impl_->rmin2 = rmin2;
+}
+template <class T>
+void ResidentBackend<T>::set_launch(const Launch& requested) {
+  impl_->requested = requested;
+}
+template <class T>
+std::string ResidentBackend<T>::last_shape() const {
+  return impl_->shape;
+}
+
+namespace detail {
+
+[[noreturn]] inline void invalid_resident(const Launch& l, const std::string& why) {
+  throw InputError("invalid launch shape for device-resident steps (" + to_string(l) + "): " + why);
+}
+
+inline bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+}  // namespace detail
+
+template <class T>
+void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegment<T>& seg) {
+  using namespace detail;
+  Impl& m = *impl_;
+  const cudaDeviceProp& p = props().prop;
+  const std::size_t n = seg.n;
+  const int S = method.stages;
+  if (S < 1 || S > kResidentMaxStages)
+    throw InputError("device-resident steps take methods of 1 to " + std::to_string(kResidentMaxStages) + " stages, got " +
+                     std::to_string(S));
+  if (n == 0 || n > (std::size_t(1) << 26))
+    throw InputError("device-resident steps take 1 to 2^26 bodies, got " + std::to_string(n));
+  if (!p.cooperativeLaunch)
+    throw InputError(std::string("device-resident steps need cooperative launches, which ") + p.name +
+                     " does not support: use --stepping host");
+
+  // The launch shape: block threads, `lanes` threads per body, blocks co-resident on the device.
+  const Launch& req = m.requested;
+  const int block = req.block ? req.block : 128;
+  if (!power_of_two(block) || block < 32 || block > std::min(1024, p.maxThreadsPerBlock))
+    invalid_resident(req, "block= must be a power of 2 from 32 to " + std::to_string(std::min(1024, p.maxThreadsPerBlock)));
+  int lanes = req.split;
+  if (lanes == 0) {  // about one block per multiprocessor
+    const double want = double(block) * p.multiProcessorCount / double(n);
+    lanes = 1;
+    while (lanes * 2 <= 32 && lanes * 2 <= block && lanes * 2 <= want) lanes *= 2;
+  }
+  if (!power_of_two(lanes) || lanes > 32 || lanes > block)
+    invalid_resident(req, "split= (threads per body) must be a power of 2 up to 32 and at most block=");
+  const bool clamp = m.rmin2 > T(0);
+  const void* fn = method.adams
+                       ? (clamp ? reinterpret_cast<const void*>(&resident_adams_kernel<T, DeviceMath<true>>)
+                                : reinterpret_cast<const void*>(&resident_adams_kernel<T, DeviceMath<false>>))
+                       : (clamp ? reinterpret_cast<const void*>(&resident_rk_kernel<T, DeviceMath<true>>)
+                                : reinterpret_cast<const void*>(&resident_rk_kernel<T, DeviceMath<false>>));
+  const int tile = static_cast<int>(std::min<std::size_t>(n, std::max<std::size_t>(block, 32768 / sizeof(Body4<T>))));
+  const std::size_t smem = tile * sizeof(Body4<T>) + block * sizeof(T);
+  cudaFuncAttributes fa{};
+  NBODY_CUDA_CHECK(cudaFuncGetAttributes(&fa, fn));
+  if (block > fa.maxThreadsPerBlock)
+    invalid_resident(req, "the kernel uses " + std::to_string(fa.numRegs) + " registers per thread, so at most " +
+                              std::to_string(fa.maxThreadsPerBlock) + " threads per block can run (device: " + p.name + ")");
+  int per_sm = 0;
+  NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, smem));
+  if (per_sm == 0) invalid_resident(req, std::string("no block of this shape fits on a multiprocessor (device: ") + p.name + ")");
+  const std::size_t per_pass = block / lanes;
+  const std::size_t max_blocks = static_cast<std::size_t>(per_sm) * p.multiProcessorCount;
+  const std::size_t blocks = std::min(max_blocks, (n + per_pass - 1) / per_pass);
+  const std::size_t per_block = (n + blocks - 1) / blocks;
+  m.shape = "resident block=" + std::to_string(block) + ",split=" + std::to_string(lanes) + ", " + std::to_string(blocks) +
+            " blocks";
+
+  // Upload: coefficients, masses, state, the method's memory.
+  m.reserve(n, S, blocks);
+  std::vector<T> coef((kResidentMaxStages + 3) * kResidentMaxStages, T(0));
+  if (method.adams) {
+    std::copy(method.b.begin(), method.b.end(), coef.begin());
+  } else {
+    std::copy(method.a.begin(), method.a.end(), coef.begin());
+    std::copy(method.b.begin(), method.b.end(), coef.begin() + S * S);
+    std::copy(method.e.begin(), method.e.end(), coef.begin() + S * S + S);
+    std::copy(method.e2.begin(), method.e2.end(), coef.begin() + S * S + 2 * S);
+  }
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_coef, coef.data(), coef.size() * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+  m.h_bodies.assign(2 * n, Body4<T>{});
+  for (std::size_t i = 0; i < n; ++i) m.h_bodies[i].m = m.h_bodies[n + i].m = seg.mass[i];
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_pos, m.h_bodies.data(), 2 * n * sizeof(Body4<T>), cudaMemcpyHostToDevice, m.stream));
+  const std::size_t m6 = 6 * n;
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_y, seg.y, m6 * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+  const std::size_t uploads = method.adams ? seg.history.size() : (seg.history_current ? 1 : 0);
+  for (std::size_t j = 0; j < uploads; ++j)
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_k + j * m6, seg.history[j], m6 * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+  NBODY_CUDA_CHECK(cudaMemsetAsync(m.d_flags, 0, 2 * sizeof(int), m.stream));
+  ResidentControl<T> ctl{};
+  ctl.t = seg.t;
+  ctl.h_next = seg.h_next;
+  ctl.pi = seg.pi;
+  ctl.y_index = 0;
+  ctl.head = 0;
+  ctl.current = seg.history_current ? 1 : 0;
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_ctl, &ctl, sizeof(ctl), cudaMemcpyHostToDevice, m.stream));
+
+  ResidentArgs<T> a{};
+  a.n = static_cast<int>(n);
+  a.G = m.G;
+  a.eps2 = m.eps2;
+  a.rmin2 = m.rmin2;
+  a.per_block = static_cast<int>(per_block);
+  a.lanes = lanes;
+  a.tile = tile;
+  a.adams = method.adams;
+  a.stages = S;
+  a.fsal = method.fsal;
+  a.adaptive = method.adaptive;
+  a.second_estimate = !method.e2.empty();
+  a.coef = m.d_coef;
+  a.atol = method.atol;
+  a.rtol = method.rtol;
+  a.rule = method.rule;
+  a.land_on = seg.land_on;
+  a.stop_when = seg.stop_when;
+  a.t0 = seg.t0;
+  a.dt = seg.dt;
+  a.max_steps = seg.max_steps;
+  a.step_index = seg.step_index;
+  a.y[0] = m.d_y;
+  a.y[1] = m.d_y + m6;
+  a.k = m.d_k;
+  a.pos[0] = m.d_pos;
+  a.pos[1] = m.d_pos + n;
+  a.partial = m.d_partial;
+  a.nonfinite = m.d_flags;
+  a.ctl = m.d_ctl;
+  void* args[] = {&a};
+  NBODY_CUDA_CHECK(cudaLaunchCooperativeKernel(fn, dim3(static_cast<unsigned>(blocks)), dim3(block), args, smem, m.stream));
+  NBODY_CUDA_CHECK_LAUNCH("device-resident stepping launch");
+
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(&ctl, m.d_ctl, sizeof(ctl), cudaMemcpyDeviceToHost, m.stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  NBODY_CUDA_CHECK(cudaMemcpy(seg.y, m.d_y + ctl.y_index * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
+  if (method.adams) {
+    for (std::size_t j = 0; j < seg.history.size(); ++j)
+      NBODY_CUDA_CHECK(cudaMemcpy(seg.history[j], m.d_k + ((ctl.head + j) % S) * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
+  } else if (ctl.current) {
+    NBODY_CUDA_CHECK(cudaMemcpy(seg.history[0], m.d_k + ctl.head * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  seg.t = ctl.t;
+  seg.h_next = ctl.h_next;
+  seg.h_last = ctl.h_last;
+  seg.pi = ctl.pi;
+  seg.history_current = ctl.current != 0;
+  seg.steps = ctl.steps;
+  seg.rejected = ctl.rejected;
+  seg.evaluations = ctl.evaluations;
+  seg.underflow = ctl.underflow != 0;
+}
+
+}  // namespace nbody::cuda

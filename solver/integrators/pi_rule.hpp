@@ -1,0 +1,50 @@
+#pragma once
+// The decision rule of the PI step-size controller (step_controller.hpp) as a function of plain
+// values, so that host stepping and the device-resident stepping of the GPU engines
+// (kernels/cuda/resident.cuh) take the same decisions. Written with comparisons only (no
+// std::max, no is_finite), so that it compiles for the device and a NaN error norm fails every
+// test it meets: it is rejected and shrinks the step the most.
+#include "common/host_device.hpp"
+#include "common/real_math.hpp"
+
+namespace nbody {
+
+// The controller's constants (Hairer's DOPRI5 settings; alpha and beta from the error order).
+template <class T>
+struct PIRule {
+  T alpha, beta, h_min, h_max;
+  T safety{0.9}, shrink_limit{0.2}, growth_limit{10};
+};
+
+// What the controller carries from one step to the next.
+template <class T>
+struct PIMemory {
+  T err_prev{1e-4};
+  bool last_rejected = false;
+};
+
+// Judges a trial step of size h with error norm err and sets h_next; returns true if accepted. A
+// rejection whose h_next falls below h_min is a step-size underflow, which the caller reports.
+// pow is called unqualified: each real type supplies its own (common/real_math.hpp for float and
+// double, on host and device).
+template <class T>
+NBODY_HD bool pi_judge(const PIRule<T>& r, PIMemory<T>& m, T err, T h, T& h_next) {
+  if (!(err <= T(1))) {
+    const T q = r.safety / pow(err, r.alpha);  // NaN or 0 for a blown-up trial: the limit applies
+    h_next = h * (q > r.shrink_limit ? q : r.shrink_limit);
+    m.last_rejected = true;
+    return false;
+  }
+  const T e = err < T(1e-4) ? T(1e-4) : err;  // Hairer's floor: no infinite growth request
+  T factor = r.safety * pow(e, -r.alpha) * pow(m.err_prev, r.beta);
+  factor = factor < r.shrink_limit ? r.shrink_limit : (r.growth_limit < factor ? r.growth_limit : factor);
+  if (m.last_rejected && T(1) < factor) factor = T(1);
+  T grown = h * factor;
+  if (grown < r.h_min) grown = r.h_min;
+  h_next = r.h_max < grown ? r.h_max : grown;
+  m.err_prev = e;
+  m.last_rejected = false;
+  return true;
+}
+
+}  // namespace nbody
