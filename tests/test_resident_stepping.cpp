@@ -110,11 +110,13 @@ TEST_CASE("device_resident_steps_agree_with_host_steps_to_rounding", "[gpu][resi
     double tolerance;  // on the relative difference of the final states
   };
   // Fixed steps: the same steps, so only rounding differs. Adaptive: a decision near err = 1 may
-  // fall the other way, which moves the trajectory by about the tolerance.
+  // fall the other way, which moves the trajectory by about the tolerance. (The clamp r_min makes
+  // the force kinked at r = r_min, where the adaptive runs reject often and so part earlier (5e-8
+  // at tol 1e-10, measured): it is checked at fixed steps.)
   const std::vector<Case> cases = {
       {"rk4", fixed_step(1e-3), 0, 1e-12},          {"adams-bashforth", fixed_step(1e-3), 0, 1e-12},
-      {"euler", fixed_step(1e-3), 0.05, 1e-12},      {"dopri5", fixed_step(2e-3), 0, 1e-12},
-      {"dopri5", tolerance(1e-10), 0, 1e-8},        {"dopri5", tolerance(1e-10), 0.05, 1e-8},
+      {"euler", fixed_step(1e-3), 0.05, 1e-12},      {"rk4", fixed_step(1e-3), 0.05, 1e-12},
+      {"dopri5", fixed_step(2e-3), 0, 1e-12},        {"dopri5", tolerance(1e-10), 0, 1e-8},
       {"dop853", tolerance(1e-10), 0, 1e-8},        {"verner65", tolerance(1e-10), 0, 1e-8},
       {"feagin10", tolerance(1e-12), 0, 1e-8}};
   for (const Case& c : cases) {

@@ -8,7 +8,7 @@
 //      Body4 buffer, velocities into the stage vector k_i;
 //   -- grid.sync() --
 //   B  each block computes the accelerations of its own bodies from all positions, `lanes`
-//      threads per body (the j-range split over the lanes, summed by a fixed butterfly).
+//      threads per body (the j-range split over the lanes, summed in a fixed order).
 // Phase B of one stage and phase A of the next touch only the block's own bodies, so one grid
 // sync per force evaluation suffices; the position buffers alternate between stages so that a
 // block writing the next stage never overwrites positions another block is still reading. An
@@ -44,7 +44,7 @@ struct ResidentArgs {
   int n;
   T G, eps2, rmin2;
   int per_block;  // bodies owned by each block
-  int lanes;      // threads per body in the force loop: a power of 2, at most 32
+  int lanes;      // threads per body in the force loop: a power of 2, at most blockDim.x
   int tile;       // bodies per shared-memory tile
   // The method: coef = a (stages x stages), b, e, e2 (stages each); Adams: b only.
   int adams, stages, fsal, adaptive, second_estimate;
@@ -70,20 +70,57 @@ __device__ __forceinline__ Body4<T> load_body_cg(const Body4<T>* p) {
   return Body4<T>{__ldcg(&p->x), __ldcg(&p->y), __ldcg(&p->z), __ldcg(&p->m)};
 }
 
+// Where stage j's vector lives: slot j, except that stages 0 and S-1 trade slots on every
+// accepted step of a FSAL method (f(y_new) becomes the next step's first stage).
+template <class T>
+struct StageSlots {
+  T* base;
+  std::size_t m;  // 6n
+  int stages, slot0, slot_last;
+  __device__ T* operator[](int j) const { return base + (j == 0 ? slot0 : j == stages - 1 ? slot_last : j) * m; }
+};
+
+// Adams: f_{n-j}, the history value j steps back, lives in slot (head + j) % K.
+template <class T>
+struct HistorySlots {
+  T* base;
+  std::size_t m;
+  int head, K;
+  __device__ T* operator[](int j) const { return base + ((head + j) % K) * m; }
+};
+
+// v[j] = k_j[K] for j < count, every load issued before any is used: one memory latency per
+// phase instead of one per stage (the stages' values are not in any cache when they are read).
+template <class T, class Slots>
+__device__ __forceinline__ void load_stages(T (&v)[kResidentMaxStages], int count, const Slots& k, int K) {
+#pragma unroll
+  for (int j = 0; j < kResidentMaxStages; ++j)
+    if (j < count) v[j] = k[j][K];
+}
+// sum_{j < count} w_j v_j, in the order of ExplicitRungeKutta (j ascending, from 0).
+template <class T>
+__device__ __forceinline__ T dot(const T* w, const T (&v)[kResidentMaxStages], int count) {
+  T sum(0);
+#pragma unroll
+  for (int j = 0; j < kResidentMaxStages; ++j)
+    if (j < count) sum += w[j] * v[j];
+  return sum;
+}
+
 // Phase A for the own bodies [first, last): s = y + h sum_{j<i} row_j k_j (s = y when i == 0),
 // positions into pos, velocities into kvel (the first half of the stage vector), and the whole
 // stage state into out when out is given. Summed in the order of ExplicitRungeKutta::trial.
-template <class T>
-__device__ void stage_state(int n, int first, int last, int i, const T* row, const T* y, T h, T* const* k,
+template <class T, class Slots>
+__device__ void stage_state(int n, int first, int last, int i, const T* row, const T* y, T h, const Slots& k,
                             Body4<T>* pos, T* kvel, T* out) {
   const int count = last - first;
   for (int q = threadIdx.x; q < 6 * count; q += blockDim.x) {
     const int c = q / count, body = first + q % count, K = c * n + body;
     T v = y[K];
     if (i > 0) {
-      T sum(0);
-      for (int j = 0; j < i; ++j) sum += row[j] * k[j][K];
-      v = y[K] + h * sum;
+      T kv[kResidentMaxStages];
+      load_stages(kv, i, k, K);
+      v = y[K] + h * dot(row, kv, i);
     }
     if (c < 3)
       (&pos[body].x)[c] = v;
@@ -94,10 +131,17 @@ __device__ void stage_state(int n, int first, int last, int i, const T* row, con
 }
 
 // Phase B: acc[c n + i] = G sum_j m_j (r_j - r_i) / s^3 for the own bodies, from pos (all n).
+// `lanes` threads per body (a power of 2 up to blockDim.x) split its j-range; their sums are
+// combined by a fixed butterfly within a warp and then, for more than 32 lanes, warp by warp in
+// order through shared memory (red: 3 values per warp), so the result is the same every time.
+// The j loop is unrolled so that several interactions are in flight per thread: at small N the
+// time of a stage is the latency of its longest thread, not the arithmetic.
 template <class T, class M>
-__device__ void own_forces(const ResidentArgs<T>& a, int first, int last, const Body4<T>* pos, T* acc, Body4<T>* tile) {
+__device__ void own_forces(const ResidentArgs<T>& a, int first, int last, const Body4<T>* pos, T* acc, Body4<T>* tile,
+                           T* red) {
   const int L = a.lanes, per_pass = blockDim.x / L;
   const int slot = threadIdx.x / L, lane = threadIdx.x % L;
+  const int width = L < 32 ? L : 32;
   for (int base = first; base < last; base += per_pass) {
     const int i = base + slot;
     const bool active = i < last;
@@ -106,18 +150,38 @@ __device__ void own_forces(const ResidentArgs<T>& a, int first, int last, const 
     for (int j0 = 0; j0 < a.n; j0 += a.tile) {
       const int count = min(a.tile, a.n - j0);
       __syncthreads();  // the previous tile is consumed
+#pragma unroll 4
       for (int q = threadIdx.x; q < count; q += blockDim.x) tile[q] = load_body_cg(pos + j0 + q);
       __syncthreads();
+#pragma unroll 4
       for (int q = lane; q < count; q += L) {
-        if (j0 + q == i) continue;
         const Body4<T> bj = tile[q];
-        accumulate_interaction<T, M>(bi.x, bi.y, bi.z, bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax, ay, az);
+        if (j0 + q != i)
+          accumulate_interaction<T, M>(bi.x, bi.y, bi.z, bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax, ay, az);
       }
     }
-    for (int offset = L / 2; offset > 0; offset /= 2) {  // a fixed butterfly: the same sum every time
-      ax += __shfl_xor_sync(0xffffffffu, ax, offset, L);
-      ay += __shfl_xor_sync(0xffffffffu, ay, offset, L);
-      az += __shfl_xor_sync(0xffffffffu, az, offset, L);
+    for (int offset = width / 2; offset > 0; offset /= 2) {
+      ax += __shfl_xor_sync(0xffffffffu, ax, offset, width);
+      ay += __shfl_xor_sync(0xffffffffu, ay, offset, width);
+      az += __shfl_xor_sync(0xffffffffu, az, offset, width);
+    }
+    if (L > 32) {  // the warps of one body, in order
+      const int warp = threadIdx.x / 32;
+      if (threadIdx.x % 32 == 0) {
+        red[3 * warp] = ax;
+        red[3 * warp + 1] = ay;
+        red[3 * warp + 2] = az;
+      }
+      __syncthreads();
+      if (lane == 0) {
+        ax = ay = az = T(0);
+        for (int w = warp; w < warp + L / 32; ++w) {
+          ax += red[3 * w];
+          ay += red[3 * w + 1];
+          az += red[3 * w + 2];
+        }
+      }
+      __syncthreads();
     }
     if (active && lane == 0) {
       acc[i] = a.G * ax;
@@ -181,7 +245,7 @@ __device__ void write_back(const ResidentArgs<T>& a, const ResidentControl<T>& c
 
 // Explicit Runge-Kutta: fixed steps of dt, or PI-controlled steps clamped to land on land_on.
 template <class T, class M>
-__global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
+__global__ void __launch_bounds__(512) resident_rk_kernel(ResidentArgs<T> a) {
   namespace cg = cooperative_groups;
   cg::grid_group grid = cg::this_grid();
   extern __shared__ __align__(32) unsigned char smem_raw[];
@@ -202,14 +266,7 @@ __global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
   ResidentControl<T> c = *a.ctl;
   c.steps = c.rejected = c.evaluations = 0;
   c.underflow = 0;
-  // Stage i lives in slot i, except that a FSAL method swaps the slots of stages 0 and S-1 on
-  // every accepted step (f(y_new) becomes the next step's first stage).
-  int slot0 = c.head, slot_last = slot0 == 0 ? S - 1 : 0;
-  T* k[kResidentMaxStages];
-  auto place = [&] {
-    for (int i = 0; i < S; ++i) k[i] = a.k + (i == 0 ? slot0 : i == S - 1 ? slot_last : i) * m;
-  };
-  place();
+  StageSlots<T> k{a.k, m, S, c.head, c.head == 0 ? S - 1 : 0};
   const T* y = a.y[c.y_index];
   T* y_new = a.y[1 - c.y_index];
   int pb = 0;
@@ -223,7 +280,7 @@ __global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
       checked = true;
       if (c.steps > 0 && *reinterpret_cast<volatile int*>(nonfinite_flag(a, c.steps - 1))) return true;
     }
-    own_forces<T, M>(a, first, last, a.pos[pb], k[i] + 3 * n, tile);
+    own_forces<T, M>(a, first, last, a.pos[pb], k[i] + 3 * n, tile, scratch);
     __syncthreads();  // the block's own accelerations are read by its other threads next
     pb ^= 1;
     ++c.evaluations;
@@ -235,7 +292,7 @@ __global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
     T h = a.adaptive ? (remaining < c.h_next ? remaining : c.h_next) : a.dt;
     checked = false;
     if (!c.current) {
-      if (evaluate(0, A, h, nullptr)) goto done;
+      if (evaluate(0, A, h, nullptr)) goto done;  // row unused at stage 0
       c.current = 1;
     }
     for (;;) {  // trials of this step
@@ -247,9 +304,9 @@ __global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
       if (!a.fsal)
         for (int q = threadIdx.x; q < 6 * count; q += blockDim.x) {
           const int K = (q / count) * n + first + q % count;
-          T sum(0);
-          for (int j = 0; j < S; ++j) sum += b[j] * k[j][K];
-          y_new[K] = y[K] + h * sum;
+          T kv[kResidentMaxStages];
+          load_stages(kv, S, k, K);
+          y_new[K] = y[K] + h * dot(b, kv, S);
         }
       __syncthreads();
       if (!a.adaptive) {
@@ -261,11 +318,9 @@ __global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
       T s1(0), s2(0);
       for (int q = threadIdx.x; q < 6 * count; q += blockDim.x) {
         const int K = (q / count) * n + first + q % count;
-        T d1(0), d2(0);
-        for (int j = 0; j < S; ++j) {
-          d1 += e[j] * k[j][K];
-          if (a.second_estimate) d2 += e2[j] * k[j][K];
-        }
+        T kv[kResidentMaxStages];
+        load_stages(kv, S, k, K);
+        const T d1 = dot(e, kv, S), d2 = a.second_estimate ? dot(e2, kv, S) : T(0);
         const T y0 = abs(y[K]), y1 = abs(y_new[K]);
         const T sc = a.atol + a.rtol * (y0 < y1 ? y1 : y0);
         const T q1 = h * d1 / sc, q2 = h * d2 / sc;
@@ -304,10 +359,9 @@ __global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
     y = a.y[c.y_index];
     y_new = a.y[1 - c.y_index];
     if (a.fsal) {
-      const int s = slot0;
-      slot0 = slot_last;
-      slot_last = s;
-      place();
+      const int s = k.slot0;
+      k.slot0 = k.slot_last;
+      k.slot_last = s;
     } else {
       c.current = 0;
     }
@@ -320,18 +374,19 @@ __global__ void __launch_bounds__(1024) resident_rk_kernel(ResidentArgs<T> a) {
     if (c.steps >= a.max_steps || c.t >= a.stop_when || (a.adaptive && c.t == a.land_on)) break;
   }
 done:
-  c.head = slot0;
+  c.head = k.slot0;
   write_back(a, c);
 }
 
 // Adams-Bashforth of order K = stages at fixed steps of dt: f_n = f(y_n) into the history ring,
 // y_{n+1} = y_n + h sum_j b_j f_{n-j}. One force evaluation and one grid sync per step.
 template <class T, class M>
-__global__ void __launch_bounds__(1024) resident_adams_kernel(ResidentArgs<T> a) {
+__global__ void __launch_bounds__(512) resident_adams_kernel(ResidentArgs<T> a) {
   namespace cg = cooperative_groups;
   cg::grid_group grid = cg::this_grid();
   extern __shared__ __align__(32) unsigned char smem_raw[];
   Body4<T>* tile = reinterpret_cast<Body4<T>*>(smem_raw);
+  T* scratch = reinterpret_cast<T*>(tile + a.tile);  // blockDim.x values
   __shared__ T coef[kResidentMaxStages];
 
   const int n = a.n, K = a.stages;
@@ -346,7 +401,7 @@ __global__ void __launch_bounds__(1024) resident_adams_kernel(ResidentArgs<T> a)
   const T* y = a.y[c.y_index];
   T* y_new = a.y[1 - c.y_index];
   int pb = 0;
-  stage_state<T>(n, first, last, 0, nullptr, y, a.dt, nullptr, a.pos[pb], nullptr, nullptr);
+  stage_state<T>(n, first, last, 0, nullptr, y, a.dt, HistorySlots<T>{a.k, m, c.head, K}, a.pos[pb], nullptr, nullptr);
   grid.sync();
   for (;;) {
     if (!c.current) {  // f_n = f(y_n) becomes the newest history value, over the oldest
@@ -356,7 +411,7 @@ __global__ void __launch_bounds__(1024) resident_adams_kernel(ResidentArgs<T> a)
         const int V = (q / count) * n + first + q % count;
         f[V] = y[3 * n + V];
       }
-      own_forces<T, M>(a, first, last, a.pos[pb], f + 3 * n, tile);
+      own_forces<T, M>(a, first, last, a.pos[pb], f + 3 * n, tile, scratch);
       __syncthreads();
       ++c.evaluations;
     }
@@ -364,9 +419,9 @@ __global__ void __launch_bounds__(1024) resident_adams_kernel(ResidentArgs<T> a)
     const T h = a.dt;
     for (int q = threadIdx.x; q < 6 * count; q += blockDim.x) {
       const int comp = q / count, body = first + q % count, Q = comp * n + body;
-      T sum(0);
-      for (int j = 0; j < K; ++j) sum += coef[j] * a.k[((c.head + j) % K) * m + Q];
-      const T v = y[Q] + h * sum;
+      T f[kResidentMaxStages];
+      load_stages(f, K, HistorySlots<T>{a.k, m, c.head, K}, Q);
+      const T v = y[Q] + h * dot(coef, f, K);
       y_new[Q] = v;
       if (comp < 3) (&a.pos[pb ^ 1][body].x)[comp] = v;
       if (!finite_value(v)) atomicOr(nonfinite_flag(a, c.steps), 1);

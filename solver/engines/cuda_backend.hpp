@@ -76,9 +76,9 @@ class Backend {
 
 // Device-resident stepping (engines/resident.hpp) on device 0, for float and double: one
 // cooperative kernel (kernels/cuda/resident.cuh) takes the steps of a call. Its launch shape uses
-// block= (threads per block, a power of 2 from 32 to 1024) and split= (threads per body, a power
-// of 2 up to 32: each body's j-range split over them); 0 chooses: block 128, and as many threads
-// per body as keep about one block per multiprocessor.
+// block= (threads per block, a power of 2 from 32 to 512) and split= (threads per body, a power
+// of 2 up to block: each body's j-range split over them); 0 chooses: block 256, and threads per
+// body (up to 32) for about 64 blocks, since every force evaluation waits at one grid-wide sync.
 template <class T>
 class ResidentBackend final : public ResidentStepper<T> {
  public:

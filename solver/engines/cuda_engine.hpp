@@ -33,6 +33,8 @@ class CudaEngine final : public ForceEngine<T> {
   void set_launch(std::string_view spec) override {
     launch_ = cuda::parse_launch(spec);
     explicit_launch_ = !spec.empty();
+    if constexpr (has_resident)
+      if (resident_) resident_->set_launch(launch_);
   }
   double last_device_seconds() const override { return backend_.last_kernel_seconds(); }
   std::string device_info() const override {

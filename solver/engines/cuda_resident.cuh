@@ -112,17 +112,19 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
 
   // The launch shape: block threads, `lanes` threads per body, blocks co-resident on the device.
   const Launch& req = m.requested;
-  const int block = req.block ? req.block : 128;
-  if (!power_of_two(block) || block < 32 || block > std::min(1024, p.maxThreadsPerBlock))
-    invalid_resident(req, "block= must be a power of 2 from 32 to " + std::to_string(std::min(1024, p.maxThreadsPerBlock)));
+  const int block = req.block ? req.block : 256;
+  if (!power_of_two(block) || block < 32 || block > 512)
+    invalid_resident(req, "block= must be a power of 2 from 32 to 512");
   int lanes = req.split;
-  if (lanes == 0) {  // about one block per multiprocessor
-    const double want = double(block) * p.multiProcessorCount / double(n);
+  if (lanes == 0) {
+    // About 64 blocks. A grid-wide sync, one per force evaluation, costs more the more blocks
+    // wait at it: H100, N = 512, double, rk4, per evaluation: 32 to 64 blocks 4.7-6 us, 128
+    // blocks 6-7 us, 256 blocks 9 us, 512 blocks 15-17 us (tools/gpu/README.md).
     lanes = 1;
-    while (lanes * 2 <= 32 && lanes * 2 <= block && lanes * 2 <= want) lanes *= 2;
+    while (lanes * 2 <= std::min(32, block) && n * std::size_t(lanes * 2) <= std::size_t(block) * 64) lanes *= 2;
   }
-  if (!power_of_two(lanes) || lanes > 32 || lanes > block)
-    invalid_resident(req, "split= (threads per body) must be a power of 2 up to 32 and at most block=");
+  if (!power_of_two(lanes) || lanes > block)
+    invalid_resident(req, "split= (threads per body) must be a power of 2 up to block=");
   const bool clamp = m.rmin2 > T(0);
   const void* fn = method.adams
                        ? (clamp ? reinterpret_cast<const void*>(&resident_adams_kernel<T, DeviceMath<true>>)

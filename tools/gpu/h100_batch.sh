@@ -279,25 +279,25 @@ if [ "$phase" = resident ]; then
     "$NB" $e05 "$@" --summary "$W/timing/$label.json" > "$W/timing/$label.log" 2>&1
     echo "$label rc=$? $(tail -1 "$W/timing/$label.log")" | tee -a "$W/steps.log"
   }
-  dp="--integrator dopri5 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --t-end 0.05 --diag-every 0.01"
-  timed dopri5_host_cuda-split $dp --engine cuda-split --stepping host
-  timed dopri5_host_openmp-simd $dp --engine openmp-simd
-  timed dopri5_device_default $dp --engine cuda-split --stepping device
-  for b in 64 128 256 512; do
-    for s in 4 8 16 32; do
-      timed dopri5_device_b${b}_s${s} $dp --engine cuda-split --stepping device --launch block=$b,split=$s
+  # Each case at two lengths: the difference of the wall times over that of the force evaluations
+  # is the cost per evaluation without the start-up (CUDA context, initial conditions).
+  dp="--integrator dopri5 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --diag-every 0.01"
+  vr="--integrator verner65 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --diag-every 0.01"
+  ab="--integrator adams-bashforth --dt 1e-6 --diag-every 0.001"
+  for len in short long; do
+    if [ $len = short ]; then te=0.02; tab=0.004; else te=0.1; tab=0.02; fi
+    timed dopri5_host_cuda-split_$len $dp --t-end $te --engine cuda-split --stepping host
+    timed dopri5_host_openmp-simd_$len $dp --t-end $te --engine openmp-simd
+    timed dopri5_device_$len $dp --t-end $te --engine cuda-split --stepping device
+    for sh in block=512,split=32 block=256,split=32 block=128,split=32 block=128,split=64; do
+      timed dopri5_device_${sh}_$len $dp --t-end $te --engine cuda-split --stepping device --launch $sh
     done
+    timed dopri5_device_float_$len $dp --t-end $te --engine cuda-split --stepping device --precision float
+    timed verner65_device_$len $vr --t-end $te --engine cuda-split --stepping device
+    timed verner65_host_cuda-split_$len $vr --t-end $te --engine cuda-split --stepping host
+    timed ab5_device_$len $ab --t-end $tab --engine cuda-split --stepping device
+    timed ab5_host_cuda-split_$len $ab --t-end $tab --engine cuda-split --stepping host
     pack
   done
-  timed verner65_device_default --integrator verner65 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --t-end 0.05 --diag-every 0.01 \
-    --engine cuda-split --stepping device
-  timed verner65_host_cuda-split --integrator verner65 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --t-end 0.01 --diag-every 0.01 \
-    --engine cuda-split --stepping host
-  ab="--integrator adams-bashforth --dt 1e-6 --diag-every 0.001"
-  timed ab5_host_cuda-split $ab --t-end 0.002 --engine cuda-split --stepping host
-  timed ab5_device_default $ab --t-end 0.01 --engine cuda-split --stepping device
-  for s in 8 16 32; do timed ab5_device_b128_s${s} $ab --t-end 0.01 --engine cuda-split --stepping device --launch block=128,split=$s; done
-  timed dopri5_device_float --integrator dopri5 --tol 1e-6 --h-min 1e-9 --h-max 1e-5 --t-end 0.05 --diag-every 0.01 \
-    --engine cuda-split --stepping device --precision float
   pack
 fi

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# E05's full run (seed S0's long run: N = 512, T_max = 300, ~7e8 force evaluations) on the GPU, in
+# parts: each call advances each unfinished run by one part (to --stop-at, a checkpoint), with
+# device-resident steps. State between calls: results/E05_gpu/ (checkpoints, each part's
+# diagnostics and summary), carried to the device and brought back. Usage on the device:
+#   tools/gpu/e05_parts.sh METHOD DT_PART     (METHOD: dopri5, verner65, adams-bashforth)
+# Afterwards, here: python3 tools/gpu/collect_e05.py (joins the parts into results/E05_long_run_gpu*).
+set -u
+method=${1:?usage: e05_parts.sh dopri5|verner65|adams-bashforth DT_PART}
+part_dt=${2:?usage: e05_parts.sh METHOD DT_PART}
+CARRY=${CARRY:-build-gpu-carry}
+export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+NB=$PWD/$CARRY/nbody
+D=results/E05_gpu/$method
+mkdir -p "$D" "${OUT:-/tmp/e05-out}"
+# E05's full profile (experiments/E05_long_run.toml): the same flags, on the GPU.
+flags="--ic two-galaxies --n 512 --seed 1 --r-min 1e-4 --precision double --t-end 300 --diag-every 0.1 --engine cuda-split --stepping device"
+case $method in
+  dopri5|verner65) flags="$flags --integrator $method --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --controller pi" ;;
+  adams-bashforth) flags="$flags --integrator adams-bashforth --order 5 --dt 1e-6" ;;
+  *) echo "unknown method $method" >&2; exit 2 ;;
+esac
+part=$(ls "$D"/part_*.summary.json 2>/dev/null | wc -l)
+t_now=0
+if [ "$part" -gt 0 ]; then
+  last=$(printf "%s/part_%03d.summary.json" "$D" $((part - 1)))
+  t_now=$(python3 -c "import json;print(json.load(open('$last'))['t'])")
+  if python3 -c "import json,sys;sys.exit(0 if json.load(open('$last'))['completed'] else 1)"; then echo "$method: done"; exit 0; fi
+fi
+stop=$(python3 -c "print(min(300.0, round($t_now + $part_dt, 6)))")
+name=$(printf "part_%03d" "$part")
+resume=""; [ "$part" -gt 0 ] && resume="--resume $D/checkpoint.bin"
+nvidia-smi --query-gpu=timestamp,name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$D/$name.gpu.csv" 2>&1
+"$NB" --build-info > "$D/$name.build.json" 2>&1
+echo "$method $name: t = $t_now -> $stop"
+"$NB" run $flags --checkpoint "$D/checkpoint.bin" --stop-at "$stop" $resume \
+  --diagnostics "$D/$name.diagnostics.csv" --summary "$D/$name.summary.json" 2>&1 | tail -3
+rc=${PIPESTATUS[0]}
+echo "rc=$rc"
+tar czf "${OUT:-/tmp/e05-out}/E05_gpu_$method.tar.gz" "$D"
+exit $rc
