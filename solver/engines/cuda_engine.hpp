@@ -38,10 +38,12 @@ class CudaEngine final : public ForceEngine<T> {
   }
   double last_device_seconds() const override { return backend_.last_kernel_seconds(); }
   std::string device_info() const override {
-    std::string info = cuda::device_name() + "; " + cuda::to_string(backend_.last_launch());
+    // With device-resident steps the stepping kernel's shape is what the run ran with (the host
+    // kernel only evaluates a starting step, if any), so that resumed parts name the same shape.
     if constexpr (has_resident)
-      if (resident_ && !resident_->last_shape().empty()) info += "; steps on the device, " + resident_->last_shape();
-    return info;
+      if (resident_ && !resident_->last_shape().empty())
+        return cuda::device_name() + "; steps on the device, " + resident_->last_shape();
+    return cuda::device_name() + "; " + cuda::to_string(backend_.last_launch());
   }
   // float and double: the cooperative stepping kernel, with this engine's force law and the
   // block= and split= of its --launch (the force loop is the stepping kernel's own).
