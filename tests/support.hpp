@@ -29,6 +29,14 @@ State<T> plummer(std::size_t n, std::uint64_t seed) {
   return make_initial_state<T>(p);
 }
 
+// Adaptive steps with atol = rtol = tol (--tol).
+inline StepOptions<double> with_tol(double tol) {
+  StepOptions<double> opt;
+  opt.adaptive = true;
+  opt.atol = opt.rtol = tol;
+  return opt;
+}
+
 // Max over bodies of |r - r_ref|.
 template <class T>
 T position_error(const State<T>& s, const State<T>& ref) {

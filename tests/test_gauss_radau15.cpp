@@ -29,12 +29,6 @@ struct Run {
   double opt_dt = 0;
 };
 
-StepOptions<double> with_tol(double eps) {
-  StepOptions<double> opt;
-  opt.adaptive = true;
-  opt.atol = opt.rtol = eps;
-  return opt;
-}
 
 }  // namespace
 

@@ -92,12 +92,7 @@ StepOptions<double> fixed_step(double dt) {
   opt.dt = dt;
   return opt;
 }
-StepOptions<double> tolerance(double tol) {
-  StepOptions<double> opt;
-  opt.adaptive = true;
-  opt.atol = opt.rtol = tol;
-  return opt;
-}
+using test::with_tol;
 
 }  // namespace
 
@@ -116,9 +111,9 @@ TEST_CASE("device_resident_steps_agree_with_host_steps_to_rounding", "[gpu][resi
   const std::vector<Case> cases = {
       {"rk4", fixed_step(1e-3), 0, 1e-12},          {"adams-bashforth", fixed_step(1e-3), 0, 1e-12},
       {"euler", fixed_step(1e-3), 0.05, 1e-12},      {"rk4", fixed_step(1e-3), 0.05, 1e-12},
-      {"dopri5", fixed_step(2e-3), 0, 1e-12},        {"dopri5", tolerance(1e-10), 0, 1e-8},
-      {"dop853", tolerance(1e-10), 0, 1e-8},        {"verner65", tolerance(1e-10), 0, 1e-8},
-      {"feagin10", tolerance(1e-12), 0, 1e-8}};
+      {"dopri5", fixed_step(2e-3), 0, 1e-12},        {"dopri5", with_tol(1e-10), 0, 1e-8},
+      {"dop853", with_tol(1e-10), 0, 1e-8},        {"verner65", with_tol(1e-10), 0, 1e-8},
+      {"feagin10", with_tol(1e-12), 0, 1e-8}};
   for (const Case& c : cases) {
     SECTION(c.integrator + (c.opt.adaptive ? " adaptive" : " fixed") + (c.r_min > 0 ? " clamped" : "")) {
       const ForceLaw<double> law = softened(0.01, c.r_min);
@@ -155,8 +150,8 @@ TEST_CASE("device_resident_runs_are_bit_for_bit_however_they_are_cut_into_device
   if (!have_device()) return;
   const ForceLaw<double> law = softened(0.01, 0.0);
   const double t_end = 0.4;
-  for (const auto& [integrator, opt] : {std::pair{std::string("dopri5"), tolerance(1e-9)},
-                                        std::pair{std::string("verner65"), tolerance(1e-9)},
+  for (const auto& [integrator, opt] : {std::pair{std::string("dopri5"), with_tol(1e-9)},
+                                        std::pair{std::string("verner65"), with_tol(1e-9)},
                                         std::pair{std::string("adams-bashforth"), fixed_step(1e-3)}}) {
     SECTION(integrator) {
       StepOptions<double> o = opt;
@@ -219,7 +214,7 @@ TEST_CASE("device_resident_runs_fail_as_host_runs_do", "[gpu][resident]") {
     }
   }
   SECTION("a step size underflow") {
-    StepOptions<double> opt = tolerance(1e-13);
+    StepOptions<double> opt = with_tol(1e-13);
     opt.h_min = 0.05;
     CHECK_THAT(message("dopri5", opt, Stepping::host, false), Catch::Contains("step size underflow"));
     CHECK_THAT(message("dopri5", opt, Stepping::device, false), Catch::Contains("step size underflow"));

@@ -243,13 +243,18 @@ __device__ void write_back(const ResidentArgs<T>& a, const ResidentControl<T>& c
   if (blockIdx.x == 0 && threadIdx.x == 0) *a.ctl = c;
 }
 
+// Both kernels' dynamic shared memory: a tile of a.tile bodies, then blockDim.x reals of scratch.
+template <class T>
+__device__ Body4<T>* shared_tile() {
+  extern __shared__ __align__(32) unsigned char smem_raw[];
+  return reinterpret_cast<Body4<T>*>(smem_raw);
+}
+
 // Explicit Runge-Kutta: fixed steps of dt, or PI-controlled steps clamped to land on land_on.
 template <class T, class M>
 __global__ void __launch_bounds__(512) resident_rk_kernel(ResidentArgs<T> a) {
-  namespace cg = cooperative_groups;
-  cg::grid_group grid = cg::this_grid();
-  extern __shared__ __align__(32) unsigned char smem_raw[];
-  Body4<T>* tile = reinterpret_cast<Body4<T>*>(smem_raw);
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  Body4<T>* tile = shared_tile<T>();
   T* scratch = reinterpret_cast<T*>(tile + a.tile);  // blockDim.x values
   __shared__ T coef[(kResidentMaxStages + 3) * kResidentMaxStages];
   __shared__ T total;
@@ -382,10 +387,8 @@ done:
 // y_{n+1} = y_n + h sum_j b_j f_{n-j}. One force evaluation and one grid sync per step.
 template <class T, class M>
 __global__ void __launch_bounds__(512) resident_adams_kernel(ResidentArgs<T> a) {
-  namespace cg = cooperative_groups;
-  cg::grid_group grid = cg::this_grid();
-  extern __shared__ __align__(32) unsigned char smem_raw[];
-  Body4<T>* tile = reinterpret_cast<Body4<T>*>(smem_raw);
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  Body4<T>* tile = shared_tile<T>();
   T* scratch = reinterpret_cast<T*>(tile + a.tile);  // blockDim.x values
   __shared__ T coef[kResidentMaxStages];
 
