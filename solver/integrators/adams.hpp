@@ -190,22 +190,21 @@ class AdamsBashforth final : public AdamsBase<T> {
   AdamsBashforth(Rhs<T>& f, const StepOptions<T>& opt)
       : AdamsBase<T>(f, opt, adams::checked_order(opt.order, info::name, 1)), b_(this->k_) {
     for (int j = 0; j < this->k_; ++j) b_[j] = adams::bashforth[this->k_ - 1][j].template as<T>();
-    device_ = this->resident_stepper();
-    device_method_.adams = true;
-    device_method_.stages = this->k_;
-    device_method_.b = b_;
+    ResidentMethod<T> d;
+    d.adams = true;
+    d.stages = this->k_;
+    d.b = b_;
+    this->offer_device_steps(std::move(d));
   }
-
-  bool steps_on_device() const override { return device_ != nullptr; }
 
   // Adams steps at the history's step size, once the history is full after the next evaluation;
   // the rk4 start-up and a step of another size are the host's.
   std::uint64_t advance_on_device(State<T>& s, ResidentSegment<T>& seg) override {
-    if (!device_ || seg.dt != this->h_ || this->filled_ + (this->have_current_ ? 0 : 1) < this->k_) return 0;
+    if (!this->steps_on_device() || seg.dt != this->h_ || this->filled_ + (this->have_current_ ? 0 : 1) < this->k_) return 0;
     seg.history.clear();
     for (auto& f : this->hist_) seg.history.push_back(f.data());
     seg.history_current = this->have_current_;
-    this->run_on_device(*device_, device_method_, s, seg);
+    this->run_on_device(s, seg);
     this->filled_ = this->k_;
     this->have_current_ = seg.history_current;
     return seg.steps;
@@ -218,8 +217,6 @@ class AdamsBashforth final : public AdamsBase<T> {
   }
 
   std::vector<T> b_;
-  ResidentStepper<T>* device_ = nullptr;  // device-resident stepping, when the engine offers it
-  ResidentMethod<T> device_method_;
 };
 
 template <class T>

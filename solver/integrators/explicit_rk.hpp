@@ -111,8 +111,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
     this->init_carry(m_);
     carry_trial_ = this->carry_;
     h_next_ = opt.dt;
-    if (!subdividing()) device_ = this->resident_stepper();
-    if (device_) describe_for_device();
+    if (!subdividing()) this->offer_device_steps(device_description());
     if (subdividing()) {
       // S0 starts every step at the largest step allowed.
       h_next_ = opt.h_max < RealTraits<T>::infinity() ? opt.h_max : opt.dt;
@@ -136,16 +135,14 @@ class ExplicitRungeKutta final : public Integrator<T> {
     have_first_stage_ = true;
   }
 
-  bool steps_on_device() const override { return device_ != nullptr; }
-
   std::uint64_t advance_on_device(State<T>& s, ResidentSegment<T>& seg) override {
-    if (!device_) return 0;
+    if (!this->steps_on_device()) return 0;
     if (this->opt_.adaptive) (void)proposed_step(s);  // the starting step, once, on the host
     seg.history = {k_[0].data()};
     seg.history_current = have_first_stage_;
     seg.h_next = h_next_;
     seg.pi = controller_.memory();
-    this->run_on_device(*device_, device_method_, s, seg);
+    this->run_on_device(s, seg);
     have_first_stage_ = seg.history_current;
     h_next_ = seg.h_next;
     controller_.memory() = seg.pi;
@@ -212,8 +209,8 @@ class ExplicitRungeKutta final : public Integrator<T> {
 
   // The tableau and the step control as the device-resident stepper takes them. A second error
   // estimate is combined there as DOP853 combines it (the only method that has one).
-  void describe_for_device() {
-    ResidentMethod<T>& d = device_method_;
+  ResidentMethod<T> device_description() const {
+    ResidentMethod<T> d;
     d.stages = static_cast<int>(S);
     d.fsal = tab.fsal;
     for (std::size_t i = 0; i < S; ++i) d.a.insert(d.a.end(), a_[i].begin(), a_[i].end());
@@ -226,6 +223,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
       d.rtol = this->opt_.rtol;
       d.rule = controller_.rule();
     }
+    return d;
   }
 
   void ensure_first_stage(const T* y) {
@@ -310,8 +308,6 @@ class ExplicitRungeKutta final : public Integrator<T> {
   SubdivisionController<T> subdivider_;
   bool have_first_stage_ = false;
   T h_next_{0};
-  ResidentStepper<T>* device_ = nullptr;  // device-resident stepping, when the engine offers it
-  ResidentMethod<T> device_method_;
 };
 
 }  // namespace nbody

@@ -98,7 +98,7 @@ class Integrator {
   // and Adams-Bashforth, without --compensated, on an engine that offers it), and the call that
   // takes as many steps there as `segment` allows. It returns the steps taken, 0 when it cannot
   // take them now (a start-up or a step of another size: the driver then takes one step itself).
-  virtual bool steps_on_device() const { return false; }
+  bool steps_on_device() const { return device_ != nullptr; }
   virtual std::uint64_t advance_on_device(State<T>&, ResidentSegment<T>&) { return 0; }
 
   // Checkpoints: everything the method carries from one step to the next (cached derivatives,
@@ -135,17 +135,20 @@ class Integrator {
   void init_carry(std::size_t m) {
     if (opt_.compensated && carry_.size() != m) carry_.assign(m, T(0));
   }
-  // The engine's device-resident stepper when this method may use it, else nullptr.
-  ResidentStepper<T>* resident_stepper() const {
-    return opt_.stepping != Stepping::host && !opt_.compensated ? f_.engine().resident() : nullptr;
+  // A method that can step on the device describes itself here; it will, when the engine offers
+  // device-resident stepping and the options allow it (not --stepping host, not --compensated).
+  void offer_device_steps(ResidentMethod<T> method) {
+    if (opt_.stepping == Stepping::host || opt_.compensated) return;
+    device_ = f_.engine().resident();
+    device_method_ = std::move(method);
   }
   // The common part of a device call: the state and the method's memory go in, come back updated.
-  void run_on_device(ResidentStepper<T>& device, const ResidentMethod<T>& method, State<T>& s, ResidentSegment<T>& seg) {
+  void run_on_device(State<T>& s, ResidentSegment<T>& seg) {
     seg.n = f_.size();
     seg.mass = f_.mass().data();
     seg.t = s.t;
     seg.y = s.y.data();
-    device.advance(method, seg);
+    device_->advance(device_method_, seg);
     s.t = seg.t;
     counters_.steps += seg.steps;
     counters_.rejected += seg.rejected;
@@ -161,6 +164,8 @@ class Integrator {
   StepOptions<T> opt_;
   StepCounters counters_;
   std::vector<T> carry_;  // --compensated: the rounding error still owed to each state component
+  ResidentStepper<T>* device_ = nullptr;  // device-resident stepping, when offered and available
+  ResidentMethod<T> device_method_;
 };
 
 template <class T>
