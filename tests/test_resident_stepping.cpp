@@ -190,6 +190,49 @@ TEST_CASE("device_resident_runs_are_bit_for_bit_however_they_are_cut_into_device
   }
 }
 
+// The two barriers of the stepping kernel (grid-wide sync, one thread-block cluster) with the same
+// blocks: the same arithmetic in the same order, so the same run bit for bit; a cluster that the
+// device cannot form is an error that says why.
+TEST_CASE("device_resident_cluster_and_grid_barriers_give_the_same_run_bit_for_bit", "[gpu][resident]") {
+  if (!have_device()) return;
+  const ForceLaw<double> law = softened(0.01, 0.0);
+  auto run_with = [&](const std::string& integrator, StepOptions<double> o, const std::string& launch) {
+    o.stepping = Stepping::device;
+    Simulation<double> sim(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
+    sim.engine().set_launch(launch);
+    std::vector<double> times;
+    sim.run(0.3, 0.05, [&](const Sample<double>& s) { times.push_back(s.t); });
+    return outcome(sim, std::move(times));
+  };
+  // 97 bodies, 16 per block pass: 7 blocks either way.
+  const std::string grid = "block=64,split=4,cluster=1", cluster = "block=64,split=4,cluster=8";
+  try {
+    (void)run_with("rk4", fixed_step(1e-2), cluster);
+  } catch (const InputError& e) {
+    WARN("SKIPPED: " << e.what());
+    CHECK_THAT(e.what(), Catch::Contains("cluster=1"));
+    return;
+  }
+  for (const auto& [integrator, opt] : {std::pair{std::string("dopri5"), with_tol(1e-9)},
+                                        std::pair{std::string("dop853"), with_tol(1e-10)},
+                                        std::pair{std::string("adams-bashforth"), fixed_step(1e-3)}}) {
+    SECTION(integrator) {
+      const auto g = run_with(integrator, opt, grid), c = run_with(integrator, opt, cluster);
+      INFO(g.device << " / " << c.device);
+      CHECK_THAT(g.device, Catch::Contains("7 blocks, grid sync"));
+      CHECK_THAT(c.device, Catch::Contains("7 blocks in one cluster"));
+      CHECK(std::memcmp(g.y.data(), c.y.data(), g.y.size() * sizeof(double)) == 0);
+      CHECK(g.steps == c.steps);
+      CHECK(g.rejected == c.rejected);
+      CHECK(g.fevals == c.fevals);
+      CHECK(g.sample_times == c.sample_times);
+    }
+  }
+  SECTION("a cluster over the limit") {
+    CHECK_THROWS_WITH(run_with("rk4", fixed_step(1e-2), "cluster=17"), Catch::Contains("cluster= takes 1"));
+  }
+}
+
 TEST_CASE("device_resident_runs_fail_as_host_runs_do", "[gpu][resident]") {
   if (!have_device()) return;
   auto message = [](const std::string& integrator, const StepOptions<double>& opt, Stepping where, bool collide) {

@@ -6,15 +6,21 @@
 // Work split: block b owns the bodies [b * per_block, (b + 1) * per_block). Per force evaluation:
 //   A  each block writes its own bodies' stage state (y + h sum_j a_ij k_j): positions into a
 //      Body4 buffer, velocities into the stage vector k_i;
-//   -- grid.sync() --
+//   -- barrier over the grid --
 //   B  each block computes the accelerations of its own bodies from all positions, `lanes`
 //      threads per body (the j-range split over the lanes, summed in a fixed order).
-// Phase B of one stage and phase A of the next touch only the block's own bodies, so one grid
-// sync per force evaluation suffices; the position buffers alternate between stages so that a
+// Phase B of one stage and phase A of the next touch only the block's own bodies, so one
+// barrier per force evaluation suffices; the position buffers alternate between stages so that a
 // block writing the next stage never overwrites positions another block is still reading. An
-// adaptive step adds one sync: the blocks publish partial sums of the error norm, and every block
+// adaptive step adds one barrier: the blocks publish partial sums of the error norm, and every block
 // adds all of them in the same order and so takes the same decision (pi_judge, shared with the
 // host). Data written by other blocks is read with ld.global.cg (L2), never from a stale L1 line.
+//
+// The barrier is a template parameter: GridBarrier, cooperative groups' grid-wide sync over a
+// cooperative launch (any number of co-resident blocks), or ClusterBarrier, the hardware barrier
+// of a thread-block cluster (Hopper, sm_90) when the whole grid is one cluster of at most 16
+// blocks. On the H100 the grid sync costs microseconds, the cluster barrier much less, and at the
+// small N where this kernel pays off, 16 multiprocessors do the arithmetic in about that time.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -26,6 +32,21 @@
 namespace nbody::cuda {
 
 constexpr int kResidentMaxStages = 17;  // feagin10, the largest tableau of the project
+
+// The kernels' grid-wide barrier; both order the memory accesses before it (release) against
+// those after it (acquire) for every thread of the grid.
+struct GridBarrier {
+  __device__ static void sync() { cooperative_groups::this_grid().sync(); }
+};
+struct ClusterBarrier {  // the grid is one cluster
+  __device__ static void sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::this_cluster().sync();
+#else
+    __trap();  // the host launches this variant only on devices with clusters (sm_90 and later)
+#endif
+  }
+};
 
 // What a call carries in and out (block 0 writes it back at the end).
 template <class T>
@@ -251,9 +272,8 @@ __device__ Body4<T>* shared_tile() {
 }
 
 // Explicit Runge-Kutta: fixed steps of dt, or PI-controlled steps clamped to land on land_on.
-template <class T, class M>
+template <class T, class M, class Barrier>
 __global__ void __launch_bounds__(512) resident_rk_kernel(ResidentArgs<T> a) {
-  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   Body4<T>* tile = shared_tile<T>();
   T* scratch = reinterpret_cast<T*>(tile + a.tile);  // blockDim.x values
   __shared__ T coef[(kResidentMaxStages + 3) * kResidentMaxStages];
@@ -280,7 +300,7 @@ __global__ void __launch_bounds__(512) resident_rk_kernel(ResidentArgs<T> a) {
   // a fixed step reads whether the last accepted state was non-finite (blown up).
   auto evaluate = [&](int i, const T* row, T h, T* out) {
     stage_state(n, first, last, i, row, y, h, k, a.pos[pb], k[i], out);
-    grid.sync();
+    Barrier::sync();
     if (!a.adaptive && !checked) {
       checked = true;
       if (c.steps > 0 && *reinterpret_cast<volatile int*>(nonfinite_flag(a, c.steps - 1))) return true;
@@ -338,7 +358,7 @@ __global__ void __launch_bounds__(512) resident_rk_kernel(ResidentArgs<T> a) {
         __stcg(a.partial + blockIdx.x, s1);
         __stcg(a.partial + gridDim.x + blockIdx.x, s2);
       }
-      grid.sync();
+      Barrier::sync();
       const T e1 = sqrt(sum_over_blocks(a.partial, gridDim.x, &total) / T(m));
       T err = e1;
       if (a.second_estimate) {  // DOP853's combination (Dop853Method::combined_error)
@@ -384,10 +404,9 @@ done:
 }
 
 // Adams-Bashforth of order K = stages at fixed steps of dt: f_n = f(y_n) into the history ring,
-// y_{n+1} = y_n + h sum_j b_j f_{n-j}. One force evaluation and one grid sync per step.
-template <class T, class M>
+// y_{n+1} = y_n + h sum_j b_j f_{n-j}. One force evaluation and one barrier per step.
+template <class T, class M, class Barrier>
 __global__ void __launch_bounds__(512) resident_adams_kernel(ResidentArgs<T> a) {
-  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   Body4<T>* tile = shared_tile<T>();
   T* scratch = reinterpret_cast<T*>(tile + a.tile);  // blockDim.x values
   __shared__ T coef[kResidentMaxStages];
@@ -405,7 +424,7 @@ __global__ void __launch_bounds__(512) resident_adams_kernel(ResidentArgs<T> a) 
   T* y_new = a.y[1 - c.y_index];
   int pb = 0;
   stage_state<T>(n, first, last, 0, nullptr, y, a.dt, HistorySlots<T>{a.k, m, c.head, K}, a.pos[pb], nullptr, nullptr);
-  grid.sync();
+  Barrier::sync();
   for (;;) {
     if (!c.current) {  // f_n = f(y_n) becomes the newest history value, over the oldest
       c.head = (c.head + K - 1) % K;
@@ -429,7 +448,7 @@ __global__ void __launch_bounds__(512) resident_adams_kernel(ResidentArgs<T> a) 
       if (comp < 3) (&a.pos[pb ^ 1][body].x)[comp] = v;
       if (!finite_value(v)) atomicOr(nonfinite_flag(a, c.steps), 1);
     }
-    grid.sync();
+    Barrier::sync();
     pb ^= 1;
     const bool blew_up = *reinterpret_cast<volatile int*>(nonfinite_flag(a, c.steps));
     c.y_index ^= 1;

@@ -105,14 +105,17 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   run_cmd->add_option("--engine", run.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
   run_cmd->add_option("--launch", run.launch,
-                      "GPU engines: launch shape KEY=N,...: block, split, unroll, ipt (cuda-*), block (opencl-tiled); default: the "
+                      "GPU engines: launch shape KEY=N,...: block, split, unroll, ipt (cuda-*), block (opencl-tiled), cluster (see "
+                      "--stepping); default: the "
                       "shape `nbody tune` cached for this device, precision and N, else the engine's built-in one (the shape used "
                       "is in the summary)");
   run_cmd->add_option("--stepping", run.stepping,
                       "where the steps are taken: auto (on the device when a CUDA engine in float or double runs an explicit "
                       "Runge-Kutta method at a fixed --dt or under --controller pi, or adams-bashforth, without --compensated: "
                       "many steps per launch, the state staying on the GPU, forces from the stepping kernel with --launch "
-                      "block= and split= (threads per body); else on the host), host, or device (an error when that is not possible)")
+                      "block=, split= (threads per body) and cluster= (1: grid-wide sync; 2-16: the blocks form one thread-block cluster, "
+                      "sm_90 and later; default: a cluster of 16 up to N = 4096); else on the host), host, or device (an error when "
+                      "that is not possible)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_force_options(*run_cmd, run.force);

@@ -23,9 +23,10 @@ struct Launch {
   int split = 0;   // pieces of the j-range, one per blockIdx.y (cuda-split; 1 for the others)
   int unroll = 0;  // unroll factor of the inner loop: 1, 2, 4, 8, 16, 32
   int ipt = 0;     // bodies per thread: 1, 2, 4 (float also 8; dd: 1, 2)
+  int cluster = 0; // device-resident steps only: 1 = grid-wide sync, K = the grid is one cluster of <= K blocks
 };
 
-// "block=256,split=4,unroll=8,ipt=2" (any subset, any order; "" = all chosen). Throws InputError.
+// "block=256,split=4,unroll=8,ipt=2,cluster=16" (any subset, any order; "" = all chosen). Throws InputError.
 Launch parse_launch(std::string_view spec);
 std::string to_string(const Launch& l);
 

@@ -27,12 +27,13 @@ Launch parse_launch(std::string_view spec) {
     int v = 0;
     const auto r = std::from_chars(val.data(), val.data() + val.size(), v);
     if (eq == std::string_view::npos || val.empty() || r.ec != std::errc() || r.ptr != val.data() + val.size())
-      throw InputError("--launch: '" + std::string(item) + "' is not KEY=INTEGER (keys: block, split, unroll, ipt)");
+      throw InputError("--launch: '" + std::string(item) + "' is not KEY=INTEGER (keys: block, split, unroll, ipt, cluster)");
     if (key == "block") l.block = v;
     else if (key == "split") l.split = v;
     else if (key == "unroll") l.unroll = v;
     else if (key == "ipt") l.ipt = v;
-    else throw InputError("--launch: unknown key '" + std::string(key) + "' (valid: block, split, unroll, ipt)");
+    else if (key == "cluster") l.cluster = v;
+    else throw InputError("--launch: unknown key '" + std::string(key) + "' (valid: block, split, unroll, ipt, cluster)");
     if (v < 1) throw InputError("--launch: " + std::string(key) + " must be at least 1, got " + std::to_string(v));
   }
   return l;
@@ -40,7 +41,8 @@ Launch parse_launch(std::string_view spec) {
 
 std::string to_string(const Launch& l) {
   auto f = [](int v) { return v == 0 ? std::string("auto") : std::to_string(v); };
-  return "block=" + f(l.block) + ",split=" + f(l.split) + ",unroll=" + f(l.unroll) + ",ipt=" + f(l.ipt);
+  return "block=" + f(l.block) + ",split=" + f(l.split) + ",unroll=" + f(l.unroll) + ",ipt=" + f(l.ipt) +
+         (l.cluster ? ",cluster=" + f(l.cluster) : "");
 }
 
 int device_count() noexcept {

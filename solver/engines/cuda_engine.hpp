@@ -46,7 +46,7 @@ class CudaEngine final : public ForceEngine<T> {
     return cuda::device_name() + "; " + cuda::to_string(backend_.last_launch());
   }
   // float and double: the cooperative stepping kernel, with this engine's force law and the
-  // block= and split= of its --launch (the force loop is the stepping kernel's own).
+  // block=, split= and cluster= of its --launch (the force loop is the stepping kernel's own).
   ResidentStepper<T>* resident() override {
     if constexpr (!has_resident) {
       return nullptr;

@@ -92,6 +92,20 @@ namespace detail {
 
 inline bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// The most blocks of one thread-block cluster (non-portable size: H100), and the largest N for
+// which `auto` picks the cluster barrier (measured: tools/gpu/README.md).
+constexpr int kMaxClusterBlocks = 16;
+constexpr std::size_t kClusterMaxBodies = 4096;
+
+template <class T, class Barrier>
+const void* stepping_kernel(bool adams, bool clamp) {
+  if (adams)
+    return clamp ? reinterpret_cast<const void*>(&resident_adams_kernel<T, DeviceMath<true>, Barrier>)
+                 : reinterpret_cast<const void*>(&resident_adams_kernel<T, DeviceMath<false>, Barrier>);
+  return clamp ? reinterpret_cast<const void*>(&resident_rk_kernel<T, DeviceMath<true>, Barrier>)
+               : reinterpret_cast<const void*>(&resident_rk_kernel<T, DeviceMath<false>, Barrier>);
+}
+
 }  // namespace detail
 
 template <class T>
@@ -106,31 +120,42 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
                      std::to_string(S));
   if (n == 0 || n > (std::size_t(1) << 26))
     throw InputError("device-resident steps take 1 to 2^26 bodies, got " + std::to_string(n));
-  if (!p.cooperativeLaunch)
+
+  // The barrier (kernels/cuda/resident.cuh): the hardware barrier of one thread-block cluster
+  // where the device has clusters and N is small (cluster=K: at most K blocks), else the
+  // cooperative grid-wide sync (cluster=1), whose cost grows with the number of blocks.
+  const Launch& req = m.requested;
+  const bool has_clusters = p.major >= 9;
+  if (req.cluster > kMaxClusterBlocks)
+    invalid_resident(req, "cluster= takes 1 (grid-wide sync) or 2 to " + std::to_string(kMaxClusterBlocks) +
+                              " (the blocks of one thread-block cluster)");
+  if (req.cluster > 1 && !has_clusters)
+    invalid_resident(req, std::string("cluster= needs thread-block clusters (compute capability 9.0 or later); ") + p.name +
+                              " has " + std::to_string(p.major) + "." + std::to_string(p.minor) + ": use cluster=1");
+  const bool use_cluster = req.cluster > 1 || (req.cluster == 0 && has_clusters && n <= kClusterMaxBodies);
+  if (!use_cluster && !p.cooperativeLaunch)
     throw InputError(std::string("device-resident steps need cooperative launches, which ") + p.name +
                      " does not support: use --stepping host");
 
   // The launch shape: block threads, `lanes` threads per body, blocks co-resident on the device.
-  const Launch& req = m.requested;
-  const int block = req.block ? req.block : 256;
+  const int block = req.block ? req.block : use_cluster ? 512 : 256;
   if (!power_of_two(block) || block < 32 || block > 512)
     invalid_resident(req, "block= must be a power of 2 from 32 to 512");
+  const int cluster_cap = req.cluster > 1 ? req.cluster : kMaxClusterBlocks;
   int lanes = req.split;
   if (lanes == 0) {
-    // About 64 blocks. A grid-wide sync, one per force evaluation, costs more the more blocks
-    // wait at it: H100, N = 512, double, rk4, per evaluation: 32 to 64 blocks 4.7-6 us, 128
-    // blocks 6-7 us, 256 blocks 9 us, 512 blocks 15-17 us (tools/gpu/README.md).
+    // Enough threads for about `target` blocks. Grid sync: about 64 blocks, as its cost grows
+    // with the blocks that wait at it: H100, N = 512, double, rk4, per evaluation: 32 to 64
+    // blocks 4.7-6 us, 128 blocks 6-7 us, 256 blocks 9 us, 512 blocks 15-17 us
+    // (tools/gpu/README.md). Cluster: fill its blocks.
+    const std::size_t target = use_cluster ? cluster_cap : 64;
     lanes = 1;
-    while (lanes * 2 <= std::min(32, block) && n * std::size_t(lanes * 2) <= std::size_t(block) * 64) lanes *= 2;
+    while (lanes * 2 <= std::min(32, block) && n * std::size_t(lanes * 2) <= std::size_t(block) * target) lanes *= 2;
   }
   if (!power_of_two(lanes) || lanes > block)
     invalid_resident(req, "split= (threads per body) must be a power of 2 up to block=");
-  const bool clamp = m.rmin2 > T(0);
-  const void* fn = method.adams
-                       ? (clamp ? reinterpret_cast<const void*>(&resident_adams_kernel<T, DeviceMath<true>>)
-                                : reinterpret_cast<const void*>(&resident_adams_kernel<T, DeviceMath<false>>))
-                       : (clamp ? reinterpret_cast<const void*>(&resident_rk_kernel<T, DeviceMath<true>>)
-                                : reinterpret_cast<const void*>(&resident_rk_kernel<T, DeviceMath<false>>));
+  const void* fn = use_cluster ? stepping_kernel<T, ClusterBarrier>(method.adams, m.rmin2 > T(0))
+                               : stepping_kernel<T, GridBarrier>(method.adams, m.rmin2 > T(0));
   const int tile = static_cast<int>(std::min<std::size_t>(n, std::max<std::size_t>(block, 32768 / sizeof(Body4<T>))));
   const std::size_t smem = tile * sizeof(Body4<T>) + block * sizeof(T);
   cudaFuncAttributes fa{};
@@ -138,15 +163,42 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   if (block > fa.maxThreadsPerBlock)
     invalid_resident(req, "the kernel uses " + std::to_string(fa.numRegs) + " registers per thread, so at most " +
                               std::to_string(fa.maxThreadsPerBlock) + " threads per block can run (device: " + p.name + ")");
-  int per_sm = 0;
-  NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, smem));
-  if (per_sm == 0) invalid_resident(req, std::string("no block of this shape fits on a multiprocessor (device: ") + p.name + ")");
   const std::size_t per_pass = block / lanes;
-  const std::size_t max_blocks = static_cast<std::size_t>(per_sm) * p.multiProcessorCount;
-  const std::size_t blocks = std::min(max_blocks, (n + per_pass - 1) / per_pass);
+  const std::size_t wanted = (n + per_pass - 1) / per_pass;
+  std::size_t blocks = 0;
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute cluster_dim{};
+  if (use_cluster) {
+    // More than 8 blocks per cluster is "non-portable" (the H100 allows 16) and must be asked for.
+    NBODY_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = m.stream;
+    cfg.gridDim = dim3(kMaxClusterBlocks);
+    int largest = 0;
+    NBODY_CUDA_CHECK(cudaOccupancyMaxPotentialClusterSize(&largest, fn, &cfg));
+    if (largest < 2) invalid_resident(req, std::string("no cluster of two such blocks fits on ") + p.name + ": use cluster=1");
+    if (req.cluster > largest)
+      invalid_resident(req, "at most " + std::to_string(largest) + " blocks of this shape form one cluster on " + p.name);
+    blocks = std::min<std::size_t>(std::min(cluster_cap, largest), wanted);
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cluster_dim.id = cudaLaunchAttributeClusterDimension;
+    cluster_dim.val.clusterDim.x = static_cast<unsigned>(blocks);
+    cluster_dim.val.clusterDim.y = cluster_dim.val.clusterDim.z = 1;
+    cfg.attrs = &cluster_dim;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg));
+    if (clusters < 1) invalid_resident(req, std::string("a cluster of this shape does not fit on ") + p.name);
+  } else {
+    int per_sm = 0;
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, block, smem));
+    if (per_sm == 0) invalid_resident(req, std::string("no block of this shape fits on a multiprocessor (device: ") + p.name + ")");
+    blocks = std::min(static_cast<std::size_t>(per_sm) * p.multiProcessorCount, wanted);
+  }
   const std::size_t per_block = (n + blocks - 1) / blocks;
   m.shape = "resident block=" + std::to_string(block) + ",split=" + std::to_string(lanes) + ", " + std::to_string(blocks) +
-            " blocks";
+            (use_cluster ? " blocks in one cluster" : " blocks, grid sync");
 
   // Upload: coefficients, masses, state, the method's memory.
   m.reserve(n, S, blocks);
@@ -210,7 +262,10 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   a.nonfinite = m.d_flags;
   a.ctl = m.d_ctl;
   void* args[] = {&a};
-  NBODY_CUDA_CHECK(cudaLaunchCooperativeKernel(fn, dim3(static_cast<unsigned>(blocks)), dim3(block), args, smem, m.stream));
+  if (use_cluster)
+    NBODY_CUDA_CHECK(cudaLaunchKernelExC(&cfg, fn, args));
+  else
+    NBODY_CUDA_CHECK(cudaLaunchCooperativeKernel(fn, dim3(static_cast<unsigned>(blocks)), dim3(block), args, smem, m.stream));
   NBODY_CUDA_CHECK_LAUNCH("device-resident stepping launch");
 
   NBODY_CUDA_CHECK(cudaMemcpyAsync(&ctl, m.d_ctl, sizeof(ctl), cudaMemcpyDeviceToHost, m.stream));
