@@ -250,7 +250,7 @@ TEST_CASE("device_resident_runs_fail_as_host_runs_do", "[gpu][resident]") {
     return std::string("no error");
   };
   SECTION("a blown-up state stops the run after the step that blew up") {
-    for (const std::string integrator : {"rk4", "dopri5", "euler"}) {
+    for (const std::string integrator : {"rk4", "dopri5", "euler", "adams-bashforth"}) {
       const std::string host = message(integrator, fixed_step(1e-3), Stepping::host, true);
       CHECK_THAT(host, Catch::Contains("non-finite") && Catch::Contains("after 1 steps"));
       CHECK(message(integrator, fixed_step(1e-3), Stepping::device, true) == host);

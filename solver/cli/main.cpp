@@ -113,9 +113,8 @@ int main(int argc, char** argv) {
                       "where the steps are taken: auto (on the device when a CUDA engine in float or double runs an explicit "
                       "Runge-Kutta method at a fixed --dt or under --controller pi, or adams-bashforth, without --compensated: "
                       "many steps per launch, the state staying on the GPU, forces from the stepping kernel with --launch "
-                      "block=, split= (threads per body) and cluster= (1: grid-wide sync; 2-16: the blocks form one thread-block cluster, "
-                      "sm_90 and later; default: a cluster of 16 up to N = 4096); else on the host), host, or device (an error when "
-                      "that is not possible)")
+                      "block=, split= (threads per body) and cluster= (default 1: grid-wide sync; 2-16: the blocks form one thread-block "
+                      "cluster, sm_90 and later); else on the host), host, or device (an error when that is not possible)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_force_options(*run_cmd, run.force);

@@ -22,9 +22,9 @@ struct ResidentBackend<T>::Impl {
   Launch requested{};
   std::string shape;
   // Device memory, grown as needed.
-  T* d_y = nullptr;        // 2 x 6n
+  T* d_y = nullptr;        // 3 x 6n
   T* d_k = nullptr;        // slots x 6n
-  Body4<T>* d_pos = nullptr;  // 2 x n
+  Body4<T>* d_pos = nullptr;  // 4 x n
   T* d_partial = nullptr;
   T* d_coef = nullptr;
   int* d_flags = nullptr;
@@ -36,7 +36,7 @@ struct ResidentBackend<T>::Impl {
     (void)detail::props();
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     NBODY_CUDA_CHECK(cudaMalloc(&d_coef, (kResidentMaxStages + 3) * kResidentMaxStages * sizeof(T)));
-    NBODY_CUDA_CHECK(cudaMalloc(&d_flags, 2 * sizeof(int)));
+    NBODY_CUDA_CHECK(cudaMalloc(&d_flags, kResidentFlags * sizeof(int)));
     NBODY_CUDA_CHECK(cudaMalloc(&d_ctl, sizeof(ResidentControl<T>)));
   }
   ~Impl() {
@@ -57,8 +57,8 @@ struct ResidentBackend<T>::Impl {
     cap = need;
   }
   void reserve(std::size_t n, std::size_t slots, std::size_t blocks) {
-    grow(d_y, cap_y, 12 * n);
-    grow(d_pos, cap_pos, 2 * n);
+    grow(d_y, cap_y, 18 * n);
+    grow(d_pos, cap_pos, 4 * n);
     grow(d_k, cap_k, slots * 6 * n);
     grow(d_partial, cap_partial, 2 * blocks);
   }
@@ -92,10 +92,8 @@ namespace detail {
 
 inline bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
-// The most blocks of one thread-block cluster (non-portable size: H100), and the largest N for
-// which `auto` picks the cluster barrier (measured: tools/gpu/README.md).
+// The most blocks of one thread-block cluster (a non-portable size, which the H100 allows).
 constexpr int kMaxClusterBlocks = 16;
-constexpr std::size_t kClusterMaxBodies = 4096;
 
 template <class T, class Barrier>
 const void* stepping_kernel(bool adams, bool clamp) {
@@ -121,9 +119,10 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   if (n == 0 || n > (std::size_t(1) << 26))
     throw InputError("device-resident steps take 1 to 2^26 bodies, got " + std::to_string(n));
 
-  // The barrier (kernels/cuda/resident.cuh): the hardware barrier of one thread-block cluster
-  // where the device has clusters and N is small (cluster=K: at most K blocks), else the
-  // cooperative grid-wide sync (cluster=1), whose cost grows with the number of blocks.
+  // The barrier (kernels/cuda/resident.cuh): the cooperative grid-wide sync, or with cluster=K the
+  // hardware barrier of one thread-block cluster of at most K blocks (H100, N = 512 to 8192: the
+  // cluster's 16 multiprocessors made every case slower than the grid sync over 64 blocks;
+  // tools/gpu/README.md).
   const Launch& req = m.requested;
   const bool has_clusters = p.major >= 9;
   if (req.cluster > kMaxClusterBlocks)
@@ -132,15 +131,15 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   if (req.cluster > 1 && !has_clusters)
     invalid_resident(req, std::string("cluster= needs thread-block clusters (compute capability 9.0 or later); ") + p.name +
                               " has " + std::to_string(p.major) + "." + std::to_string(p.minor) + ": use cluster=1");
-  const bool use_cluster = req.cluster > 1 || (req.cluster == 0 && has_clusters && n <= kClusterMaxBodies);
+  const bool use_cluster = req.cluster > 1;
   if (!use_cluster && !p.cooperativeLaunch)
     throw InputError(std::string("device-resident steps need cooperative launches, which ") + p.name +
                      " does not support: use --stepping host");
 
   // The launch shape: block threads, `lanes` threads per body, blocks co-resident on the device.
-  const int block = req.block ? req.block : use_cluster ? 512 : 256;
-  if (!power_of_two(block) || block < 32 || block > 512)
-    invalid_resident(req, "block= must be a power of 2 from 32 to 512");
+  const int block = req.block ? req.block : kResidentMaxBlock;
+  if (!power_of_two(block) || block < 32 || block > kResidentMaxBlock)
+    invalid_resident(req, "block= must be a power of 2 from 32 to " + std::to_string(kResidentMaxBlock));
   const int cluster_cap = req.cluster > 1 ? req.cluster : kMaxClusterBlocks;
   int lanes = req.split;
   if (lanes == 0) {
@@ -156,8 +155,9 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
     invalid_resident(req, "split= (threads per body) must be a power of 2 up to block=");
   const void* fn = use_cluster ? stepping_kernel<T, ClusterBarrier>(method.adams, m.rmin2 > T(0))
                                : stepping_kernel<T, GridBarrier>(method.adams, m.rmin2 > T(0));
-  const int tile = static_cast<int>(std::min<std::size_t>(n, std::max<std::size_t>(block, 32768 / sizeof(Body4<T>))));
-  const std::size_t smem = tile * sizeof(Body4<T>) + block * sizeof(T);
+  // Two tiles (the two evaluations of a round) of up to 16 KB each, and the scratch.
+  const int tile = static_cast<int>(std::min<std::size_t>(n, std::max<std::size_t>(block, 16384 / sizeof(Body4<T>))));
+  const std::size_t smem = 2 * tile * sizeof(Body4<T>) + block * sizeof(T);
   cudaFuncAttributes fa{};
   NBODY_CUDA_CHECK(cudaFuncGetAttributes(&fa, fn));
   if (block > fa.maxThreadsPerBlock)
@@ -201,7 +201,8 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
             (use_cluster ? " blocks in one cluster" : " blocks, grid sync");
 
   // Upload: coefficients, masses, state, the method's memory.
-  m.reserve(n, S, blocks);
+  const int slots = method.adams ? S + 1 : S;  // Adams: the history ring (kernels/cuda/resident.cuh)
+  m.reserve(n, slots, blocks);
   std::vector<T> coef((kResidentMaxStages + 3) * kResidentMaxStages, T(0));
   if (method.adams) {
     std::copy(method.b.begin(), method.b.end(), coef.begin());
@@ -212,15 +213,15 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
     std::copy(method.e2.begin(), method.e2.end(), coef.begin() + S * S + 2 * S);
   }
   NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_coef, coef.data(), coef.size() * sizeof(T), cudaMemcpyHostToDevice, m.stream));
-  m.h_bodies.assign(2 * n, Body4<T>{});
-  for (std::size_t i = 0; i < n; ++i) m.h_bodies[i].m = m.h_bodies[n + i].m = seg.mass[i];
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_pos, m.h_bodies.data(), 2 * n * sizeof(Body4<T>), cudaMemcpyHostToDevice, m.stream));
+  m.h_bodies.assign(4 * n, Body4<T>{});
+  for (std::size_t i = 0; i < 4 * n; ++i) m.h_bodies[i].m = seg.mass[i % n];
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_pos, m.h_bodies.data(), 4 * n * sizeof(Body4<T>), cudaMemcpyHostToDevice, m.stream));
   const std::size_t m6 = 6 * n;
   NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_y, seg.y, m6 * sizeof(T), cudaMemcpyHostToDevice, m.stream));
   const std::size_t uploads = method.adams ? seg.history.size() : (seg.history_current ? 1 : 0);
   for (std::size_t j = 0; j < uploads; ++j)
     NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_k + j * m6, seg.history[j], m6 * sizeof(T), cudaMemcpyHostToDevice, m.stream));
-  NBODY_CUDA_CHECK(cudaMemsetAsync(m.d_flags, 0, 2 * sizeof(int), m.stream));
+  NBODY_CUDA_CHECK(cudaMemsetAsync(m.d_flags, 0, kResidentFlags * sizeof(int), m.stream));
   ResidentControl<T> ctl{};
   ctl.t = seg.t;
   ctl.h_next = seg.h_next;
@@ -240,6 +241,7 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   a.tile = tile;
   a.adams = method.adams;
   a.stages = S;
+  a.ring = slots;
   a.fsal = method.fsal;
   a.adaptive = method.adaptive;
   a.second_estimate = !method.e2.empty();
@@ -253,11 +255,9 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   a.dt = seg.dt;
   a.max_steps = seg.max_steps;
   a.step_index = seg.step_index;
-  a.y[0] = m.d_y;
-  a.y[1] = m.d_y + m6;
+  for (int j = 0; j < 3; ++j) a.y[j] = m.d_y + j * m6;
   a.k = m.d_k;
-  a.pos[0] = m.d_pos;
-  a.pos[1] = m.d_pos + n;
+  for (int j = 0; j < 4; ++j) a.pos[j] = m.d_pos + j * n;
   a.partial = m.d_partial;
   a.nonfinite = m.d_flags;
   a.ctl = m.d_ctl;
@@ -273,7 +273,7 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   NBODY_CUDA_CHECK(cudaMemcpy(seg.y, m.d_y + ctl.y_index * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
   if (method.adams) {
     for (std::size_t j = 0; j < seg.history.size(); ++j)
-      NBODY_CUDA_CHECK(cudaMemcpy(seg.history[j], m.d_k + ((ctl.head + j) % S) * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
+      NBODY_CUDA_CHECK(cudaMemcpy(seg.history[j], m.d_k + ((ctl.head + j) % slots) * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
   } else if (ctl.current) {
     NBODY_CUDA_CHECK(cudaMemcpy(seg.history[0], m.d_k + ctl.head * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
   }

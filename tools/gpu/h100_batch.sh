@@ -261,11 +261,12 @@ if [ "$phase" = resident ]; then
         echo "rc=$? ($tool $p $m)" | tee -a "$W/sanitizer_${tool}.log" >> "$W/sanitizer_summary.log"
       done
     done
-    # The default is the cluster barrier at this N: the grid-sync variants too.
-    for m in "--integrator dopri5 --tol 1e-8" "--integrator adams-bashforth --dt 1e-3"; do
-      echo "--- $tool double $m cluster=1" >> "$W/sanitizer_${tool}.log"
-      "$SAN" --tool $tool --error-exitcode 99 "$NB" $small --precision double $m --launch cluster=1 >> "$W/sanitizer_${tool}.log" 2>&1
-      echo "rc=$? ($tool double $m cluster=1)" | tee -a "$W/sanitizer_${tool}.log" >> "$W/sanitizer_summary.log"
+    # The cluster barrier's variants too (--launch cluster=8), and a shape of several passes per block.
+    for m in "--integrator dopri5 --tol 1e-8 --launch cluster=8" "--integrator adams-bashforth --order 4 --dt 1e-3 --launch cluster=8" \
+             "--integrator rk4 --dt 1e-3 --launch block=32,split=1" "--integrator adams-bashforth --dt 1e-3 --launch block=32,split=64"; do
+      echo "--- $tool double $m" >> "$W/sanitizer_${tool}.log"
+      "$SAN" --tool $tool --error-exitcode 99 "$NB" $small --precision double $m >> "$W/sanitizer_${tool}.log" 2>&1
+      echo "rc=$? ($tool double $m)" | tee -a "$W/sanitizer_${tool}.log" >> "$W/sanitizer_summary.log"
     done
     pack
   done
@@ -290,10 +291,8 @@ if [ "$phase" = resident ]; then
     timed dopri5_host_cuda-split_$len $dp --t-end $te --engine cuda-split --stepping host
     timed dopri5_host_openmp-simd_$len $dp --t-end $te --engine openmp-simd
     timed dopri5_device_$len $dp --t-end $te --engine cuda-split --stepping device
-    # Barrier: grid sync (cluster=1, its best shapes) against one thread-block cluster.
-    for sh in cluster=1 block=256,split=32,cluster=1 block=512,split=16,cluster=16 block=512,split=32,cluster=16 \
-              block=256,split=32,cluster=16 block=512,split=8,cluster=16 block=512,split=32,cluster=8 \
-              block=256,split=16,cluster=8; do
+    # Shapes: blocks of 256 (the most), 64 to 256 blocks; 128-thread blocks; one cluster of 16.
+    for sh in block=256,split=16 block=256,split=8 block=128,split=32 block=128,split=16 cluster=16; do
       timed dopri5_device_${sh}_$len $dp --t-end $te --engine cuda-split --stepping device --launch $sh
     done
     timed dopri5_device_float_$len $dp --t-end $te --engine cuda-split --stepping device --precision float
@@ -301,16 +300,14 @@ if [ "$phase" = resident ]; then
     timed verner65_host_cuda-split_$len $vr --t-end $te --engine cuda-split --stepping host
     timed ab5_device_$len $ab --t-end $tab --engine cuda-split --stepping device
     timed ab5_host_cuda-split_$len $ab --t-end $tab --engine cuda-split --stepping host
-    timed ab5_device_cluster=1_$len $ab --t-end $tab --engine cuda-split --stepping device --launch cluster=1
-    timed verner65_device_cluster=1_$len $vr --t-end $te --engine cuda-split --stepping device --launch cluster=1
     pack
   done
-  # Where the cluster stops paying: rk4 at fixed steps (800 and 4000 evaluations), N = 1024 to
-  # 8192 (two galaxies), a cluster of 16 blocks against the grid sync.
-  for n in 1024 2048 4096 8192; do
+  # Larger N: rk4 at fixed steps (800 and 4000 evaluations), two galaxies, default shape and the
+  # cluster of 16.
+  for n in 1024 2048 4096; do
     for len in short long; do
       if [ $len = short ]; then te=0.002; else te=0.01; fi
-      for sh in cluster=1 cluster=16; do
+      for sh in block=256 cluster=16; do
         "$NB" run --ic two-galaxies --n $n --seed 1 --r-min 1e-4 --integrator rk4 --dt 1e-5 --diag-every 0.001 --t-end $te \
           --engine cuda-split --stepping device --launch $sh --summary "$W/timing/rk4_n${n}_${sh}_$len.json" \
           > "$W/timing/rk4_n${n}_${sh}_$len.log" 2>&1
