@@ -147,10 +147,12 @@ __device__ __forceinline__ T dot(const T* w, const T (&v)[kResidentMaxStages], i
 // two independent chains per thread). `lanes` threads per body (a power of 2 up to blockDim.x)
 // split its j-range; their sums are combined by a fixed butterfly within a warp and then, for more
 // than 32 lanes, warp by warp in order through shared memory (red: 3 Sets values per warp), so the
-// result is the same every time and the same for either Sets.
+// result is the same every time and the same for either Sets. The tile is held as four arrays (x,
+// y, z, m) per set: the lanes of a body read consecutive j, which as 32-byte Body4 records would
+// fall into the same shared-memory banks (8-way conflicts at 32 lanes in double).
 template <class T, class M, int Sets>
 __device__ void own_forces(const ResidentArgs<T>& a, int first, int last, const Body4<T>* pos0, const Body4<T>* pos1,
-                           T* acc0, T* acc1, Body4<T>* tile, T* red) {
+                           T* acc0, T* acc1, T* tile, T* red) {
   const Body4<T>* pos[2] = {pos0, pos1};
   T* acc[2] = {acc0, acc1};
   const int L = a.lanes, per_pass = blockDim.x / L;
@@ -171,16 +173,23 @@ __device__ void own_forces(const ResidentArgs<T>& a, int first, int last, const 
       __syncthreads();  // the previous tile is consumed
 #pragma unroll
       for (int s = 0; s < Sets; ++s)
-        for (int q = threadIdx.x; q < count; q += blockDim.x) tile[s * a.tile + q] = load_body_cg(pos[s] + j0 + q);
+        for (int q = threadIdx.x; q < count; q += blockDim.x) {
+          const Body4<T> b = load_body_cg(pos[s] + j0 + q);
+          T* t = tile + 4 * s * a.tile;
+          t[q] = b.x;
+          t[a.tile + q] = b.y;
+          t[2 * a.tile + q] = b.z;
+          t[3 * a.tile + q] = b.m;
+        }
       __syncthreads();
 #pragma unroll 4
       for (int q = lane; q < count; q += L) {
         if (j0 + q == i) continue;
 #pragma unroll
         for (int s = 0; s < Sets; ++s) {
-          const Body4<T> bj = tile[s * a.tile + q];
-          accumulate_interaction<T, M>(bi[s].x, bi[s].y, bi[s].z, bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax[s], ay[s],
-                                       az[s]);
+          const T* t = tile + 4 * s * a.tile;
+          accumulate_interaction<T, M>(bi[s].x, bi[s].y, bi[s].z, t[q], t[a.tile + q], t[2 * a.tile + q], t[3 * a.tile + q],
+                                       a.eps2, a.rmin2, ax[s], ay[s], az[s]);
         }
       }
     }
@@ -226,7 +235,7 @@ __device__ void own_forces(const ResidentArgs<T>& a, int first, int last, const 
 // One or two evaluations (positions pos0, pos1 -> accelerations acc0, acc1).
 template <class T, class M>
 __device__ void own_forces_of(bool two, const ResidentArgs<T>& a, int first, int last, const Body4<T>* pos0,
-                              const Body4<T>* pos1, T* acc0, T* acc1, Body4<T>* tile, T* red) {
+                              const Body4<T>* pos1, T* acc0, T* acc1, T* tile, T* red) {
   if (two)
     own_forces<T, M, 2>(a, first, last, pos0, pos1, acc0, acc1, tile, red);
   else
@@ -289,19 +298,20 @@ __device__ void write_back(const ResidentArgs<T>& a, const ResidentControl<T>& c
   if (blockIdx.x == 0 && threadIdx.x == 0) *a.ctl = c;
 }
 
-// Both kernels' dynamic shared memory: two tiles of a.tile bodies, then blockDim.x reals of scratch.
+// Both kernels' dynamic shared memory: two tiles of a.tile bodies (4 a.tile reals each), then
+// blockDim.x reals of scratch.
 template <class T>
-__device__ Body4<T>* shared_tile() {
+__device__ T* shared_tile() {
   extern __shared__ __align__(32) unsigned char smem_raw[];
-  return reinterpret_cast<Body4<T>*>(smem_raw);
+  return reinterpret_cast<T*>(smem_raw);
 }
 
 // Explicit Runge-Kutta: fixed steps of dt, or PI-controlled steps clamped to land on land_on.
 // Rounds evaluate stages (0, 1), (2, 3), ... (from stage 1 when f(y) is known: FSAL or a retrial).
 template <class T, class M, class Barrier>
 __global__ void __launch_bounds__(kResidentMaxBlock) resident_rk_kernel(ResidentArgs<T> a) {
-  Body4<T>* tile = shared_tile<T>();
-  T* scratch = reinterpret_cast<T*>(tile + 2 * a.tile);  // blockDim.x values
+  T* tile = shared_tile<T>();
+  T* scratch = tile + 8 * a.tile;  // blockDim.x values
   __shared__ T coef[(kResidentMaxStages + 3) * kResidentMaxStages];
   __shared__ T total;
 
@@ -468,8 +478,8 @@ done:
 // buffers, so that the state before a step found non-finite at the next barrier is still there.
 template <class T, class M, class Barrier>
 __global__ void __launch_bounds__(kResidentMaxBlock) resident_adams_kernel(ResidentArgs<T> a) {
-  Body4<T>* tile = shared_tile<T>();
-  T* scratch = reinterpret_cast<T*>(tile + 2 * a.tile);  // blockDim.x values
+  T* tile = shared_tile<T>();
+  T* scratch = tile + 8 * a.tile;  // blockDim.x values
   __shared__ T coef[kResidentMaxStages];
 
   const int n = a.n, K = a.stages, R = a.ring;

@@ -263,7 +263,7 @@ if [ "$phase" = resident ]; then
     done
     # The cluster barrier's variants too (--launch cluster=8), and a shape of several passes per block.
     for m in "--integrator dopri5 --tol 1e-8 --launch cluster=8" "--integrator adams-bashforth --order 4 --dt 1e-3 --launch cluster=8" \
-             "--integrator rk4 --dt 1e-3 --launch block=32,split=1" "--integrator adams-bashforth --dt 1e-3 --launch block=32,split=64"; do
+             "--integrator rk4 --dt 1e-3 --launch block=32,split=1" "--integrator adams-bashforth --dt 1e-3 --launch block=64,split=64"; do
       echo "--- $tool double $m" >> "$W/sanitizer_${tool}.log"
       "$SAN" --tool $tool --error-exitcode 99 "$NB" $small --precision double $m >> "$W/sanitizer_${tool}.log" 2>&1
       echo "rc=$? ($tool double $m)" | tee -a "$W/sanitizer_${tool}.log" >> "$W/sanitizer_summary.log"
@@ -291,8 +291,8 @@ if [ "$phase" = resident ]; then
     timed dopri5_host_cuda-split_$len $dp --t-end $te --engine cuda-split --stepping host
     timed dopri5_host_openmp-simd_$len $dp --t-end $te --engine openmp-simd
     timed dopri5_device_$len $dp --t-end $te --engine cuda-split --stepping device
-    # Shapes: blocks of 256 (the most), 64 to 256 blocks; 128-thread blocks; one cluster of 16.
-    for sh in block=256,split=16 block=256,split=8 block=128,split=32 block=128,split=16 cluster=16; do
+    # Shapes: 32 to 128 blocks of 256 threads (the most), 128 and 64 threads; one cluster of 16.
+    for sh in block=256,split=16 block=256,split=64 block=128,split=32 block=128,split=16 block=64,split=32 cluster=16; do
       timed dopri5_device_${sh}_$len $dp --t-end $te --engine cuda-split --stepping device --launch $sh
     done
     timed dopri5_device_float_$len $dp --t-end $te --engine cuda-split --stepping device --precision float
