@@ -143,13 +143,14 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   const int cluster_cap = req.cluster > 1 ? req.cluster : kMaxClusterBlocks;
   int lanes = req.split;
   if (lanes == 0) {
-    // Enough threads for about `target` blocks. Grid sync: about 64 blocks, as its cost grows
-    // with the blocks that wait at it: H100, N = 512, double, rk4, per evaluation: 32 to 64
-    // blocks 4.7-6 us, 128 blocks 6-7 us, 256 blocks 9 us, 512 blocks 15-17 us
-    // (tools/gpu/README.md). Cluster: fill its blocks.
-    const std::size_t target = use_cluster ? cluster_cap : 64;
+    // Up to 64 threads per body, so that the blocks number about one per multiprocessor (the
+    // kernels hold one block each, by registers) or, in a cluster, fill it. H100, N = 512, double,
+    // dopri5, per evaluation (tools/gpu/README.md): 128 blocks of 256 threads, 64 per body, 5.8 us;
+    // 128 blocks of 128, 32 per body, 6.6 us; 64 blocks, 32 per body, 7.2 us; 32 blocks 8.1 us;
+    // 16 blocks in one cluster 10.4 us.
+    const std::size_t target = use_cluster ? cluster_cap : p.multiProcessorCount;
     lanes = 1;
-    while (lanes * 2 <= std::min(32, block) && n * std::size_t(lanes * 2) <= std::size_t(block) * target) lanes *= 2;
+    while (lanes * 2 <= std::min(64, block) && n * std::size_t(lanes * 2) <= std::size_t(block) * target) lanes *= 2;
   }
   if (!power_of_two(lanes) || lanes > block)
     invalid_resident(req, "split= (threads per body) must be a power of 2 up to block=");
