@@ -33,10 +33,12 @@ Execution
 Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml, and
 E03_integrators_collision.toml for [[cases]] and bundles)
   title       = "one line"                   what the experiment measures
-  kind        = "run" | "bench" | "convergence"  optional: the nbody subcommand of every point
-                                             (default run); "bench" points are timings, run
-                                             one at a time with every core, their CSV row the
+  kind        = "run" | "bench" | "tune" | "convergence"  optional: the nbody subcommand of
+                                             every point (default run); "bench" points are timings,
+                                             run one at a time with every core, their CSV row the
                                              result (see E07_cpu_engines.toml, nbodylab/bench.py);
+                                             "tune": GPU launch-shape sweeps, one row per shape
+                                             (see E10_block_size_sweep.toml);
                                              "convergence": a Brutus-style ladder of ever more
                                              precise runs ([ladder]) and the [[cases]] compared
                                              with its converged trajectory (see
@@ -130,7 +132,7 @@ def run_experiment(exp_id, args):
         print(f"[{exp.id.split('_')[0]}] this machine lacks {', '.join(missing)}: reusing the "
               f"committed results/{exp.id}.csv", file=sys.stderr)
         return 0
-    if exp.kind == "bench":  # timings: one point at a time (nbodylab/bench.py)
+    if exp.kind in spec.TIMING_KINDS:  # timings: one point at a time (nbodylab/bench.py)
         return bench.run(exp, nbody, args.force, info)
     if exp.kind == "convergence":  # a Brutus-style ladder (nbodylab/convergence.py)
         return convergence.run(exp, nbody, args.jobs, args.force, info)

@@ -6,7 +6,8 @@ Modules:
   spec        experiment TOML files: schema, profiles, sweep expansion
   provenance  host description and `nbody --build-info`
   sweep       running the points of one experiment (parallel, resumable)
-  bench       running a timing experiment (kind = "bench": `nbody bench` points, one at a time)
+  bench       running a timing experiment (kind = "bench" or "tune": `nbody bench` or `nbody tune`
+              points, one at a time)
   paper       helpers for figure scripts: load results, write generated LaTeX
 """
 from pathlib import Path

@@ -1,9 +1,11 @@
-"""Running a timing experiment (`kind = "bench"` in its TOML file): every point is one
-`nbody bench ...` (its flags built from [fixed], [sweep] and [[cases]] exactly as for `nbody run`
-points), whose one-row CSV is the point's result; results/<ID>.csv has the point columns, then
-the `metrics` (columns of the bench row, default spec.DEFAULT_BENCH_METRICS), then the 1-minute
-load average of the machine just before and just after the point (load_before, load_after: a
-timing taken while other work ran says so).
+"""Running a timing experiment (`kind = "bench"` or `"tune"` in its TOML file): every point is one
+`nbody bench ...` or `nbody tune ...` (its flags built from [fixed], [sweep] and [[cases]] exactly
+as for `nbody run` points). A bench point gives one CSV row, a tune point one row per launch
+shape tried (its `launch` split into block, split, unroll, ipt; an invalid shape is a row with
+status=invalid and the reason, never a time). results/<ID>.csv has, per row, the point columns,
+then the `metrics` (columns of nbody's rows, default spec.DEFAULT_BENCH_METRICS or
+DEFAULT_TUNE_METRICS), then the 1-minute load average of the machine just before and just after
+the point (load_before, load_after: a timing taken while other work ran says so).
 
 Points run one at a time whatever --jobs says (timings must not share the machine), with the
 environment as given (OpenMP uses every core unless OMP_NUM_THREADS says otherwise), in file
@@ -32,7 +34,8 @@ from .sweep import POINTS_DIR, RESULTS_DIR, PointFailed, display
 # Version of the stored bench records: bump it when their layout changes.
 #   1  kind, params, bench (the CSV row as strings), load_before, load_after, cmd, nbody_sha256,
 #      finished_utc
-RECORD_FORMAT = 1
+#   2  rows (the CSV rows) instead of bench; kind "bench" or "tune"
+RECORD_FORMAT = 2
 
 
 def _sched_policy():
@@ -55,8 +58,26 @@ def _load1():
         return None
 
 
-def _measure(nbody, args, cmd):
-    """Run one `nbody bench`; return (its CSV row as a dict, load before, load after)."""
+def launch_columns(row):
+    """A tune row with its requested shape (`launch`, e.g. "block=64,split=auto") as columns and,
+    where the engine reports it at the end of its device text, the resolved one (split=auto
+    becomes the split that ran). A key the engine does not take (opencl-tiled: all but block) is
+    left empty."""
+    out = {"block": "", "split": "", "unroll": "", "ipt": "", **row}
+    for item in row["launch"].split(","):
+        key, value = item.split("=")
+        out[key] = value
+    resolved = row.get("device", "").rsplit("; ", 1)[-1]
+    if resolved.startswith("block="):
+        for item in resolved.split(","):
+            key, value = item.split("=")
+            out[key] = value
+    return out
+
+
+def _measure(nbody, args, cmd, kind):
+    """Run one `nbody bench` or `nbody tune`; return (its CSV rows as dicts, load before, load
+    after)."""
     before = _load1()
     proc = subprocess.run([str(nbody), *args], capture_output=True, text=True)
     after = _load1()
@@ -64,30 +85,31 @@ def _measure(nbody, args, cmd):
         last = (proc.stderr.strip().splitlines() or ["(no stderr)"])[-1]
         raise PointFailed(cmd, f"exit {proc.returncode}: {last}", proc.returncode)
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
-    if len(rows) != 1:
-        raise PointFailed(cmd, f"expected one CSV row from nbody bench, got {len(rows)}")
-    return rows[0], before, after
+    if (kind == "bench" and len(rows) != 1) or not rows:
+        raise PointFailed(cmd, f"expected {'one CSV row' if kind == 'bench' else 'CSV rows'} from nbody {kind}, "
+                               f"got {len(rows)}")
+    return (rows if kind == "bench" else [launch_columns(r) for r in rows]), before, after
 
 
-def _load_record(path):
+def _load_record(path, kind):
     try:
         record = files.read_json(path)
     except (OSError, ValueError):
         return None
-    if record.get("record_format") != RECORD_FORMAT or record.get("kind") != "bench":
+    if record.get("record_format") != RECORD_FORMAT or record.get("kind") != kind:
         return None
     return record
 
 
 def run(exp, nbody, force, build_info):
-    """Measure every point of the bench experiment `exp` not already stored; write
+    """Measure every point of the bench or tune experiment `exp` not already stored; write
     results/<ID>.csv and its provenance. Returns the process exit status."""
     tag = exp.id.split("_", 1)[0]
     nbody_sha = provenance.sha256_file(nbody)
     points = []
     for point in exp.points():
         args = exp.run_args(point)
-        key = json.dumps({"bench": args, "nbody_sha256": nbody_sha, "record_format": RECORD_FORMAT})
+        key = json.dumps({exp.kind: args, "nbody_sha256": nbody_sha, "record_format": RECORD_FORMAT})
         points.append({"params": exp.columns(point), "args": args,
                        "hash": hashlib.sha256(key.encode()).hexdigest()[:32],
                        "cmd": shlex.join([display(nbody), *args])})
@@ -95,7 +117,7 @@ def run(exp, nbody, force, build_info):
     done = {}
     if not force:
         for p in points:
-            record = _load_record(cache / f"{p['hash']}.json")
+            record = _load_record(cache / f"{p['hash']}.json", exp.kind)
             if record is not None:
                 done[p["hash"]] = record
     pending = [p for p in dict((p["hash"], p) for p in points).values() if p["hash"] not in done]
@@ -109,19 +131,23 @@ def run(exp, nbody, force, build_info):
     try:
         for k, p in enumerate(pending):
             try:
-                row, before, after = _measure(nbody, p["args"], p["cmd"])
+                rows, before, after = _measure(nbody, p["args"], p["cmd"], exp.kind)
             except PointFailed as e:
                 failures.append(e)
                 continue
-            record = {"record_format": RECORD_FORMAT, "kind": "bench", "params": p["params"],
-                      "bench": row, "load_before": before, "load_after": after, "cmd": p["cmd"],
+            record = {"record_format": RECORD_FORMAT, "kind": exp.kind, "params": p["params"],
+                      "rows": rows, "load_before": before, "load_after": after, "cmd": p["cmd"],
                       "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
             files.write_json(cache / f"{p['hash']}.json", record)  # atomic: resumable
             done[p["hash"]] = record
             shown = ", ".join(f"{c}={fmt(v)}" for c, v in p["params"].items())
-            print(f"[{tag}] {k + 1}/{len(pending)} {shown}: {float(row['seconds_per_eval']):.4g} s, "
-                  f"{float(row['interactions_per_s']):.3g} interactions/s (load {before} -> {after})",
-                  file=sys.stderr)
+            timed = [r for r in rows if r.get("status", "ok") == "ok"]
+            best = max(timed, key=lambda r: float(r["interactions_per_s"])) if timed else None
+            result = (f"{float(best['seconds_per_eval']):.4g} s, {float(best['interactions_per_s']):.3g} "
+                      f"interactions/s" if best else "no valid shape")
+            if exp.kind == "tune":
+                result = f"{len(rows)} shapes, best {result}"
+            print(f"[{tag}] {k + 1}/{len(pending)} {shown}: {result} (load {before} -> {after})", file=sys.stderr)
     except KeyboardInterrupt:
         print(f"\n[{tag}] interrupted; finished points are kept, re-run to resume", file=sys.stderr)
         raise
@@ -137,19 +163,21 @@ def run(exp, nbody, force, build_info):
         return 1
 
     records = [done[p["hash"]] for p in points]
-    missing = sorted({m for r in records for m in exp.metrics if m not in r["bench"]})
+    missing = sorted({m for r in records for row in r["rows"] for m in exp.metrics if m not in row})
     if missing:
-        print(f"[{tag}] error: the nbody bench row lacks {missing} (has "
-              f"{sorted(records[0]['bench'])})", file=sys.stderr)
+        print(f"[{tag}] error: the nbody {exp.kind} rows lack {missing} (have "
+              f"{sorted(records[0]['rows'][0])})", file=sys.stderr)
         return 1
-    header = exp.params + exp.metrics + ["load_before", "load_after"]
-    rows = [[fmt(p["params"].get(k)) for k in exp.params] + [r["bench"][m] for m in exp.metrics]
-            + [fmt(r["load_before"]), fmt(r["load_after"])] for p, r in zip(points, records)]
+    metrics = [m for m in exp.metrics if m not in exp.params]  # a swept flag nbody also reports
+    header = exp.params + metrics + ["load_before", "load_after"]
+    rows = [[fmt(p["params"].get(k)) for k in exp.params] + [row[m] for m in metrics]
+            + [fmt(r["load_before"]), fmt(r["load_after"])]
+            for p, r in zip(points, records) for row in r["rows"]]
     meta = {
         "experiment": exp.id,
         "title": exp.title,
         "profile": exp.profile,
-        "kind": "bench",
+        "kind": exp.kind,
         "created_utc": provenance.utc_now(),
         "columns": header,
         "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
@@ -161,7 +189,7 @@ def run(exp, nbody, force, build_info):
                    "seconds": round(time.monotonic() - start, 1)},
         "experiment_toml": exp.text,
         "points": [{"params": p["params"], "cmd": r["cmd"], "finished_utc": r["finished_utc"],
-                    "compiler_flags": r["bench"].get("compiler_flags")}
+                    "compiler_flags": r["rows"][0].get("compiler_flags")}
                    for p, r in zip(points, records)],
     }
     csv_path = RESULTS_DIR / f"{exp.id}.csv"

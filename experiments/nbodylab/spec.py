@@ -18,10 +18,12 @@ from pathlib import Path
 from . import ROOT
 
 PROFILES = ("smoke", "default", "full")
-# `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "convergence": a
-# Brutus-style ladder of ever more precise runs and the [[cases]] compared with its converged
-# trajectory (nbodylab/convergence.py, table [ladder]).
-KINDS = ("run", "bench", "convergence")
+# `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "tune": each point is one
+# `nbody tune`, a sweep of GPU launch shapes giving one row per shape (nbodylab/bench.py too);
+# "convergence": a Brutus-style ladder of ever more precise runs and the [[cases]] compared with
+# its converged trajectory (nbodylab/convergence.py, table [ladder]).
+KINDS = ("run", "bench", "tune", "convergence")
+TIMING_KINDS = ("bench", "tune")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 TOP_KEYS = {"title", "description", "requires", "metrics", "timeseries", "profile", "cases", "kind",
             *SECTIONS}
@@ -31,6 +33,10 @@ DEFAULT_METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel
 # Columns of the `nbody bench` CSV row copied into the results of a bench experiment by default.
 DEFAULT_BENCH_METRICS = ["threads", "repeats", "seconds_per_eval", "interactions_per_s", "gflops",
                          "simd", "cpu_model"]
+# Columns of the `nbody tune` rows (the launch shape split into its keys) copied by default.
+DEFAULT_TUNE_METRICS = ["engine", "precision", "n", "block", "split", "unroll", "ipt", "status",
+                        "seconds_per_eval", "interactions_per_s", "wall_seconds_per_eval",
+                        "max_diff_vs_first", "best", "note", "device"]
 EXPERIMENTS_DIR = ROOT / "experiments"
 
 
@@ -229,7 +235,7 @@ class Experiment:
                     put(flag, value, f"bundle {k} = {v.name!r}")
             else:
                 put(k, v, f"swept {k}")
-        return ["bench" if self.kind == "bench" else "run"] + to_args(flags)
+        return [self.kind if self.kind in TIMING_KINDS else "run"] + to_args(flags)
 
     def reference_args(self, point):
         """Arguments of `nbody ic` writing this point's reference state (without --out)."""
@@ -320,8 +326,8 @@ def load(exp_id, profile):
     kind = doc.get("kind", "run")
     if kind not in KINDS:
         raise SpecError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    if kind == "bench" and (timeseries or sections["reference"]):
-        raise SpecError(f"{where}: a bench experiment has no timeseries or [reference]")
+    if kind in TIMING_KINDS and (timeseries or sections["reference"]):
+        raise SpecError(f"{where}: a {kind} experiment has no timeseries or [reference]")
     if (kind == "convergence") != bool(sections["ladder"]):
         raise SpecError(f"{where}: [ladder] belongs to, and is needed by, kind = \"convergence\"")
     if not isinstance(timeseries, bool):
@@ -332,6 +338,7 @@ def load(exp_id, profile):
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
         requires=[requires] if isinstance(requires, str) else list(requires),
-        metrics=list(doc.get("metrics", DEFAULT_BENCH_METRICS if kind == "bench" else DEFAULT_METRICS)),
+        metrics=list(doc.get("metrics", {"bench": DEFAULT_BENCH_METRICS, "tune": DEFAULT_TUNE_METRICS}.get(
+            kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries, kind=kind,
         **sections)

@@ -18,6 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "experiments"))
+from nbodylab.bench import launch_columns  # noqa: E402  (the runner's reading of a tune row)
 RESULTS = ROOT / "results"
 LOGS = ROOT / "tools" / "gpu" / "logs"
 
@@ -84,26 +86,11 @@ def write_meta(csv_path, batches, parameters):
     csv_path.with_suffix("").with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def split_launch(r):
-    """The requested shape (column launch) and, where the run reports it, the resolved one (the
-    engine's device text ends with it: split=auto becomes the split that ran)."""
-    out = dict(r)
-    for item in r["launch"].split(","):
-        k, v = item.split("=")
-        out[k] = v
-    resolved = r.get("device", "").rsplit("; ", 1)[-1]
-    if resolved.startswith("block="):
-        for item in resolved.split(","):
-            k, v = item.split("=")
-            out[k] = v
-    return out
-
-
 def tune_rows(paths, batch):
     rows = []
     for p in paths:
         for r in read_csv(p):
-            r = split_launch(r)
+            r = launch_columns(r)
             r["batch"] = batch
             rows.append(r)
     return rows
