@@ -2,10 +2,13 @@
 time, force evaluations per interval dT = 0.3 and in total, for DOPRI5, Verner 6(5) (tolerance
 1e-12, h in [1e-9, 1e-5]) and Adams-Bashforth 5 (h = 1e-6).
 
-Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv (+ .meta.json); writes
-  figures/E05_long_run.pdf, .png
+Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv (+ .meta.json), the
+runner's run at the chosen profile, and, when present, results/E05_long_run_gpu*.csv, the full run
+(N = 512, T_max = 300) on the GPU in parts (tools/gpu/collect_e05.py); writes
+  figures/E05_long_run.pdf, .png, figures/E05_long_run_gpu.pdf, .png
   paper/generated/E05_numbers.tex  \\newcommand macros for every number the text quotes
 """
+import re
 import sys
 from pathlib import Path
 
@@ -19,12 +22,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
 from nbodylab import ROOT, files, methods, paper  # noqa: E402
 
 EXP = "E05_long_run"
+GPU_EXP = "E05_long_run_gpu"
+GPU_HOUR_TARGET = 3600.0  # issue 6: E05's full run in at most one GPU-hour
+AB_STEP = 1e-6            # Adams-Bashforth 5's fixed step in E05 (experiments/E05_long_run.toml)
 DT_WINDOW = 0.3   # S0's interval for counting force evaluations
 FLOOR = 1e-18     # exact zeros drawn here (log axes)
 S0_METHODS = ("dopri5", "verner65", "adams-bashforth")  # quoted in the paper's text
 
 
 
+
+
+def thousands(x):
+    """12\\,345\\,678 (TeX thin spaces between groups of three digits)."""
+    return f"{x:,.0f}".replace(",", r"\,")
 
 
 def label(row):
@@ -34,10 +45,10 @@ def label(row):
     return f"{m}, tol = {row['tol']}, h in [{row['h-min']}, {row['h-max']}]"
 
 
-def load():
-    rows, meta = paper.load_results(EXP)
+def load(exp):
+    rows, meta = paper.load_results(exp)
     rows, failed = paper.split_failures(rows)
-    path = paper.RESULTS_DIR / f"{EXP}_timeseries.csv"
+    path = paper.RESULTS_DIR / f"{exp}_timeseries.csv"
     if not path.is_file():
         raise paper.MissingResults(f"{path} is missing: run the experiment first")
     ts = files.read_csv(path)
@@ -69,8 +80,9 @@ def per_window(t, fevals, window):
     return ends, np.array(counts)
 
 
-def main():
-    runs, meta, failed = load()
+def render(exp, prefix):
+    """The figure of results/<exp>*.csv and its macros (names start with `prefix`)."""
+    runs, meta, failed = load(exp)
     fixed = paper.fixed_flags(meta)
     t_end = float(fixed["t-end"])
     window = DT_WINDOW if t_end >= 2 * DT_WINDOW else t_end / 5  # smoke: tiny runs
@@ -95,15 +107,15 @@ def main():
         axes[1][1].plot(s["t"], s["fevals"], **kw)
         axes[1][2].plot(s["t"][keep], s["min_pair_dist"][keep], **kw)
         mp = paper.macro_part(m)
-        macros[f"EFive{mp}Fevals"] = f"{int(float(r['fevals'])):,}".replace(",", r"\,")
-        macros[f"EFive{mp}EnergyMax"] = paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR))
-        macros[f"EFive{mp}Momentum"] = paper.tex_sci(max(abs(float(r["P_rel"])), FLOOR))
-        macros[f"EFive{mp}AngMomentum"] = paper.tex_sci(max(abs(float(r["L_rel"])), FLOOR))
-        macros[f"EFive{mp}Steps"] = f"{int(float(r['steps'])):,}".replace(",", r"\,")
-        macros[f"EFive{mp}Rejected"] = str(int(float(r["rejected"])))
-        macros[f"EFive{mp}PerWindowMin"] = f"{int(counts.min()):,}".replace(",", r"\,")
-        macros[f"EFive{mp}PerWindowMax"] = f"{int(counts.max()):,}".replace(",", r"\,")
-        macros[f"EFive{mp}Wall"] = f"{float(r['wall_s']):.0f}"
+        macros[f"{prefix}{mp}Fevals"] = f"{int(float(r['fevals'])):,}".replace(",", r"\,")
+        macros[f"{prefix}{mp}EnergyMax"] = paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR))
+        macros[f"{prefix}{mp}Momentum"] = paper.tex_sci(max(abs(float(r["P_rel"])), FLOOR))
+        macros[f"{prefix}{mp}AngMomentum"] = paper.tex_sci(max(abs(float(r["L_rel"])), FLOOR))
+        macros[f"{prefix}{mp}Steps"] = f"{int(float(r['steps'])):,}".replace(",", r"\,")
+        macros[f"{prefix}{mp}Rejected"] = str(int(float(r["rejected"])))
+        macros[f"{prefix}{mp}PerWindowMin"] = f"{int(counts.min()):,}".replace(",", r"\,")
+        macros[f"{prefix}{mp}PerWindowMax"] = f"{int(counts.max()):,}".replace(",", r"\,")
+        macros[f"{prefix}{mp}Wall"] = f"{float(r['wall_s']):.0f}"
     for ax, (q, ylab, title) in zip(axes[0], quantities):
         ax.set_yscale("log")
         ax.set_ylabel(ylab)
@@ -126,55 +138,116 @@ def main():
     fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False)
     fig.tight_layout(rect=(0, 0.07, 1, 1), h_pad=1.0, w_pad=1.2)
     for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+        fig.savefig(ROOT / "figures" / f"{exp}.{ext}", dpi=200)
+    plt.close(fig)
 
     # S0's Fig. 7: the embedded methods need fewer force evaluations over the whole run than
     # Adams-Bashforth 5. Rule: every embedded run's total below the Adams-Bashforth run's;
-    # tested only by a run that reaches the collision (S0: after t = 25).
+    # tested only by a run that reaches the collision (S0: after t = 25), and only once every run
+    # has reached T_max (the GPU run goes in parts).
     fe = {r["integrator"]: float(r["fevals"]) for r, _ in runs}
     ab = fe.get("adams-bashforth")
     embedded = [v for k, v in fe.items() if k != "adams-bashforth"]
-    if ab and embedded:
-        macros["EFiveEmbeddedOverAdams"] = f"{max(embedded) / ab:.2f}"
+    if any(float(r["t"]) < t_end * (1 - 1e-9) for r, _ in runs):
+        macros[prefix + "VerdictTotal"] = "is not tested yet: not every run has reached $T_{\\max}$"
+    elif ab and embedded:
+        macros[prefix + "EmbeddedOverAdams"] = f"{max(embedded) / ab:.2f}"
         ok = max(embedded) < ab
-        macros["EFiveVerdictTotal"] = ("holds" if ok else "does not hold") if t_end > 25 else \
+        macros[prefix + "VerdictTotal"] = ("holds" if ok else "does not hold") if t_end > 25 else \
             "is not tested by this run, which ends before the galaxies meet"
-    # Did the embedded methods ever shorten the step below h_max? (steps above T/h_max + 1)
+    # Did the embedded methods ever shorten the step below h_max? (more steps than t/h_max + 1,
+    # t the time each run reached)
     emb_rows = [r for r, _ in runs if r.get("h-max")]
-    at_cap = [float(r["steps"]) <= t_end / float(r["h-max"]) + 1.5 for r in emb_rows]
+    at_cap = [float(r["steps"]) <= float(r["t"]) / float(r["h-max"]) + 1.5 for r in emb_rows]
     if emb_rows and all(at_cap):
-        macros["EFiveStepText"] = ("the embedded methods took every step at $h_{\\max}$ "
-                                   "($T_{\\max}/h_{\\max}$ steps), so their cost ranks with "
-                                   "their force evaluations per step")
+        macros[prefix + "StepText"] = ("the embedded methods took every step at $h_{\\max}$ "
+                                       "($t/h_{\\max}$ steps), so their cost ranks with "
+                                       "their force evaluations per step")
     elif emb_rows:
-        macros["EFiveStepText"] = ("the embedded methods shortened their steps below "
-                                   "$h_{\\max}$ where needed (" + ", ".join(
-                                       f"{paper.tex_escape(r['integrator'])}: "
-                                       f"{int(float(r['steps'])):,} steps".replace(",", r"\,")
-                                       for r in emb_rows) +
-                                   f" against $T_{{\\max}}/h_{{\\max}} = "
-                                   f"{t_end / float(emb_rows[0]['h-max']):,.0f}$)".replace(",", r"\,"))
+        macros[prefix + "StepText"] = ("the embedded methods shortened their steps below "
+                                       "$h_{\\max}$ where needed (" + "; ".join(
+                                           f"{paper.tex_escape(r['integrator'])}: "
+                                           f"{thousands(float(r['steps']))} steps to $t = {float(r['t']):g}$, "
+                                           f"$t/h_{{\\max}} = {thousands(float(r['t']) / float(r['h-max']))}$"
+                                           for r in emb_rows) + ")")
     total = sum(float(r["fevals"]) for r, _ in runs)
     macros.update({
-        "EFiveMachine": paper.tex_escape(paper.machine(meta)),
-        "EFiveFailedText": paper.failed_text(failed, lambda r: r["integrator"]),
-        "EFiveDate": meta["created_utc"][:10],
-        "EFiveCommit": paper.tex_escape(paper.commit(meta)),
-        "EFiveProfile": meta["profile"],
-        "EFiveN": str(fixed["n"]),
-        "EFiveTmax": f"{t_end:g}",
-        "EFiveDiagEvery": f"{float(fixed['diag-every']):g}",
-        "EFiveWindow": f"{window:g}",
-        "EFiveFevalsTotal": paper.tex_sci(total),
-        "EFiveWallTotal": f"{sum(float(r['wall_s']) for r, _ in runs):.0f}",
-        "EFiveMinPairDist": f"{min(s['min_pair_dist'].min() for _, s in runs):.3g}",
+        f"{prefix}Machine": paper.tex_escape(paper.machine(meta)),
+        f"{prefix}FailedText": paper.failed_text(failed, lambda r: r["integrator"]),
+        f"{prefix}Date": meta["created_utc"][:10],
+        f"{prefix}Commit": paper.tex_escape(paper.commit(meta)),
+        f"{prefix}Profile": meta["profile"],
+        f"{prefix}N": str(fixed["n"]),
+        f"{prefix}Tmax": f"{t_end:g}",
+        f"{prefix}DiagEvery": f"{float(fixed['diag-every']):g}",
+        f"{prefix}Window": f"{window:g}",
+        f"{prefix}FevalsTotal": paper.tex_sci(total),
+        f"{prefix}WallTotal": f"{sum(float(r['wall_s']) for r, _ in runs):.0f}",
+        f"{prefix}MinPairDist": f"{min(s['min_pair_dist'].min() for _, s in runs):.3g}",
     })
+    paper.fill_missing(macros, [prefix + paper.macro_part(m) for m in S0_METHODS])
+    for k in ("EmbeddedOverAdams", "VerdictTotal", "StepText"):
+        macros.setdefault(prefix + k, "---")
+    return macros, runs, meta
+
+
+def gpu_macros(runs, meta):
+    """What E05's run on the GPU took: per method the parts, GPU seconds and cost per force
+    evaluation, in all against the one-GPU-hour target, and the GPU it ran on."""
+    macros, done, seconds, evals = {}, [], 0.0, 0.0
+    for r, _ in runs:
+        mp = paper.macro_part(r["integrator"])
+        macros[f"EFiveGpu{mp}Parts"] = r["parts"]
+        macros[f"EFiveGpu{mp}Seconds"] = f"{float(r['gpu_seconds']):.0f}"
+        macros[f"EFiveGpu{mp}UsPerEval"] = f"{float(r['us_per_eval']):.2f}"
+        macros[f"EFiveGpu{mp}Reached"] = f"{float(r['t']):.0f}"
+        seconds += float(r["gpu_seconds"])
+        evals += float(r["fevals"])
+        if r["complete"] == "True":
+            done.append(r["integrator"])
+    missing = [m for m in S0_METHODS if m not in done]
+    # Projection to T_max: an unfinished run at its evaluations per unit time so far, a missing
+    # Adams-Bashforth run at one evaluation per step; all at the mean cost per evaluation so far.
+    t_end = float(paper.fixed_flags(meta)["t-end"])
+    projected = 0.0
+    for m in S0_METHODS:
+        row = next((r for r, _ in runs if r["integrator"] == m), None)
+        if row is not None:
+            projected += float(row["fevals"]) * t_end / float(row["t"])
+        elif m == "adams-bashforth":
+            projected += t_end / AB_STEP
+    hours = projected * seconds / evals / 3600
+    h = meta["host"]
+    macros.update({
+        "EFiveGpuDevice": paper.tex_escape(f"{h['gpu']} (driver {h['driver']}, SM clock up to {h['sm_clock_max_mhz']})"),
+        "EFiveGpuCommits": paper.tex_escape(", ".join(c[:12] for c in meta["nbody"]["commits"])),
+        "EFiveGpuSecondsTotal": f"{seconds:.0f}",
+        "EFiveGpuHoursTotal": f"{seconds / 3600:.2f}",
+        "EFiveGpuUsPerEvalAll": f"{1e6 * seconds / evals:.2f}",
+        "EFiveGpuComplete": ", ".join(paper.tex_escape(m) for m in done) or "none",
+        "EFiveGpuMissing": ", ".join(paper.tex_escape(m) for m in missing) or "none",
+        "EFiveGpuProjectedEvals": paper.tex_sci(projected),
+        "EFiveGpuProjectedHours": f"{hours:.2f}",
+        "EFiveGpuTargetVerdict": "met" if hours <= GPU_HOUR_TARGET / 3600 else "not met yet",
+    })
+    return macros
+
+
+def main():
+    macros, _, _ = render(EXP, "EFive")
     sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
-    paper.fill_missing(macros, ["EFive" + paper.macro_part(m) for m in S0_METHODS])
-    for k in ("EFiveEmbeddedOverAdams", "EFiveVerdictTotal", "EFiveStepText"):
-        macros.setdefault(k, "---")
+    if (paper.RESULTS_DIR / f"{GPU_EXP}.csv").is_file():
+        gpu, runs, meta = render(GPU_EXP, "EFiveGpu")
+        macros.update(gpu)
+        macros.update(gpu_macros(runs, meta))
+        sources += [f"results/{GPU_EXP}.csv", f"results/{GPU_EXP}_timeseries.csv"]
+    paper.fill_missing(macros, ["EFiveGpu" + paper.macro_part(m) for m in S0_METHODS])
+    # Without the GPU results, every GPU macro the text quotes reads "---".
+    text = (ROOT / "paper" / "sections" / "E05.tex").read_text()
+    for name in re.findall(r"\\(EFive[A-Za-z]+)", text):
+        macros.setdefault(name, "---")
     paper.write_macros("E05_numbers.tex", macros, __file__, sources)
-    print(f"[E05] wrote figures/{EXP}.pdf/.png, paper/generated/E05_numbers.tex", file=sys.stderr)
+    print(f"[E05] wrote figures/{EXP}*.pdf/.png, paper/generated/E05_numbers.tex", file=sys.stderr)
 
 
 if __name__ == "__main__":

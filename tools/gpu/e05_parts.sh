@@ -4,7 +4,11 @@
 # device-resident steps. State between calls: results/E05_gpu/ (checkpoints, each part's
 # diagnostics and summary), carried to the device and brought back. Usage on the device:
 #   tools/gpu/e05_parts.sh METHOD DT_PART     (METHOD: dopri5, verner65, adams-bashforth)
-# Afterwards, here: python3 tools/gpu/collect_e05.py (joins the parts into results/E05_long_run_gpu*).
+# with carry ["build-gpu-carry/nbody", "build-gpu-carry/libs"] (the tests binary would push the
+# working tree and carry over the device tool's 64 MiB). Afterwards, here:
+# python3 tools/gpu/collect_e05.py (joins the parts into results/E05_long_run_gpu*). Each part
+# keeps the checkpoint it started from (part_NNN.start.bin), so that any part can be re-run, e.g.
+# with --stepping host as a cross-check.
 set -u
 method=${1:?usage: e05_parts.sh dopri5|verner65|adams-bashforth DT_PART}
 part_dt=${2:?usage: e05_parts.sh METHOD DT_PART}
@@ -29,7 +33,7 @@ if [ "$part" -gt 0 ]; then
 fi
 stop=$(python3 -c "print(min(300.0, round($t_now + $part_dt, 6)))")
 name=$(printf "part_%03d" "$part")
-resume=""; [ "$part" -gt 0 ] && resume="--resume $D/checkpoint.bin"
+resume=""; [ "$part" -gt 0 ] && resume="--resume $D/checkpoint.bin" && cp "$D/checkpoint.bin" "$D/$name.start.bin"
 nvidia-smi --query-gpu=timestamp,name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$D/$name.gpu.csv" 2>&1
 "$NB" --build-info > "$D/$name.build.json" 2>&1
 echo "$method $name: t = $t_now -> $stop"
