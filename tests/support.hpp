@@ -8,6 +8,7 @@
 
 #include "common/interaction.hpp"
 #include "driver/simulation.hpp"
+#include "io/archive.hpp"
 #include "physics/initial_conditions.hpp"
 
 namespace nbody::test {
@@ -27,6 +28,23 @@ State<T> plummer(std::size_t n, std::uint64_t seed) {
   p.n = n;
   p.seed = seed;
   return make_initial_state<T>(p);
+}
+
+// Runs `sim` to t_end (a sample every diag_every), checkpointing every `every`; returns the last
+// checkpoint written at t <= keep_until (empty when there was none), to resume a new run from.
+template <class T>
+std::string run_keeping_checkpoint(Simulation<T>& sim, T t_end, T diag_every, T every, T keep_until) {
+  std::string saved;
+  RunHooks<T> hooks;
+  hooks.checkpoint_every = every;
+  hooks.checkpoint = [&] {
+    if (sim.state().t > keep_until) return;
+    ArchiveWriter w;
+    sim.save(w);
+    saved = w.bytes();
+  };
+  sim.run(t_end, diag_every, [](const auto&) {}, hooks);
+  return saved;
 }
 
 // Adaptive steps with atol = rtol = tol (--tol).

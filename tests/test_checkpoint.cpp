@@ -34,16 +34,7 @@ void check_resume_is_exact(const std::string& method, const StepOptions<double>&
 
   // The same run, checkpointed every T/7; the last checkpoint before 0.6 T is kept (mid-run).
   Simulation<double> first(start, ForceLaw<double>{}, "simple", method, opt);
-  std::string saved;
-  RunHooks<double> hooks;
-  hooks.checkpoint_every = T / 7;
-  hooks.checkpoint = [&] {
-    if (first.state().t > 0.6 * T) return;
-    ArchiveWriter w;
-    first.save(w);
-    saved = w.bytes();
-  };
-  first.run(T, T / 50, ignore, hooks);
+  const std::string saved = test::run_keeping_checkpoint(first, T, T / 50, T / 7, 0.6 * T);
   REQUIRE(!saved.empty());
 
   Simulation<double> resumed(start, ForceLaw<double>{}, "simple", method, opt);

@@ -163,16 +163,7 @@ TEST_CASE("device_resident_runs_are_bit_for_bit_however_they_are_cut_into_device
       // Many calls (a sample every t_end / 37), checkpointed, and resumed from the last checkpoint
       // before 0.55 t_end in a new run.
       Simulation<double> first(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
-      std::string saved;
-      RunHooks<double> hooks;
-      hooks.checkpoint_every = t_end / 9;
-      hooks.checkpoint = [&] {
-        if (first.state().t > 0.55 * t_end) return;
-        ArchiveWriter w;
-        first.save(w);
-        saved = w.bytes();
-      };
-      first.run(t_end, t_end / 37, ignore, hooks);
+      const std::string saved = test::run_keeping_checkpoint(first, t_end, t_end / 37, t_end / 9, 0.55 * t_end);
       REQUIRE(!saved.empty());
       Simulation<double> resumed(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
       ArchiveReader r(saved);

@@ -64,14 +64,10 @@ def launch_columns(row):
     becomes the split that ran). A key the engine does not take (opencl-tiled: all but block) is
     left empty."""
     out = {"block": "", "split": "", "unroll": "", "ipt": "", **row}
-    for item in row["launch"].split(","):
-        key, value = item.split("=")
-        out[key] = value
+    out.update(item.split("=") for item in row["launch"].split(","))
     resolved = row.get("device", "").rsplit("; ", 1)[-1]
     if resolved.startswith("block="):
-        for item in resolved.split(","):
-            key, value = item.split("=")
-            out[key] = value
+        out.update(item.split("=") for item in resolved.split(","))
     return out
 
 

@@ -115,15 +115,6 @@ struct StageSlots {
   __device__ T* operator[](int j) const { return base + (j == 0 ? slot0 : j == stages - 1 ? slot_last : j) * m; }
 };
 
-// Adams: f_{n-j}, the history value j steps back, lives in slot (head + j) % K.
-template <class T>
-struct HistorySlots {
-  T* base;
-  std::size_t m;
-  int head, K;
-  __device__ T* operator[](int j) const { return base + ((head + j) % K) * m; }
-};
-
 // v[j] = k_j[K] for j < count, every load issued before any is used: one memory latency per
 // phase instead of one per stage (the stages' values are not in any cache when they are read).
 template <class T, class Slots>
@@ -301,17 +292,22 @@ __device__ void write_back(const ResidentArgs<T>& a, const ResidentControl<T>& c
 // Both kernels' dynamic shared memory: two tiles of a.tile bodies (4 a.tile reals each), then
 // blockDim.x reals of scratch.
 template <class T>
-__device__ T* shared_tile() {
+struct SharedMemory {
+  T* tile;
+  T* scratch;
+};
+template <class T>
+__device__ SharedMemory<T> shared_memory(const ResidentArgs<T>& a) {
   extern __shared__ __align__(32) unsigned char smem_raw[];
-  return reinterpret_cast<T*>(smem_raw);
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  return {tile, tile + 8 * a.tile};
 }
 
 // Explicit Runge-Kutta: fixed steps of dt, or PI-controlled steps clamped to land on land_on.
 // Rounds evaluate stages (0, 1), (2, 3), ... (from stage 1 when f(y) is known: FSAL or a retrial).
 template <class T, class M, class Barrier>
 __global__ void __launch_bounds__(kResidentMaxBlock) resident_rk_kernel(ResidentArgs<T> a) {
-  T* tile = shared_tile<T>();
-  T* scratch = tile + 8 * a.tile;  // blockDim.x values
+  const auto [tile, scratch] = shared_memory(a);
   __shared__ T coef[(kResidentMaxStages + 3) * kResidentMaxStages];
   __shared__ T total;
 
@@ -478,8 +474,7 @@ done:
 // buffers, so that the state before a step found non-finite at the next barrier is still there.
 template <class T, class M, class Barrier>
 __global__ void __launch_bounds__(kResidentMaxBlock) resident_adams_kernel(ResidentArgs<T> a) {
-  T* tile = shared_tile<T>();
-  T* scratch = tile + 8 * a.tile;  // blockDim.x values
+  const auto [tile, scratch] = shared_memory(a);
   __shared__ T coef[kResidentMaxStages];
 
   const int n = a.n, K = a.stages, R = a.ring;
@@ -566,16 +561,9 @@ __global__ void __launch_bounds__(kResidentMaxBlock) resident_adams_kernel(Resid
     for (int q = threadIdx.x; q < 3 * count; q += blockDim.x) {  // f_m's velocities, then y_{m+1}
       const int X = (q / count) * n + first + q % count, V = X + 3 * n;
       f(0)[X] = y[V];
-      if (!two) {
-        const T x1 = advanced(y, c.head, y[V], X);
-        y1[X] = x1;
-        if (!finite_value(x1)) atomicOr(nonfinite_flag(a, c.steps), 1);
-      } else if (!finite_value(y1[X])) {
-        atomicOr(nonfinite_flag(a, c.steps), 1);
-      }
-      const T v1 = advanced(y, c.head, f(0)[V], V);
-      y1[V] = v1;
-      if (!finite_value(v1)) atomicOr(nonfinite_flag(a, c.steps), 1);
+      if (!two) y1[X] = advanced(y, c.head, y[V], X);  // else written before the barrier
+      y1[V] = advanced(y, c.head, f(0)[V], V);
+      if (!finite_value(y1[X]) || !finite_value(y1[V])) atomicOr(nonfinite_flag(a, c.steps), 1);
     }
     ++c.steps;
     if (two) {  // f_{m+1}, then y_{m+2}

@@ -16,11 +16,12 @@ and their .meta.json, `nbody --build-info`, nvidia-smi); nothing is typed in. A 
 part did not reach t_end is written with complete = false.
 """
 import csv
-import io
 import json
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+
+from collect_results import write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
@@ -30,14 +31,6 @@ METHODS = ("dopri5", "verner65", "adams-bashforth")
 POINT = ["integrator", "tol", "h-min", "h-max", "controller", "order", "dt"]  # as E05_long_run.csv
 METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel", "L_rel", "min_pair_dist_min", "t",
            "wall_s"]
-
-
-def write_csv(path, rows, columns):
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    path.write_text(buf.getvalue())
 
 
 def flag_values(argv):
@@ -82,12 +75,13 @@ def parts_of(method):
 
 
 def main():
-    summaries, series, part_rows, commits = [], [], [], set()
+    summaries, series, part_rows, commits, last_part = [], [], [], set(), None
     for method in METHODS:
         parts = parts_of(method)
         if not parts:
             print(f"[E05 gpu] {method}: no parts yet", file=sys.stderr)
             continue
+        last_part = parts[-1]
         point = {k: parts[0]["flags"].get(k, "") for k in POINT}
         fevals_before = 0
         for p in parts:
@@ -123,7 +117,6 @@ def main():
     ts_columns = POINT + [c for c in series[0] if c not in POINT]
     part_columns = POINT + ["part", "t_from", "t_to", "steps", "fevals", "fevals_part", "wall_s", "us_per_eval", "device",
                             "gpu", "driver", "sm_clock_max", "git_commit", "git_dirty"]
-    last_part = parts_of(summaries[-1]["integrator"])[-1]
     build = json.loads((PARTS / last_part["integrator"] / f"{last_part['part']}.build.json").read_text())
     meta = {
         "experiment": EXP,
