@@ -14,7 +14,8 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
   add_library(nbody_cuda STATIC
-    solver/engines/cuda_device.cu solver/engines/cuda_float.cu solver/engines/cuda_double.cu solver/engines/cuda_dd.cu)
+    solver/engines/cuda_device.cu solver/engines/cuda_float.cu solver/engines/cuda_double.cu solver/engines/cuda_dd.cu
+    solver/engines/cuda_qd.cu)
   target_include_directories(nbody_cuda PRIVATE solver kernels)
   # C++20 as for the C++ code. CMake 3.25 does not know nvcc's C++20 flag: teach it.
   if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
@@ -24,8 +25,8 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   set_target_properties(nbody_cuda PROPERTIES CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
   # -lineinfo: source lines in compute-sanitizer and ncu reports, no effect on the code.
   target_compile_options(nbody_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
-  # Double-double needs every product rounded on its own (explicit fma where wanted).
-  set_source_files_properties(solver/engines/cuda_dd.cu PROPERTIES COMPILE_OPTIONS "--fmad=false")
+  # Double- and quad-double need every product rounded on its own (explicit fma where wanted).
+  set_source_files_properties(solver/engines/cuda_dd.cu solver/engines/cuda_qd.cu PROPERTIES COMPILE_OPTIONS "--fmad=false")
   target_link_libraries(nbody_cuda PRIVATE nlohmann_json::nlohmann_json)
   # The CUDA runtime linked statically: the binary needs only the driver where it runs.
   target_link_libraries(nbody_cuda PUBLIC CUDA::cudart_static)

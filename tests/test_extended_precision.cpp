@@ -137,7 +137,7 @@ TEST_CASE("gauss_radau15_in_mp50_keeps_kepler_e05_to_1e-40_over_10_periods", "[p
   CHECK(err > 0);
 }
 
-TEMPLATE_TEST_CASE("state_files_read_back_bit_for_bit_in_every_precision", "[precision][io]", float, double, dd, quad, mp50) {
+TEMPLATE_TEST_CASE("state_files_read_back_bit_for_bit_in_every_precision", "[precision][io]", float, double, dd, qd, quad, mp50) {
   // Values that need every digit: thirds, tiny and huge magnitudes, and (dd) a low part far
   // below the high part's last bit.
   State<TestType> s(3);
@@ -150,6 +150,7 @@ TEMPLATE_TEST_CASE("state_files_read_back_bit_for_bit_in_every_precision", "[pre
     }
   }
   if constexpr (std::is_same_v<TestType, dd>) s.pos(0)[0] = dd(1.0, 0x1p-200);
+  if constexpr (std::is_same_v<TestType, qd>) s.pos(0)[0] = qd(1.0, 0x1p-60, 0x1p-300, -0x1p-400);
   const auto path = std::filesystem::temp_directory_path() / ("nbody_round_trip_" + std::string(RealTraits<TestType>::name) + ".csv");
   std::ofstream(path) << format_state_csv(s);
   const State<TestType> back = read_state_csv<TestType>(path);
@@ -165,7 +166,7 @@ TEMPLATE_TEST_CASE("state_files_read_back_bit_for_bit_in_every_precision", "[pre
   for (std::size_t i = 0; i < s.size(); ++i) CHECK(back.mass[i] == s.mass[i]);
 }
 
-TEMPLATE_TEST_CASE("every_precision_rejects_text_that_is_not_a_number", "[precision][io]", float, double, dd, quad, mp50) {
+TEMPLATE_TEST_CASE("every_precision_rejects_text_that_is_not_a_number", "[precision][io]", float, double, dd, qd, quad, mp50) {
   for (const char* bad : {"", "1.5x", " 1", "0x1p3", "1e", "abc", "--1"}) {
     INFO("'" << bad << "'");
     CHECK_THROWS_AS(RealTraits<TestType>::parse(bad, "value"), InputError);

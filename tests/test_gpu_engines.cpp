@@ -1,6 +1,6 @@
 // The GPU engines against `simple` in the same precision, on random inputs, in the norm of
 // DESIGN.md (max_i |a_i - a_i,ref| / sum_j |a_ij|): at most 1e-5 (float), 1e-13 (double),
-// 1e-28 (dd). N includes primes, N below the block size and N = 1; shapes include partial tiles,
+// 1e-28 (dd), 1e-58 (qd). N includes primes, N below the block size and N = 1; shapes include partial tiles,
 // several bodies per thread, odd splits. Without a CUDA device the CUDA cases say so and skip;
 // the OpenCL cases run wherever an OpenCL device exists (PoCL's CPU device in CI).
 #include <catch2/catch.hpp>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/double_double.hpp"
+#include "common/quad_double.hpp"
 #include "common/interaction.hpp"
 #include "core/error.hpp"
 #include "engines/engine.hpp"
@@ -33,6 +34,9 @@ T random_real(std::mt19937_64& rng, double lo, double hi) {
   if constexpr (std::is_same_v<T, dd>) {
     const double h = u(rng);
     return dd::sum(h, std::ldexp(u(rng) / (hi - lo), -54) * std::fabs(h));  // random low part too
+  } else if constexpr (std::is_same_v<T, qd>) {
+    const double h = u(rng);
+    return qd(h) + std::ldexp(u(rng) / (hi - lo), -54) * std::fabs(h) + std::ldexp(u(rng) / (hi - lo), -110) * std::fabs(h);
   } else {
     return static_cast<T>(u(rng));
   }
@@ -57,6 +61,7 @@ Bodies<T> random_bodies(std::size_t n, std::uint64_t seed) {
 template <class T>
 double to_d(const T& x) {
   if constexpr (std::is_same_v<T, dd>) return x.hi + x.lo;
+  else if constexpr (std::is_same_v<T, qd>) return x.x[0] + x.x[1];
   else return static_cast<double>(x);
 }
 
@@ -81,7 +86,8 @@ template <class T>
 double tolerance() {
   if constexpr (std::is_same_v<T, float>) return 1e-5;
   else if constexpr (std::is_same_v<T, double>) return 1e-13;
-  else return 1e-28;
+  else if constexpr (std::is_same_v<T, dd>) return 1e-28;
+  else return 1e-58;
 }
 
 template <class T>
@@ -194,6 +200,23 @@ TEST_CASE("cuda_engines_match_simple_in_double_double", "[gpu][cuda]") {
       {"cuda-split", "block=32,split=3,unroll=2,ipt=1"},
   };
   check_engines<dd>(cases, {1, 2, 17, 97, 257, 521});
+#else
+  WARN("SKIPPED: this build has no CUDA engines (no CUDA compiler found)");
+#endif
+}
+
+TEST_CASE("cuda_engines_match_simple_in_quad_double", "[gpu][cuda]") {
+#if NBODY_WITH_CUDA
+  if (!have_cuda()) return;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cuda-naive", ""},
+      {"cuda-tiled", ""},
+      {"cuda-tiled", "block=32"},
+      {"cuda-split", ""},
+      {"cuda-split", "block=32,split=3"},
+      {"cuda-split", "block=64,split=16"},
+  };
+  check_engines<qd>(cases, {1, 2, 17, 97, 257, 521});
 #else
   WARN("SKIPPED: this build has no CUDA engines (no CUDA compiler found)");
 #endif

@@ -1,10 +1,11 @@
 #pragma once
 // Position and mass of one body packed into one aligned vector (AoS, seed S2 / the CUDA Handbook):
-// float 16 bytes (one 128-bit load), double 32 bytes (two), dd 64 bytes (four). CUDA 13
+// float 16 bytes (one 128-bit load), double 32 bytes (two), dd 64 bytes (four), qd 128 bytes. CUDA 13
 // deprecates double4, so the type is our own aligned struct rather than the vector types.
 #include <cuda_runtime.h>
 
 #include "common/double_double.hpp"
+#include "common/quad_double.hpp"
 
 namespace nbody::cuda {
 
@@ -22,11 +23,19 @@ template <>
 struct alignas(16) Body4<dd> {
   dd x, y, z, m;
 };
-static_assert(sizeof(Body4<float>) == 16 && sizeof(Body4<double>) == 32 && sizeof(Body4<dd>) == 64);
+template <>
+struct alignas(16) Body4<qd> {
+  qd x, y, z, m;
+};
+static_assert(sizeof(Body4<float>) == 16 && sizeof(Body4<double>) == 32 && sizeof(Body4<dd>) == 64 &&
+              sizeof(Body4<qd>) == 128);
 
 // Loads that bypass L1 (partial sums written by other blocks of the same launch).
 __device__ inline float load_cg(const float* p) { return __ldcg(p); }
 __device__ inline double load_cg(const double* p) { return __ldcg(p); }
 __device__ inline dd load_cg(const dd* p) { return dd(__ldcg(&p->hi), __ldcg(&p->lo)); }
+__device__ inline qd load_cg(const qd* p) {
+  return qd(__ldcg(&p->x[0]), __ldcg(&p->x[1]), __ldcg(&p->x[2]), __ldcg(&p->x[3]));
+}
 
 }  // namespace nbody::cuda

@@ -14,12 +14,14 @@
 //    for m / s^3 (against ~40 for an IEEE sqrt and division), relative error ~2^-53 + 2.2 e^3.
 //  - dd: the double result above as the seed of one double-double Newton step,
 //    r = r1 + r1 (1 - s^2 r1^2) / 2, error ~2^-103, then m r^3 in double-double.
+//  - qd: 1/s by quad_double.hpp's rsqrt (three Newton steps from the double root), m r^3 in qd.
 // Zero distance (two bodies at one point, no softening) gives inf/NaN as ExactMath does.
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
 #include "common/double_double.hpp"
+#include "common/quad_double.hpp"
 
 namespace nbody::cuda {
 
@@ -44,7 +46,7 @@ struct DeviceMath {
     else if constexpr (std::is_same_v<T, double>)
       s2 = __fma_rn(dx, dx, __fma_rn(dy, dy, __fma_rn(dz, dz, eps2)));
     else
-      s2 = dx * dx + dy * dy + dz * dz + eps2;  // dd: as ExactMath
+      s2 = dx * dx + dy * dy + dz * dz + eps2;  // dd, qd: as ExactMath
     if constexpr (Clamp) s2 = s2 < rmin2 ? rmin2 : s2;
     return s2;
   }
@@ -77,6 +79,11 @@ struct DeviceMath {
     double lo;
     const double hi = eft::quick_two_sum(r1, 0.5 * r1 * h, lo);
     const dd r(hi, lo);
+    return mj * (r * (r * r));
+  }
+
+  __device__ __forceinline__ static qd weight(const qd& mj, const qd& s2) {
+    const qd r = rsqrt(s2);  // quad_double.hpp: Newton from the double root, no division
     return mj * (r * (r * r));
   }
 };

@@ -196,10 +196,10 @@ int tune_typed(const TuneOptions& o) {
 
 int tune_command(const TuneOptions& o) {
   return dispatch_precision(o.precision, [&]<class T>() -> int {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd>)
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd> || std::is_same_v<T, qd>)
       return tune_typed<T>(o);
     else
-      throw InputError("tune: GPU engines run float, double and dd, not " + o.precision);
+      throw InputError("tune: GPU engines run float, double, dd and qd, not " + o.precision);
   });
 }
 

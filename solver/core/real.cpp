@@ -60,6 +60,51 @@ dd RealTraits<dd>::parse(std::string_view text, std::string_view what) {
   not_a_number(text, what);
 }
 
+// qd through Boost.Multiprecision at 2200 bits, where the sum of any four doubles is exact (their
+// exponents span at most 2098 + 53 bits), so that both directions round only once per term.
+namespace {
+using exact_binary = boost::multiprecision::number<
+    boost::multiprecision::cpp_bin_float<2200, boost::multiprecision::digit_base_2>, boost::multiprecision::et_off>;
+
+// The double nearest to v, then the double nearest to what is left, four times.
+qd nearest_qd(exact_binary v) {
+  qd r;
+  for (double& term : r.x) {
+    term = static_cast<double>(v);
+    if (!std::isfinite(term)) return qd(term);  // beyond the range of double
+    v -= term;
+  }
+  return r;
+}
+}  // namespace
+
+std::string RealTraits<qd>::format(const qd& x) {
+  if (!isfinite(x)) return isnan(x) ? "nan" : x.x[0] < 0 ? "-inf" : "inf";
+  exact_binary v = x.x[0];
+  for (int i = 1; i < 4; ++i) v += x.x[i];
+  // 66 significant digits resolve 2^-212 of the value; a qd with gaps between its terms needs more.
+  for (int digits = 66;; digits += digits / 2) {
+    std::string text = v.str(digits - 1, std::ios_base::scientific);  // digits after the point
+    const auto e = text.find('e');
+    auto last = text.find_last_not_of('0', e - 1);
+    if (text[last] == '.') --last;
+    text.erase(last + 1, e - last - 1);  // "5.000e-01" -> "5e-01"
+    if (digits > 700 || nearest_qd(exact_binary(text)) == x) return text;
+  }
+}
+
+qd RealTraits<qd>::parse(std::string_view text, std::string_view what) {
+  if (const int special = special_value(text); special != 2)
+    return special == 0 ? qd(std::numeric_limits<double>::quiet_NaN()) : qd(special * HUGE_VAL);
+  const std::string s(text);
+  if (!looks_decimal(s)) not_a_number(text, what);
+  try {
+    return nearest_qd(exact_binary(s));
+  } catch (const std::exception&) {
+    not_a_number(text, what);
+  }
+}
+
 std::string RealTraits<quad>::format(quad x) {
   char buf[64];
   quadmath_snprintf(buf, sizeof buf, "%.36Qg", x);

@@ -19,6 +19,7 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
 #include "common/double_double.hpp"
+#include "common/quad_double.hpp"
 #include "common/real_math.hpp"
 #include "error.hpp"
 
@@ -79,6 +80,19 @@ struct RealTraits<dd> {
   static dd parse(std::string_view text, std::string_view what);  // correctly rounded
 };
 
+// ---- quad-double (common/quad_double.hpp) ----
+template <>
+struct RealTraits<qd> {
+  static constexpr std::string_view name = "qd";
+  static constexpr std::string_view description = "quad-double (~212-bit significand, ~64 digits), libqd's algorithms on FMA; CUDA kernels";
+  static constexpr int digits = 212;
+  static constexpr qd epsilon() { return qd(1.21543267145725e-63); }  // 2^-209, as libqd's qd_real
+  static constexpr qd infinity() { return qd(std::numeric_limits<double>::infinity()); }
+  static constexpr qd max() { return qd(std::numeric_limits<double>::max()); }
+  static std::string format(const qd& x);  // shortest text of >= 66 digits that reads back exactly
+  static qd parse(std::string_view text, std::string_view what);  // the nearest doubles, one after the other
+};
+
 // ---- __float128 (GCC, libquadmath) ----
 using quad = __float128;
 inline quad sqrt(quad x) { return sqrtq(x); }
@@ -119,9 +133,9 @@ struct RealTraits<mp50> {
 };
 
 // The precisions this build supports, in the order `nbody list precisions` shows them.
-using Precisions = std::tuple<float, double, dd, quad, mp50>;
+using Precisions = std::tuple<float, double, dd, qd, quad, mp50>;
 // For explicit instantiations: NBODY_FOR_EACH_PRECISION(M) expands M(T) for every T above.
-#define NBODY_FOR_EACH_PRECISION(M) M(float) M(double) M(::nbody::dd) M(::nbody::quad) M(::nbody::mp50)
+#define NBODY_FOR_EACH_PRECISION(M) M(float) M(double) M(::nbody::dd) M(::nbody::qd) M(::nbody::quad) M(::nbody::mp50)
 
 template <class T>
 bool is_finite(const T& x) {
@@ -137,7 +151,8 @@ T constant(std::string_view digits) {
 // pi correctly rounded to T (std::numbers::pi_v exists only for the built-in types).
 template <class T>
 const T& pi() {
-  static const T value = constant<T>("3.14159265358979323846264338327950288419716939937510582097494459");
+  static const T value = constant<T>(
+      "3.1415926535897932384626433832795028841971693993751058209749445923078164062862089986280348253421170679");
   return value;
 }
 

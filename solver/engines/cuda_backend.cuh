@@ -20,10 +20,7 @@ namespace nbody::cuda {
 
 namespace detail {
 
-// The compiled variants. dd code is large and register-hungry: fewer of them.
-template <class T>
-constexpr bool is_dd = std::is_same_v<T, dd>;
-
+// The compiled variants. dd and qd code is large and register-hungry: fewer of them.
 template <class T>
 struct Variants {
   static constexpr std::array<int, 6> unrolls{1, 2, 4, 8, 16, 32};
@@ -38,6 +35,11 @@ template <>
 struct Variants<dd> {
   static constexpr std::array<int, 3> unrolls{1, 2, 4};
   static constexpr std::array<int, 2> ipts{1, 2};
+};
+template <>
+struct Variants<qd> {  // ~4x dd's registers: one body per thread, no unrolling
+  static constexpr std::array<int, 1> unrolls{1};
+  static constexpr std::array<int, 1> ipts{1};
 };
 
 template <class It>
@@ -110,6 +112,10 @@ struct Defaults {
 template <>
 struct Defaults<dd> {
   static constexpr int block = 128, unroll = 1, ipt = 1;
+};
+template <>
+struct Defaults<qd> {
+  static constexpr int block = 64, unroll = 1, ipt = 1;
 };
 
 struct DeviceProps {

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "common/double_double.hpp"
+#include "common/quad_double.hpp"
 #include "engines/resident.hpp"
 
 namespace nbody::cuda {
@@ -47,7 +48,8 @@ template <class T>
 constexpr const char* precision_name() {
   if constexpr (std::is_same_v<T, float>) return "float";
   else if constexpr (std::is_same_v<T, double>) return "double";
-  else return "dd";
+  else if constexpr (std::is_same_v<T, dd>) return "dd";
+  else return "qd";
 }
 
 template <class T>
@@ -102,6 +104,7 @@ class ResidentBackend final : public ResidentStepper<T> {
 extern template class Backend<float>;
 extern template class Backend<double>;
 extern template class Backend<dd>;
+extern template class Backend<qd>;
 extern template class ResidentBackend<float>;
 extern template class ResidentBackend<double>;
 

@@ -1,6 +1,6 @@
 #pragma once
-// The CUDA force engines (host side): cuda-naive, cuda-tiled and cuda-split, for float, double and
-// dd. The kernels live in kernels/cuda/, the device buffers and launches in cuda_backend.cuh; this
+// The CUDA force engines (host side): cuda-naive, cuda-tiled and cuda-split, for float, double, dd
+// and qd. The kernels live in kernels/cuda/, the device buffers and launches in cuda_backend.cuh; this
 // header is plain C++ so that the registry compiles without nvcc.
 #include <memory>
 #include <string>
@@ -14,7 +14,8 @@
 namespace nbody {
 
 template <class T>
-constexpr bool cuda_supports = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd>;
+constexpr bool cuda_supports =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd> || std::is_same_v<T, qd>;
 
 template <class T, cuda::Kernel K>
 class CudaEngine final : public ForceEngine<T> {
@@ -61,7 +62,7 @@ class CudaEngine final : public ForceEngine<T> {
 
  private:
   cuda::Backend<T> backend_;
-  static constexpr bool has_resident = !std::is_same_v<T, dd>;
+  static constexpr bool has_resident = std::is_same_v<T, float> || std::is_same_v<T, double>;
   std::unique_ptr<std::conditional_t<has_resident, cuda::ResidentBackend<T>, ResidentStepper<T>>> resident_;  // on first use
   cuda::Launch launch_{}, cached_{};
   bool explicit_launch_ = false;
