@@ -8,6 +8,7 @@ writes
   paper/generated/E22_ladder.tex    the ladder: runs, cost, agreement with the previous run
   paper/generated/E22_methods.tex   t_leave per method, setting and N
   paper/generated/E22_numbers.tex   \\newcommand macros for the numbers the text quotes
+E22_brutus_convergence_gpu.py calls main() for the GPU ladder at N = 512 with its own names.
 """
 import math
 import re
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
 from nbodylab import ROOT, files, paper  # noqa: E402
 
 EXP = "E22_brutus_convergence"
-COLOUR = {"dd": "#2ca02c", "quad": "#9467bd", "mp50": "#d62728", "double": "#1f77b4"}
+COLOUR = {"dd": "#2ca02c", "qd": "#ff7f0e", "quad": "#9467bd", "mp50": "#d62728", "double": "#1f77b4"}
 
 
 def setting(row):
@@ -43,7 +44,9 @@ def method_name(row):
     return row["integrator"] + (f" {row['order']}" if row.get("order") else "")
 
 
-def main():
+def main(EXP=EXP, tag="E22", macro="ETwentyTwo"):
+    """The figure figures/<EXP>.pdf, paper/generated/<tag>_{ladder,methods,numbers}.tex, the
+    macros named <macro>...."""
     ladder, meta = paper.load_results(EXP)
     compared = files.read_csv(paper.RESULTS_DIR / f"{EXP}_methods.csv")
     series = paper.load_timeseries(EXP)
@@ -118,7 +121,7 @@ def main():
                      f"{int(r['fevals']):,} & {float(r['wall_s']):.1f} & {digits} \\\\".replace(",", "\\,"))
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     sources = [f"results/{EXP}.csv", f"results/{EXP}_methods.csv", f"results/{EXP}_timeseries.csv"]
-    paper.write_tex("E22_ladder.tex", "\n".join(lines), __file__, sources)
+    paper.write_tex(f"{tag}_ladder.tex", "\n".join(lines), __file__, sources)
 
     # Table: t_leave per method, setting and N.
     lines = [r"\begin{tabular}{ll" + "r" * len(ns) + "}", r"\toprule",
@@ -132,17 +135,17 @@ def main():
                          else f"{float(r['t_leave']):g}" if r["t_leave"] else "stays")
         lines.append(f"{paper.tex_escape(name)} & {s} & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    paper.write_tex("E22_methods.tex", "\n".join(lines), __file__, sources)
+    paper.write_tex(f"{tag}_methods.tex", "\n".join(lines), __file__, sources)
 
     macros = {
-        "ETwentyTwoMachine": paper.tex_escape(paper.machine(meta)),
-        "ETwentyTwoCommit": paper.tex_escape(paper.commit(meta)),
-        "ETwentyTwoProfile": meta["profile"],
-        "ETwentyTwoAgree": f"{agree:g}",
-        "ETwentyTwoLeave": paper.tex_sci(leave, 1),
-        "ETwentyTwoTEnd": f"{t_end:g}",
-        "ETwentyTwoNs": ", ".join(ns[:-1]) + (" and " if len(ns) > 1 else "") + ns[-1],
-        "ETwentyTwoWallLadder": f"{sum(float(r['wall_s']) for r in ladder):.0f}",
+        "Machine": paper.tex_escape(paper.machine(meta)),
+        "Commit": paper.tex_escape(paper.commit(meta)),
+        "Profile": meta["profile"],
+        "Agree": f"{agree:g}",
+        "Leave": paper.tex_sci(leave, 1),
+        "TEnd": f"{t_end:g}",
+        "Ns": ", ".join(ns[:-1]) + (" and " if len(ns) > 1 else "") + ns[-1],
+        "WallLadder": f"{sum(float(r['wall_s']) for r in ladder):.0f}",
     }
     verdicts = []
     for n in ns:
@@ -173,10 +176,10 @@ def main():
                f"reporting why (column \\code{{failure}} of the methods CSV): "
                + "; ".join(f"{paper.tex_escape(method_name(r))} at {setting(r)} at $t = {failed_at(r):.4g}$"
                            for r in failed) + "." if failed else ""))
-    macros["ETwentyTwoVerdicts"] = " ".join(verdicts)
-    paper.write_macros("E22_numbers.tex", macros, __file__, sources)
-    print(f"[E22] wrote figures/{EXP}.pdf/.png, paper/generated/E22_ladder.tex, E22_methods.tex, "
-          f"E22_numbers.tex", file=sys.stderr)
+    macros["Verdicts"] = " ".join(verdicts)
+    paper.write_macros(f"{tag}_numbers.tex", {macro + k: v for k, v in macros.items()}, __file__, sources)
+    print(f"[E22] wrote figures/{EXP}.pdf/.png, paper/generated/{tag}_ladder.tex, {tag}_methods.tex, "
+          f"{tag}_numbers.tex", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,14 @@ IcParams kepler(const std::string& e) {
   return p;
 }
 
-// The value of any of the types in 50 digits: float, double and dd exactly (dd as hi + lo), quad
-// through its 36-digit text (within 1e-36 relative).
+// The value of any of the types in 50 digits: float, double and dd exactly (dd as hi + lo), qd
+// to mp50's rounding, quad through its 36-digit text (within 1e-36 relative).
 template <class T>
 mp50 to_mp50(const T& x) {
   if constexpr (std::is_same_v<T, dd>)
     return mp50(x.hi) + mp50(x.lo);
+  else if constexpr (std::is_same_v<T, qd>)
+    return ((mp50(x.x[0]) + mp50(x.x[1])) + mp50(x.x[2])) + mp50(x.x[3]);
   else if constexpr (std::is_same_v<T, quad>)
     return RealTraits<mp50>::parse(RealTraits<quad>::format(x), "quad");
   else
@@ -128,6 +130,13 @@ TEST_CASE("gauss_radau15_in_dd_and_quad_keeps_kepler_e05_to_1e-26_over_10_period
   CHECK(err_dd <= mp50("1e-26"));
   CHECK(err_quad <= mp50("1e-26"));
   CHECK(err_dd > 0);  // a real integration, not the reference itself
+}
+
+TEST_CASE("gauss_radau15_in_qd_keeps_kepler_e05_to_1e-40_over_10_periods", "[precision][gauss-radau15][kepler]") {
+  const mp50 err = ias15_kepler_error<qd>("1e-17", 10);
+  INFO("qd " << err);
+  CHECK(err <= mp50("1e-40"));
+  CHECK(err > 0);
 }
 
 TEST_CASE("gauss_radau15_in_mp50_keeps_kepler_e05_to_1e-40_over_10_periods", "[precision][gauss-radau15][kepler][slow]") {

@@ -105,17 +105,19 @@ NaiveFn<T> pick_naive(bool clamp) {
 }
 
 // Built-in defaults until `nbody tune` has measured better ones.
+// min_piece_tiles: the default split gives each block at least this many tiles of j; one tile of
+// qd interactions already keeps a warp busy for ~100 us at N = 512, so qd splits finer.
 template <class T>
 struct Defaults {
-  static constexpr int block = 256, unroll = 4, ipt = 2;
+  static constexpr int block = 256, unroll = 4, ipt = 2, min_piece_tiles = 4;
 };
 template <>
 struct Defaults<dd> {
-  static constexpr int block = 128, unroll = 1, ipt = 1;
+  static constexpr int block = 128, unroll = 1, ipt = 1, min_piece_tiles = 4;
 };
 template <>
 struct Defaults<qd> {
-  static constexpr int block = 64, unroll = 1, ipt = 1;
+  static constexpr int block = 64, unroll = 1, ipt = 1, min_piece_tiles = 1;
 };
 
 struct DeviceProps {
@@ -302,10 +304,10 @@ Launch Backend<T>::resolve(Kernel kernel, const Launch& req, std::size_t n, bool
   const std::size_t gx = std::max<std::size_t>(1, (n + per_block - 1) / per_block);
   const std::size_t ntiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
   if (kernel == Kernel::split && l.split == 0) {
-    // Enough blocks for two full waves of the GPU, each piece at least 4 tiles long.
+    // Enough blocks for two full waves of the GPU, each piece at least min_piece_tiles long.
     const std::size_t target = 2 * static_cast<std::size_t>(per_sm) * p.multiProcessorCount;
     std::size_t s = gx >= target ? 1 : (target + gx - 1) / gx;
-    s = std::min(s, std::max<std::size_t>(1, ntiles / 4));
+    s = std::min(s, std::max<std::size_t>(1, ntiles / Defaults<T>::min_piece_tiles));
     l.split = static_cast<int>(std::min<std::size_t>(s, static_cast<std::size_t>(p.maxGridSize[1])));
   }
   if (l.split == 0) l.split = 1;

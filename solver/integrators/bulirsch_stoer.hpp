@@ -193,27 +193,30 @@ class BulirschStoer final : public Integrator<T> {
   // w_[j] for j >= 2. Returns false where ODEX sets ATOV (the step must be halved).
   bool midex(int j, const T* y, T h) {
     const T hj = h / T(n_[j]);
-    for (std::size_t i = 0; i < m_; ++i) {  // Euler starting step
+    const T two_hj = T(2) * hj;  // exact
+    for_each_element<T>(m_, [&](std::size_t i) {  // Euler starting step
       yh1_[i] = y[i];
       yh2_[i] = y[i] + hj * f0_[i];
-    }
+    });
     for (int mm = 1; mm < n_[j]; ++mm) {  // explicit midpoint rule
       this->f_.derivative(yh2_.data(), dy_.data());
       if (this->opt_.adaptive && mm == 1 && j <= 2 && !stable()) return false;
-      for (std::size_t i = 0; i < m_; ++i) {
+      for_each_element<T>(m_, [&](std::size_t i) {
         const T ys = yh1_[i];
         yh1_[i] = yh2_[i];
-        yh2_[i] = ys + T(2) * hj * dy_[i];
-      }
+        yh2_[i] = ys + two_hj * dy_[i];
+      });
     }
     this->f_.derivative(yh2_.data(), dy_.data());  // Gragg's smoothing step
-    for (std::size_t i = 0; i < m_; ++i) table_[j][i] = (yh1_[i] + yh2_[i] + hj * dy_[i]) / T(2);
+    for_each_element<T>(m_, [&](std::size_t i) { table_[j][i] = (yh1_[i] + yh2_[i] + hj * dy_[i]) / T(2); });
     for (int l = j; l >= 2; --l) {  // Aitken-Neville in (h/n)^2
       const T fac = square(T(n_[j]) / T(n_[l - 1])) - T(1);
-      for (std::size_t i = 0; i < m_; ++i) table_[l - 1][i] = table_[l][i] + (table_[l][i] - table_[l - 1][i]) / fac;
+      for_each_element<T>(m_, [&](std::size_t i) {
+        table_[l - 1][i] = table_[l][i] + (table_[l][i] - table_[l - 1][i]) / fac;
+      });
     }
     if (!this->opt_.adaptive || j == 1) return true;
-    for (std::size_t i = 0; i < m_; ++i) diff_[i] = table_[1][i] - table_[2][i];
+    for_each_element<T>(m_, [&](std::size_t i) { diff_[i] = table_[1][i] - table_[2][i]; });
     err_ = error_norm(y, table_[1].data(), diff_.data(), m_, this->opt_.atol, this->opt_.rtol);
     const T uround = RealTraits<T>::epsilon();
     if (!(err_ * uround < T(1))) return false;        // hopeless (or not finite)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# E22 at N = 512 to 30 digits with qd forces on the GPU (tools/gpu/experiments/E22_brutus_convergence_gpu.toml,
+# copied into experiments/ for the runner),
+# on the device, from the repository root:
+#   tools/gpu/e22_gpu.sh check   the qd GPU tests, and the cost of a dd and a qd Bulirsch-Stoer
+#                                evaluation at N = 512 (short runs), with the provenance
+#   tools/gpu/e22_gpu.sh run     the experiment's full profile through the runner, every core
+# Binaries come prebuilt in $CARRY (nbody, nbody_tests or nbody_tests.gz, libs/;
+# tools/gpu/prepare_carry.sh; gzip the tests binary when the tree and carry exceed 64 MiB). What
+# comes back: $OUT/e22_gpu_<phase>.tar.gz with the results (results/E22_brutus_convergence_gpu*),
+# the runner's log, provenance (nvidia-smi, build-info) and the ladder's run records (without
+# their snapshots, which stay on the device: 10-15 MB each). Unpack in the repository root.
+set -u
+phase=${1:?usage: e22_gpu.sh check|run}
+CARRY=${CARRY:-build-gpu-carry}
+OUT=${OUT:-/tmp/e22-out}
+W=tools/gpu/logs/e22_gpu/$phase
+mkdir -p "$W" "$OUT"
+export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+NB=$PWD/$CARRY/nbody
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
+  nproc
+} > "$W/provenance.txt" 2>&1
+"$NB" --build-info > "$W/build_info.json" 2>&1
+pack() { tar czf "$OUT/e22_gpu_$phase.tar.gz" "$W" results/E22_brutus_convergence_gpu* 2> /dev/null; }
+
+if [ "$phase" = check ]; then
+  [ -f "$CARRY/nbody_tests.gz" ] && gunzip -c "$CARRY/nbody_tests.gz" > "$CARRY/nbody_tests" && chmod +x "$CARRY/nbody_tests"
+  "$PWD/$CARRY/nbody_tests" "cuda_engines_match_simple_in_quad_double" > "$W/tests_qd.log" 2>&1
+  echo "tests rc=$?" >> "$W/tests_qd.log"
+  tail -3 "$W/tests_qd.log"
+  # A tolerance each type can meet (dd at 1e-36 would shrink its steps without end).
+  for pt in dd:1e-28 qd:1e-36; do
+    for launch in "" "block=32,split=16" "block=16,split=32"; do
+      timeout 60 "$NB" run --ic two-galaxies --n 512 --seed 1 --r-min 1e-4 --precision ${pt%:*} --integrator bulirsch-stoer \
+        --order 32 --tol ${pt#*:} --t-end 0.01 --engine cuda-split ${launch:+--launch $launch} 2>&1 | tail -1 | tee -a "$W/cost.log"
+    done
+  done
+  pack
+fi
+
+if [ "$phase" = run ]; then
+  cp tools/gpu/experiments/E22_brutus_convergence_gpu.toml experiments/
+  PYTHONUNBUFFERED=1 timeout "${LIMIT:-560}" python3 experiments/runner.py run E22_brutus_convergence_gpu \
+    --profile full --nbody "$NB" --jobs "$(nproc)" > "$W/runner.log" 2>&1
+  echo "runner rc=$?" | tee -a "$W/runner.log"
+  tail -20 "$W/runner.log"
+  mkdir -p "$W/records"
+  for f in results/.points/E22_brutus_convergence_gpu/*.json; do cp "$f" "$W/records/"; done 2> /dev/null
+  pack
+fi
