@@ -256,43 +256,52 @@ NBODY_HD dd fmod(const dd& x, const dd& y) { return x - trunc(x / y) * y; }
 // pi/2 to 107 bits (libqd's dd_real::_pi2).
 NBODY_HD constexpr dd dd_pi_2() { return dd(1.570796326794896558e+00, 6.123233995736766036e-17); }
 
+NBODY_HD double leading(const dd& a) { return a.hi; }
+
 namespace detail {
-// sin r (odd terms) or cos r (even terms) by Taylor series, for |r| <= pi/4 where the terms
-// fall below 2^-110 of the sum within 14 terms.
-NBODY_HD dd taylor_sin_cos(const dd& r, bool odd) {
-  const dd r2 = r * r;
-  dd term = odd ? r : dd(1.0);
-  dd sum = term;
-  for (int n = odd ? 3 : 2; n < 40; n += 2) {
+// sin and cos of the multi-double types R (dd, qd), which supply leading(x), their first term.
+// sin r (odd terms) or cos r (even terms) by Taylor series, for |r| <= pi/4, until a term falls
+// below `tiny` of the sum (dd: 1e-34, within 14 terms; qd: 1e-66, within 28).
+template <class R>
+NBODY_HD R taylor_sin_cos(const R& r, bool odd, double tiny) {
+  const R r2 = r * r;
+  R term = odd ? r : R(1.0);
+  R sum = term;
+  for (int n = odd ? 3 : 2; n < 70; n += 2) {
     term = -(term * r2) / static_cast<double>((n - 1) * n);
     sum += term;
-    if (::fabs(term.hi) <= 1e-34 * ::fabs(sum.hi)) break;
+    if (::fabs(leading(term)) <= tiny * ::fabs(leading(sum))) break;
   }
   return sum;
 }
 // x = k pi/2 + r with |r| <= pi/4; returns r and the quadrant k mod 4. The reduction loses
 // about log2(k) bits of r's absolute accuracy through pi/2's rounding: fine for the orbital
 // phases the solver needs (|x| up to ~1e4).
-NBODY_HD dd reduce_quadrant(const dd& x, int& quadrant) {
-  const double k = ::nearbyint((x / dd_pi_2()).hi);
+template <class R>
+NBODY_HD R reduce_quadrant(const R& x, const R& pi_2, int& quadrant) {
+  const double k = ::nearbyint(leading(x / pi_2));
   quadrant = static_cast<int>(::fmod(k, 4.0));
   quadrant = quadrant < 0 ? quadrant + 4 : quadrant;
-  return x - dd_pi_2() * k;
+  return x - pi_2 * k;
+}
+template <class R>
+NBODY_HD R sin_series(const R& x, const R& pi_2, double tiny) {
+  int q;
+  const R r = reduce_quadrant(x, pi_2, q);
+  const R v = taylor_sin_cos(r, q % 2 == 0, tiny);
+  return q < 2 ? v : -v;
+}
+template <class R>
+NBODY_HD R cos_series(const R& x, const R& pi_2, double tiny) {
+  int q;
+  const R r = reduce_quadrant(x, pi_2, q);
+  const R v = taylor_sin_cos(r, q % 2 == 1, tiny);
+  return (q == 0 || q == 3) ? v : -v;
 }
 }  // namespace detail
 
-NBODY_HD dd sin(const dd& x) {
-  int q;
-  const dd r = detail::reduce_quadrant(x, q);
-  const dd v = detail::taylor_sin_cos(r, q % 2 == 0);
-  return q < 2 ? v : -v;
-}
-NBODY_HD dd cos(const dd& x) {
-  int q;
-  const dd r = detail::reduce_quadrant(x, q);
-  const dd v = detail::taylor_sin_cos(r, q % 2 == 1);
-  return (q == 0 || q == 3) ? v : -v;
-}
+NBODY_HD dd sin(const dd& x) { return detail::sin_series(x, dd_pi_2(), 1e-34); }
+NBODY_HD dd cos(const dd& x) { return detail::cos_series(x, dd_pi_2(), 1e-34); }
 
 // x^y in double only: the solver raises error ratios to fractional powers to choose step sizes
 // (step_controller.hpp), where 16 digits are more than enough. Not a double-double pow.

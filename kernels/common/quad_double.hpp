@@ -264,41 +264,9 @@ NBODY_HD constexpr qd qd_pi_2() {
   return qd(0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54, -0x1.f1976b7ed8fbcp-110, 0x1.4cf98e804177dp-164);
 }
 
-namespace detail {
-// sin r (odd terms) or cos r (even terms) by Taylor series, for |r| <= pi/4, where the terms fall
-// below 2^-215 of the sum within 28 terms.
-NBODY_HD qd taylor_sin_cos(const qd& r, bool odd) {
-  const qd r2 = r * r;
-  qd term = odd ? r : qd(1.0);
-  qd sum = term;
-  for (int n = odd ? 3 : 2; n < 70; n += 2) {
-    term = -(term * r2) / static_cast<double>((n - 1) * n);
-    sum += term;
-    if (::fabs(term.x[0]) <= 1e-66 * ::fabs(sum.x[0])) break;
-  }
-  return sum;
-}
-// x = k pi/2 + r with |r| <= pi/4, as dd's: loses about log2(k) bits of r to pi/2's rounding.
-NBODY_HD qd reduce_quadrant(const qd& x, int& quadrant) {
-  const double k = ::nearbyint((x / qd_pi_2()).x[0]);
-  quadrant = static_cast<int>(::fmod(k, 4.0));
-  quadrant = quadrant < 0 ? quadrant + 4 : quadrant;
-  return x - qd_pi_2() * k;
-}
-}  // namespace detail
-
-NBODY_HD qd sin(const qd& x) {
-  int q;
-  const qd r = detail::reduce_quadrant(x, q);
-  const qd v = detail::taylor_sin_cos(r, q % 2 == 0);
-  return q < 2 ? v : -v;
-}
-NBODY_HD qd cos(const qd& x) {
-  int q;
-  const qd r = detail::reduce_quadrant(x, q);
-  const qd v = detail::taylor_sin_cos(r, q % 2 == 1);
-  return (q == 0 || q == 3) ? v : -v;
-}
+NBODY_HD double leading(const qd& a) { return a.x[0]; }
+NBODY_HD qd sin(const qd& x) { return detail::sin_series(x, qd_pi_2(), 1e-66); }
+NBODY_HD qd cos(const qd& x) { return detail::cos_series(x, qd_pi_2(), 1e-66); }
 
 // x^y in double only, as dd's: the solver raises error ratios to fractional powers to choose step
 // sizes (step_controller.hpp), where 16 digits are more than enough. Not a quad-double pow.
