@@ -1,5 +1,5 @@
 """E06 figure and table: the cost of precision. Time of one force evaluation and of one rk4 step
-in float, double, dd, quad and mp50 with the same engine (`openmp`), and float and double with
+in float, double, dd, qd, quad and mp50 with the same engine (`openmp`), and float and double with
 the fastest double engine (`openmp-simd`), as ratios to `openmp` in double at the same N, all
 measured in the same run.
 
@@ -22,7 +22,7 @@ from nbodylab import ROOT, paper  # noqa: E402
 EXP = "E06_precision_cost"
 BASE = ("openmp", "double")          # every ratio is to this (engine, precision) at the same N
 FAST = "openmp-simd"                 # the fastest double engine (E07)
-PRECISIONS = ["float", "double", "dd", "quad", "mp50"]
+PRECISIONS = ["float", "double", "dd", "qd", "quad", "mp50"]
 # Rows of the table and bars of the figure, in order: (engine, precision).
 SERIES = [("openmp", p) for p in PRECISIONS] + [(FAST, "float"), (FAST, "double")]
 # Issue 4's must-show at N = 4096: dd at most 5 times double with `openmp`, at most 20 times the
