@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -164,6 +165,16 @@ struct Backend<T>::Impl {
   std::size_t cap_n = 0, cap_partial = 0, cap_tickets = 0;
   float last_ms = -1;
   Launch last{};
+  // The shape resolved for the last (kernel, request, n, clamp): resolving queries the kernel's
+  // attributes and occupancy, tens of microseconds that small-N evaluations in a loop would repeat.
+  struct Resolved {
+    Kernel kernel;
+    Launch request;
+    std::size_t n;
+    bool clamp;
+    Launch shape;
+  };
+  std::optional<Resolved> resolved;
 
   Impl() {
     (void)detail::props();
@@ -326,8 +337,11 @@ void Backend<T>::compute(Kernel kernel, const Launch& req, const T* pos, const T
   using namespace detail;
   if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
   const bool clamp = rmin2 > T(0);
-  const Launch l = resolve(kernel, req, n, clamp);
   Impl& m = *impl_;
+  const auto& r = m.resolved;
+  if (!r || r->kernel != kernel || !(r->request == req) || r->n != n || r->clamp != clamp)
+    m.resolved = typename Impl::Resolved{kernel, req, n, clamp, resolve(kernel, req, n, clamp)};
+  const Launch l = m.resolved->shape;
   m.last = l;
   m.last_ms = -1;
   if (n == 0) return;

@@ -25,6 +25,7 @@ struct Launch {
   int unroll = 0;  // unroll factor of the inner loop: 1, 2, 4, 8, 16, 32
   int ipt = 0;     // bodies per thread: 1, 2, 4 (float also 8; dd: 1, 2)
   int cluster = 0; // device-resident steps only: 1 = grid-wide sync, K = the grid is one cluster of <= K blocks
+  bool operator==(const Launch&) const = default;
 };
 
 // "block=256,split=4,unroll=8,ipt=2,cluster=16" (any subset, any order; "" = all chosen). Throws InputError.
