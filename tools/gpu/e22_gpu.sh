@@ -2,8 +2,9 @@
 # E22 at N = 512 to 30 digits with qd forces on the GPU (tools/gpu/experiments/E22_brutus_convergence_gpu.toml,
 # copied into experiments/ for the runner),
 # on the device, from the repository root:
-#   tools/gpu/e22_gpu.sh check   the qd GPU tests, and the cost of a dd and a qd Bulirsch-Stoer
-#                                evaluation at N = 512 (short runs), with the provenance
+#   tools/gpu/e22_gpu.sh check   the qd GPU tests; `nbody tune` of cuda-split for qd at N = 512
+#                                (the best shape cached for `run`); the cost of a dd and a qd
+#                                Bulirsch-Stoer evaluation at N = 512 (short runs); provenance
 #   tools/gpu/e22_gpu.sh run     the experiment's full profile through the runner, every core
 # Binaries come prebuilt in $CARRY (nbody, nbody_tests or nbody_tests.gz, libs/;
 # tools/gpu/prepare_carry.sh; gzip the tests binary when the tree and carry exceed 64 MiB). What
@@ -17,6 +18,9 @@ OUT=${OUT:-/tmp/e22-out}
 W=tools/gpu/logs/e22_gpu/$phase
 mkdir -p "$W" "$OUT"
 export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# `check` tunes cuda-split for qd at N = 512 and stores the best shape here; the runs of `run` in
+# the same call take it from there (the engines' default when no --launch is given).
+export NBODY_TUNE_CACHE=$PWD/tools/gpu/logs/e22_gpu/tune_cache.json
 NB=$PWD/$CARRY/nbody
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
@@ -31,6 +35,9 @@ if [ "$phase" = check ]; then
   "$PWD/$CARRY/nbody_tests" "cuda_engines_match_simple_in_quad_double" > "$W/tests_qd.log" 2>&1
   echo "tests rc=$?" >> "$W/tests_qd.log"
   tail -3 "$W/tests_qd.log"
+  "$NB" tune --engine cuda-split --precision qd --n 512 --blocks 16,32,64 --splits 0,8,16,32 --repeats 5 \
+    --csv "$W/tune_qd_512.csv" > "$W/tune_qd_512.log" 2>&1
+  echo "tune rc=$?: $(tail -1 "$W/tune_qd_512.log")"
   # A tolerance each type can meet (dd at 1e-36 would shrink its steps without end).
   for pt in dd:1e-28 qd:1e-36; do
     for launch in "" "block=32,split=16" "block=16,split=32"; do
@@ -38,6 +45,7 @@ if [ "$phase" = check ]; then
         --order 32 --tol ${pt#*:} --t-end 0.01 --engine cuda-split ${launch:+--launch $launch} 2>&1 | tail -1 | tee -a "$W/cost.log"
     done
   done
+  cp "$NBODY_TUNE_CACHE" "$W/" 2> /dev/null
   pack
 fi
 
