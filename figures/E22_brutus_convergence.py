@@ -44,12 +44,12 @@ def method_name(row):
     return row["integrator"] + (f" {row['order']}" if row.get("order") else "")
 
 
-def main(EXP=EXP, tag="E22", macro="ETwentyTwo"):
-    """The figure figures/<EXP>.pdf, paper/generated/<tag>_{ladder,methods,numbers}.tex, the
+def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
+    """The figure figures/<exp>.pdf, paper/generated/<tag>_{ladder,methods,numbers}.tex, the
     macros named <macro>...."""
-    ladder, meta = paper.load_results(EXP)
-    compared = files.read_csv(paper.RESULTS_DIR / f"{EXP}_methods.csv")
-    series = paper.load_timeseries(EXP)
+    ladder, meta = paper.load_results(exp)
+    compared = files.read_csv(paper.RESULTS_DIR / f"{exp}_methods.csv")
+    series = paper.load_timeseries(exp)
     leave = float(meta["definitions"]["leave"])
     agree = float(meta["definitions"]["agree_digits"])
     t_end = float(paper.fixed_flags(meta)["t-end"])
@@ -107,7 +107,7 @@ def main(EXP=EXP, tag="E22", macro="ETwentyTwo"):
         ax_r.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
     for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+        fig.savefig(ROOT / "figures" / f"{exp}.{ext}", dpi=200)
 
     # Table: the ladder.
     lines = [r"\begin{tabular}{rllrrr}", r"\toprule",
@@ -120,7 +120,7 @@ def main(EXP=EXP, tag="E22", macro="ETwentyTwo"):
         lines.append(f"{r['n']} & {r['precision']} & {paper.tex_sci(float(r['tol']), 1)} & "
                      f"{int(r['fevals']):,} & {float(r['wall_s']):.1f} & {digits} \\\\".replace(",", "\\,"))
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    sources = [f"results/{EXP}.csv", f"results/{EXP}_methods.csv", f"results/{EXP}_timeseries.csv"]
+    sources = [f"results/{exp}.csv", f"results/{exp}_methods.csv", f"results/{exp}_timeseries.csv"]
     paper.write_tex(f"{tag}_ladder.tex", "\n".join(lines), __file__, sources)
 
     # Table: t_leave per method, setting and N.
@@ -178,7 +178,7 @@ def main(EXP=EXP, tag="E22", macro="ETwentyTwo"):
                            for r in failed) + "." if failed else ""))
     macros["Verdicts"] = " ".join(verdicts)
     paper.write_macros(f"{tag}_numbers.tex", {macro + k: v for k, v in macros.items()}, __file__, sources)
-    print(f"[E22] wrote figures/{EXP}.pdf/.png, paper/generated/{tag}_ladder.tex, {tag}_methods.tex, "
+    print(f"[E22] wrote figures/{exp}.pdf/.png, paper/generated/{tag}_ladder.tex, {tag}_methods.tex, "
           f"{tag}_numbers.tex", file=sys.stderr)
 
 

@@ -60,8 +60,7 @@ Bodies<T> random_bodies(std::size_t n, std::uint64_t seed) {
 
 template <class T>
 double to_d(const T& x) {
-  if constexpr (std::is_same_v<T, dd>) return x.hi + x.lo;
-  else if constexpr (std::is_same_v<T, qd>) return x.x[0] + x.x[1];
+  if constexpr (std::is_same_v<T, dd> || std::is_same_v<T, qd>) return to_double(x);
   else return static_cast<double>(x);
 }
 
