@@ -8,6 +8,9 @@ For every point of [sweep] (e.g. each N), the runs of the ladder
   leave = 1e-6             a compared run has left the converged one when delta exceeds this
   integrator = ...         flags shared by every ladder run (with [fixed])
   steps = [{precision = "dd", tol = 1e-20}, ..., {precision = "mp50", tol = 1e-38, when = {n = [64]}}]
+  part-length = 12.5       optional: each ladder run goes in parts that stop at multiples of this
+                           simulated time, each resumed from the previous one's checkpoint, so that
+                           an interrupted run (a job's time limit) loses at most one part
 
 go one after the other, each with every core, tolerance tightening and precision rising, until
 two successive ones agree to `agree-digits` at every output time; the second of that pair is the
@@ -30,13 +33,16 @@ results/<ID>_methods.csv (each compared run: delta at the end, `t_leave`, the fi
 with delta > leave, empty when it never leaves, and the reference's own digits), and
 results/<ID>_timeseries.csv (delta against the reference at every output time, for every run),
 each with its .meta.json. Runs are stored in results/.points/<ID>/<hash>.json with their
-snapshots beside them (<hash>.snapshots.csv), so an interrupted study resumes.
+snapshots beside them (<hash>.snapshots.csv), so an interrupted study resumes; a run in parts
+keeps its finished parts (summary, snapshots, checkpoint) in <hash>.parts/ until the last one is
+done, and its record lists them.
 """
 import concurrent.futures as cf
 import decimal
 import hashlib
 import itertools
 import json
+import math
 import os
 import shlex
 import shutil
@@ -69,6 +75,10 @@ class Ladder:
             steps = table.pop("steps")
         except KeyError as e:
             raise SpecError(f"{where} needs {e} (agree-digits, leave, steps)") from None
+        self.part_length = table.pop("part-length", None)
+        if self.part_length is not None and not (
+                isinstance(self.part_length, (int, float)) and self.part_length > 0):
+            raise SpecError(f"{where}: part-length must be a positive time, got {self.part_length!r}")
         if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
             raise SpecError(f"{where}: steps must be a non-empty list of tables of flags")
         self.shared = table  # flags of every ladder run
@@ -144,9 +154,9 @@ class Runs:
     def snapshots_path(self, record):
         return self.cache / f"{record['hash']}.snapshots.csv"
 
-    def run(self, params, args, env):
+    def run(self, params, args, env, part_length=None):
         """The record of one run (cached); a run nbody could not carry through (exit 3) is a
-        record with `failure` set."""
+        record with `failure` set. With part_length, the run goes in parts (run_in_parts)."""
         h = self.key(args)
         path = self.cache / f"{h}.json"
         cmd = shlex.join([display(self.nbody), *args, "--summary", "<tmp>/summary.json",
@@ -160,22 +170,73 @@ class Runs:
         record = {"record_format": RECORD_FORMAT, "kind": "convergence", "hash": h,
                   "params": params, "summary": None, "failure": "", "cmd": cmd,
                   "nbody_sha256": self.sha}
-        with tempfile.TemporaryDirectory(prefix=f"nbodylab-{self.exp.id[:3]}-") as tmp:
-            tmp = Path(tmp)
-            try:
-                _call(self.nbody, [*args, "--summary", str(tmp / "summary.json"),
-                                   "--snapshots", str(tmp / "snapshots.csv")], env, cmd)
-                record["summary"] = files.read_json(tmp / "summary.json")
-                self.cache.mkdir(parents=True, exist_ok=True)
-                shutil.move(tmp / "snapshots.csv", self.snapshots_path(record))
-            except PointFailed as e:
-                if e.exit_code != RUN_FAILED:
-                    raise
-                record["failure"] = e.message.split("run failed: ", 1)[-1]
+        try:
+            if part_length:
+                record["summary"], record["parts"] = self.run_in_parts(h, args, env, part_length)
+            else:
+                with tempfile.TemporaryDirectory(prefix=f"nbodylab-{self.exp.id[:3]}-") as tmp:
+                    tmp = Path(tmp)
+                    _call(self.nbody, [*args, "--summary", str(tmp / "summary.json"),
+                                       "--snapshots", str(tmp / "snapshots.csv")], env, cmd)
+                    record["summary"] = files.read_json(tmp / "summary.json")
+                    self.cache.mkdir(parents=True, exist_ok=True)
+                    shutil.move(tmp / "snapshots.csv", self.snapshots_path(record))
+        except PointFailed as e:
+            if e.exit_code != RUN_FAILED:
+                raise
+            record["failure"] = e.message.split("run failed: ", 1)[-1]
         record["finished_utc"] = provenance.utc_now()
         files.write_json(path, record)
         self.ran += 1
         return record
+
+    def run_in_parts(self, h, args, env, part_length):
+        """Run in parts that stop at multiples of part_length (`--stop-at`), each resumed from
+        the previous part's checkpoint (bit for bit the uninterrupted run, in the same launch
+        shape). Finished parts stay in <hash>.parts/ (part-K.summary.json, part-K.snapshots.csv,
+        part-K.checkpoint.bin) and are not run again (--force starts afresh). Returns the last
+        part's summary with the parts' wall times added up, and a list of the parts (end time,
+        evaluations so far, wall time, device, command line); the parts' snapshots are joined
+        into <hash>.snapshots.csv."""
+        parts_dir = self.cache / f"{h}.parts"
+        if self.force:
+            shutil.rmtree(parts_dir, ignore_errors=True)
+        parts_dir.mkdir(parents=True, exist_ok=True)
+        t_end = float(args[args.index("--t-end") + 1])  # a ladder needs a number here
+
+        def part(k, what):
+            return parts_dir / f"part-{k}.{what}"
+
+        def done(k):  # nbody writes the snapshots' sidecar after all its other files
+            return part(k, "summary.json").is_file() and files.sidecar(part(k, "snapshots.csv")).is_file()
+
+        k = 1
+        while done(k):
+            k += 1
+        while k == 1 or not files.read_json(part(k - 1, "summary.json"))["completed"]:
+            t = files.read_json(part(k - 1, "summary.json"))["t"] if k > 1 else 0.0
+            stop = (math.floor(t / part_length + 1e-9) + 1) * part_length
+            flags = ["--checkpoint", str(part(k, "checkpoint.bin"))]
+            if k > 1:
+                flags += ["--resume", str(part(k - 1, "checkpoint.bin"))]
+            if stop < t_end:
+                flags += ["--stop-at", fmt(stop)]
+            flags += ["--snapshots", str(part(k, "snapshots.csv")),
+                      "--summary", str(part(k, "summary.json"))]
+            shown = shlex.join([display(self.nbody), *args, *flags])
+            print(f"[{self.exp.id.split('_', 1)[0]}]   part {k}: from t = {t:g}",
+                  file=sys.stderr)
+            _call(self.nbody, [*args, *flags], env, shown)
+            k += 1
+        summaries = [files.read_json(part(i, "summary.json")) for i in range(1, k)]
+        parts = [{"t": s["t"], "fevals": s["fevals"], "wall_s": s["wall_s"], "device": s["device"],
+                  "command_line": files.read_json(files.sidecar(part(i, "snapshots.csv")))
+                  ["parameters"]["command_line"]} for i, s in enumerate(summaries, 1)]
+        texts = [part(i, "snapshots.csv").read_text() for i in range(1, k)]
+        text = texts[0] + "".join(t.split("\n", 1)[1] for t in texts[1:])  # one header
+        files.write_text(self.cache / f"{h}.snapshots.csv", text)
+        summary = {**summaries[-1], "wall_s": sum(s["wall_s"] for s in summaries)}
+        return summary, parts
 
 
 def label(columns, keys):
@@ -202,7 +263,8 @@ def run(exp, nbody, jobs, force, build_info):
             for step in ladder.steps_for(cols):
                 params = {**cols, **step}
                 # [fixed] + the point's flags (ladder flags need not be columns)
-                record = runs.run(params, exp.run_args({**base, **step}), dict(os.environ))
+                record = runs.run(params, exp.run_args({**base, **step}), dict(os.environ),
+                                  ladder.part_length)
                 if record["failure"]:
                     raise PointFailed(record["cmd"], f"ladder run failed: {record['failure']}")
                 snaps = read_snapshots(runs.snapshots_path(record))

@@ -3,20 +3,27 @@
 # copied into experiments/ for the runner),
 # on the device, from the repository root:
 #   tools/gpu/e22_gpu.sh check   the qd GPU tests; `nbody tune` of cuda-split for qd at N = 512
-#                                (the best shape cached for `run`); the cost of a dd and a qd
+#                                (the best shape cached for `run`); the cost of a qd
 #                                Bulirsch-Stoer evaluation at N = 512 (short runs); provenance
 #   tools/gpu/e22_gpu.sh run     the experiment's full profile through the runner, every core
-# Binaries come prebuilt in $CARRY (nbody, nbody_tests or nbody_tests.gz, libs/;
-# tools/gpu/prepare_carry.sh; gzip the tests binary when the tree and carry exceed 64 MiB). What
-# comes back: $OUT/e22_gpu_<phase>.tar.gz with the results (results/E22_brutus_convergence_gpu*),
-# the runner's log, provenance (nvidia-smi, build-info) and the ladder's run records (without
-# their snapshots, which stay on the device: 10-15 MB each). Unpack in the repository root.
+# Binaries come prebuilt in $CARRY (nbody or nbody.gz, nbody_tests or nbody_tests.gz, libs/;
+# tools/gpu/prepare_carry.sh; gzip the binaries when the tree and carry exceed 64 MiB), with,
+# optionally, $CARRY/points.tar.gz: ladder runs and parts finished in earlier calls
+# (results/.points/E22_brutus_convergence_gpu/), which the runner takes up where they stopped.
+# What comes back: $OUT/e22_gpu_<phase>.tar.gz with the results (results/E22_brutus_convergence_gpu*),
+# the runner's log, provenance (nvidia-smi, build-info) and the ladder's run records, and
+# $OUT/e22_gpu_points.tar.gz, the runs and parts themselves (snapshots, checkpoints) for the next
+# call. Unpack both in the repository root.
 set -u
 phase=${1:?usage: e22_gpu.sh check|run}
 CARRY=${CARRY:-build-gpu-carry}
 OUT=${OUT:-/tmp/e22-out}
 W=tools/gpu/logs/e22_gpu/$phase
 mkdir -p "$W" "$OUT"
+for f in nbody nbody_tests; do
+  [ -f "$CARRY/$f.gz" ] && [ ! -x "$CARRY/$f" ] && gunzip -c "$CARRY/$f.gz" > "$CARRY/$f" && chmod +x "$CARRY/$f"
+done
+[ -f "$CARRY/points.tar.gz" ] && tar xzf "$CARRY/points.tar.gz"
 export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # `check` tunes cuda-split for qd at N = 512 and stores the best shape here; the runs of `run` in
 # the same call take it from there (the engines' default when no --launch is given).
@@ -31,31 +38,28 @@ NB=$PWD/$CARRY/nbody
 pack() { tar czf "$OUT/e22_gpu_$phase.tar.gz" "$W" results/E22_brutus_convergence_gpu* 2> /dev/null; }
 
 if [ "$phase" = check ]; then
-  [ -f "$CARRY/nbody_tests.gz" ] && gunzip -c "$CARRY/nbody_tests.gz" > "$CARRY/nbody_tests" && chmod +x "$CARRY/nbody_tests"
   "$PWD/$CARRY/nbody_tests" "cuda_engines_match_simple_in_quad_double" > "$W/tests_qd.log" 2>&1
   echo "tests rc=$?" >> "$W/tests_qd.log"
   tail -3 "$W/tests_qd.log"
   "$NB" tune --engine cuda-split --precision qd --n 512 --blocks 16,32,64 --splits 0,8,16,32 --repeats 5 \
     --csv "$W/tune_qd_512.csv" > "$W/tune_qd_512.log" 2>&1
   echo "tune rc=$?: $(tail -1 "$W/tune_qd_512.log")"
-  # A tolerance each type can meet (dd at 1e-36 would shrink its steps without end).
-  for pt in dd:1e-28 qd:1e-36; do
-    for launch in "" "block=32,split=16" "block=16,split=32"; do
-      timeout 60 "$NB" run --ic two-galaxies --n 512 --seed 1 --r-min 1e-4 --precision ${pt%:*} --integrator bulirsch-stoer \
-        --order 32 --tol ${pt#*:} --t-end 0.01 --engine cuda-split ${launch:+--launch $launch} 2>&1 | tail -1 | tee -a "$W/cost.log"
-    done
-  done
+  # The cost of a qd Bulirsch-Stoer evaluation at N = 512 in the tuned shape, host work included
+  # (a short run; never probe dd below ~1e-30: its steps shrink without end).
+  timeout 90 "$NB" run --ic two-galaxies --n 512 --seed 1 --r-min 1e-4 --precision qd --integrator bulirsch-stoer \
+    --order 32 --tol 1e-36 --t-end 0.002 --engine cuda-split 2>&1 | tail -1 | tee -a "$W/cost.log"
   cp "$NBODY_TUNE_CACHE" "$W/" 2> /dev/null
   pack
 fi
 
 if [ "$phase" = run ]; then
   cp tools/gpu/experiments/E22_brutus_convergence_gpu.toml experiments/
-  PYTHONUNBUFFERED=1 timeout "${LIMIT:-560}" python3 experiments/runner.py run E22_brutus_convergence_gpu \
+  PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-560}" python3 experiments/runner.py run E22_brutus_convergence_gpu \
     --profile full --nbody "$NB" --jobs "$(nproc)" > "$W/runner.log" 2>&1
   echo "runner rc=$?" | tee -a "$W/runner.log"
   tail -20 "$W/runner.log"
   mkdir -p "$W/records"
   for f in results/.points/E22_brutus_convergence_gpu/*.json; do cp "$f" "$W/records/"; done 2> /dev/null
   pack
+  tar czf "$OUT/e22_gpu_points.tar.gz" results/.points/E22_brutus_convergence_gpu
 fi
