@@ -1,17 +1,40 @@
 """E22 at N = 512 on the GPU (experiments/E22_brutus_convergence_gpu.toml): the same figure, tables
 and numbers as figures/E22_brutus_convergence.py, for the ladder that reaches 30 digits with qd
-forces on the GPU. Writes figures/E22_brutus_convergence_gpu.pdf, .png and
-paper/generated/E22gpu_{ladder,methods,numbers}.tex (macros \\ETwentyTwoGpu...).
+forces on the GPU, and how the CPU ladder's answer at N = 512 (its dd reference, ~23 digits)
+compares. Writes figures/E22_brutus_convergence_gpu.pdf, .png and
+paper/generated/E22gpu_{ladder,methods,numbers,versus_cpu}.tex (macros \\ETwentyTwoGpu...).
 """
 import sys
 
-from E22_brutus_convergence import main
-from nbodylab import paper
+from E22_brutus_convergence import EXP as CPU_EXP, main
+from nbodylab import files, paper
 
 EXP = "E22_brutus_convergence_gpu"
+
+
+def versus_cpu():
+    """Macros: do the compared runs leave 1e-6 at the same times against the CPU ladder's
+    N = 512 reference (the same 38 runs, a less converged reference)?"""
+    def rows(exp):
+        return {(r["integrator"], r["dt"], r["tol"]): r
+                for r in files.read_csv(paper.RESULTS_DIR / f"{exp}_methods.csv") if r["n"] == "512"}
+    gpu, cpu = rows(EXP), rows(CPU_EXP)
+    both = [k for k in gpu if k in cpu]
+    same = sum(gpu[k]["t_leave"] == cpu[k]["t_leave"] and gpu[k]["failure"] == cpu[k]["failure"] for k in both)
+    rel = max((abs(float(gpu[k]["delta_end"]) - float(cpu[k]["delta_end"])) / float(gpu[k]["delta_end"])
+               for k in both if gpu[k]["delta_end"] and cpu[k]["delta_end"]), default=float("nan"))
+    macros = {"ETwentyTwoGpuSameLeave": f"{same} of {len(both)}",
+              "ETwentyTwoGpuDeltaEndRel": paper.tex_sci(rel, 1) if both else "---",
+              "ETwentyTwoGpuCpuRefDigits": f"{float(cpu[both[0]]['reference_digits']):.1f}" if both else "---"}
+    ms = [1e3 * float(r["wall_s"]) / int(r["fevals"]) for r in files.read_csv(paper.RESULTS_DIR / f"{EXP}.csv")]
+    macros["ETwentyTwoGpuMsPerEval"] = f"{min(ms):.1f}--{max(ms):.1f}"  # host work included
+    sources = [f"results/{EXP}.csv", f"results/{EXP}_methods.csv", f"results/{CPU_EXP}_methods.csv"]
+    paper.write_macros("E22gpu_versus_cpu.tex", macros, __file__, sources)
+
 
 if __name__ == "__main__":
     if (paper.RESULTS_DIR / f"{EXP}.csv").is_file():
         main(EXP, tag="E22gpu", macro="ETwentyTwoGpu")
+        versus_cpu()
     else:  # a GPU run not yet taken (tools/gpu/e22_gpu.sh): nothing to draw, nothing quoted
         print(f"[E22] no results/{EXP}.csv yet (a GPU run, tools/gpu/e22_gpu.sh): no figure", file=sys.stderr)

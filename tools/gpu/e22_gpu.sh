@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# E22 at N = 512 to 30 digits with qd forces on the GPU (tools/gpu/experiments/E22_brutus_convergence_gpu.toml,
-# copied into experiments/ for the runner),
+# E22 at N = 512 to 30 digits with qd forces on the GPU (experiments/E22_brutus_convergence_gpu.toml),
 # on the device, from the repository root:
 #   tools/gpu/e22_gpu.sh check   the qd GPU tests; `nbody tune` of cuda-split for qd at N = 512
 #                                (the best shape cached for `run`); the cost of a qd
@@ -53,7 +52,6 @@ if [ "$phase" = check ]; then
 fi
 
 if [ "$phase" = run ]; then
-  cp tools/gpu/experiments/E22_brutus_convergence_gpu.toml experiments/
   PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-560}" python3 experiments/runner.py run E22_brutus_convergence_gpu \
     --profile full --nbody "$NB" --jobs "$(nproc)" > "$W/runner.log" 2>&1
   echo "runner rc=$?" | tee -a "$W/runner.log"
