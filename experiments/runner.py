@@ -42,7 +42,9 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              "convergence": a Brutus-style ladder of ever more
                                              precise runs ([ladder]) and the [[cases]] compared
                                              with its converged trajectory (see
-                                             E22_brutus_convergence.toml, nbodylab/convergence.py)
+                                             E22_brutus_convergence.toml, nbodylab/convergence.py;
+                                             [ladder] part-length runs each ladder run in
+                                             checkpointed parts, resumed after an interruption)
   requires    = "cuda" | ["cuda", ...]       optional: features `nbody --build-info` must report
                                              ([profile.full] requires = ...: that profile only)
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to

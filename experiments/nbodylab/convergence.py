@@ -77,8 +77,12 @@ class Ladder:
             raise SpecError(f"{where} needs {e} (agree-digits, leave, steps)") from None
         self.part_length = table.pop("part-length", None)
         if self.part_length is not None and not (
-                isinstance(self.part_length, (int, float)) and self.part_length > 0):
+                isinstance(self.part_length, (int, float)) and not isinstance(self.part_length, bool)
+                and self.part_length > 0):
             raise SpecError(f"{where}: part-length must be a positive time, got {self.part_length!r}")
+        if self.part_length is not None and not isinstance(exp.fixed.get("t-end"), (int, float)):
+            raise SpecError(f"{where}: part-length needs a number for t-end in [fixed], got "
+                            f"{exp.fixed.get('t-end')!r}")
         if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
             raise SpecError(f"{where}: steps must be a non-empty list of tables of flags")
         self.shared = table  # flags of every ladder run
@@ -202,7 +206,7 @@ class Runs:
         if self.force:
             shutil.rmtree(parts_dir, ignore_errors=True)
         parts_dir.mkdir(parents=True, exist_ok=True)
-        t_end = float(args[args.index("--t-end") + 1])  # a ladder needs a number here
+        t_end = float(args[args.index("--t-end") + 1])  # a number (Ladder checks)
 
         def part(k, what):
             return parts_dir / f"part-{k}.{what}"
