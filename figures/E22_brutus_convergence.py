@@ -158,7 +158,8 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
         first = min((r for r in rows if r["t_leave"]), key=lambda r: float(r["t_leave"]), default=None)
         verdicts.append(
             f"At $N = {n}$ " + (
-                f"the last two of its {len(runs)} runs ({runs[-2]['precision']} at "
+                ("its two runs" if len(runs) == 2 else f"the last two of its {len(runs)} runs") +
+                f" ({runs[-2]['precision']} at "
                 f"{paper.tex_sci(float(runs[-2]['tol']), 1)}, {last['precision']} at "
                 f"{paper.tex_sci(float(last['tol']), 1)}) agree to {got:.1f} digits at every output time: "
                 f"the reference is converged to {agree:g} digits"
