@@ -217,8 +217,9 @@ class Runs:
         k = 1
         while done(k):
             k += 1
-        while k == 1 or not files.read_json(part(k - 1, "summary.json"))["completed"]:
-            t = files.read_json(part(k - 1, "summary.json"))["t"] if k > 1 else 0.0
+        last = files.read_json(part(k - 1, "summary.json")) if k > 1 else None
+        while last is None or not last["completed"]:
+            t = last["t"] if last else 0.0
             stop = (math.floor(t / part_length + 1e-9) + 1) * part_length
             flags = ["--checkpoint", str(part(k, "checkpoint.bin"))]
             if k > 1:
@@ -231,6 +232,7 @@ class Runs:
             print(f"[{self.exp.id.split('_', 1)[0]}]   part {k}: from t = {t:g}",
                   file=sys.stderr)
             _call(self.nbody, [*args, *flags], env, shown)
+            last = files.read_json(part(k, "summary.json"))
             k += 1
         summaries = [files.read_json(part(i, "summary.json")) for i in range(1, k)]
         parts = [{"t": s["t"], "fevals": s["fevals"], "wall_s": s["wall_s"], "device": s["device"],
@@ -351,11 +353,13 @@ def run(exp, nbody, jobs, force, build_info):
     }
     step_keys = list(dict.fromkeys(k for s, _ in ladder.steps for k in s))
     summary_keys = ["fevals", "steps", "rejected", "dE_rel_max", "wall_s"]
+    # device: the GPU and launch shape of a GPU engine's run (its last part's), empty on the CPU
     header = sweep_names + list(ladder.shared) + step_keys + summary_keys + [
-        "digits_min", "digits_end", "converged"]
+        "device", "digits_min", "digits_end", "converged"]
     rows = [[fmt(r["params"].get(k)) for k in sweep_names + list(ladder.shared) + step_keys]
             + [fmt(r["record"]["summary"][k]) for k in summary_keys]
-            + [fmt(r["digits_min"]), fmt(r["digits_end"]), fmt(r["converged"])]
+            + [r["record"]["summary"].get("device", ""),
+               fmt(r["digits_min"]), fmt(r["digits_end"]), fmt(r["converged"])]
             for r in ladder_rows]
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     files.write_csv(csv_path, header, rows, {
