@@ -13,8 +13,9 @@ EXP = "E22_brutus_convergence_gpu"
 
 
 def versus_cpu():
-    """Macros: do the compared runs leave 1e-6 at the same times against the CPU ladder's
-    N = 512 reference (the same 38 runs, a less converged reference)?"""
+    """Macros: do the compared runs get the same verdict (the time they leave 1e-6, or none, or
+    where they stopped) against the CPU ladder's N = 512 reference (the same 38 runs, a less
+    converged reference)? And the ladder's cost per evaluation."""
     def rows(exp):
         return {(r["integrator"], r["dt"], r["tol"]): r
                 for r in files.read_csv(paper.RESULTS_DIR / f"{exp}_methods.csv") if r["n"] == "512"}

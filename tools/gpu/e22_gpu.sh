@@ -12,7 +12,9 @@
 # What comes back: $OUT/e22_gpu_<phase>.tar.gz with the results (results/E22_brutus_convergence_gpu*),
 # the runner's log, provenance (nvidia-smi, build-info) and the ladder's run records, and
 # $OUT/e22_gpu_points.tar.gz, the runs and parts themselves (snapshots, checkpoints) for the next
-# call. Unpack both in the repository root.
+# call (about 6 MB per finished qd rung: more than one or two may exceed what the device tool
+# brings back; a machine kept warm keeps results/.points/ between calls anyway). Unpack both in
+# the repository root.
 set -u
 phase=${1:?usage: e22_gpu.sh check|run}
 CARRY=${CARRY:-build-gpu-carry}
