@@ -15,7 +15,7 @@ EXP = "E22_brutus_convergence_gpu"
 def versus_cpu():
     """Macros: do the compared runs get the same verdict (the time they leave 1e-6, or none, or
     where they stopped) against the CPU ladder's N = 512 reference (the same 38 runs, a less
-    converged reference)? And the ladder's cost per evaluation."""
+    converged reference)? And the ladder's cost per evaluation and its GPU."""
     def rows(exp):
         return {(r["integrator"], r["dt"], r["tol"]): r
                 for r in files.read_csv(paper.RESULTS_DIR / f"{exp}_methods.csv") if r["n"] == "512"}
@@ -27,8 +27,11 @@ def versus_cpu():
     macros = {"ETwentyTwoGpuSameLeave": f"{same} of {len(both)}",
               "ETwentyTwoGpuDeltaEndRel": paper.tex_sci(rel, 1) if both else "---",
               "ETwentyTwoGpuCpuRefDigits": f"{float(cpu[both[0]]['reference_digits']):.1f}" if both else "---"}
-    ms = [1e3 * float(r["wall_s"]) / int(r["fevals"]) for r in files.read_csv(paper.RESULTS_DIR / f"{EXP}.csv")]
+    ladder = files.read_csv(paper.RESULTS_DIR / f"{EXP}.csv")
+    ms = [1e3 * float(r["wall_s"]) / int(r["fevals"]) for r in ladder]
     macros["ETwentyTwoGpuMsPerEval"] = f"{min(ms):.1f}--{max(ms):.1f}"  # host work included
+    gpus = dict.fromkeys(r["device"].split(";")[0] for r in ladder)  # "NAME; launch shape"
+    macros["ETwentyTwoGpuDevice"] = paper.tex_escape(" and ".join(gpus))
     sources = [f"results/{EXP}.csv", f"results/{EXP}_methods.csv", f"results/{CPU_EXP}_methods.csv"]
     paper.write_macros("E22gpu_versus_cpu.tex", macros, __file__, sources)
 
