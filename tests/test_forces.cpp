@@ -88,6 +88,23 @@ TEST_CASE("pair_potential_is_the_antiderivative_of_the_force", "[forces]") {
   }
 }
 
+TEST_CASE("pair_interaction_gives_each_body_its_one_sided_term", "[forces]") {
+  // cuda-pairs' accumulate_pair_interaction against accumulate_interaction from each side, with
+  // softening and inside and outside the clamp: the same terms to a few ulp, opposite momenta.
+  const double xi = 0.3, yi = -0.2, zi = 0.1, mi = 0.7, xj = -0.4, yj = 0.5, zj = 0.25, mj = 1.9;
+  for (const auto& [eps2, rmin2] : {std::pair{0.0, 0.0}, std::pair{1e-2, 0.0}, std::pair{0.0, 4.0}}) {
+    double ax = 0, ay = 0, az = 0, bx = 0, by = 0, bz = 0;
+    accumulate_pair_interaction(xi, yi, zi, mi, xj, yj, zj, mj, eps2, rmin2, ax, ay, az, bx, by, bz);
+    double ex = 0, ey = 0, ez = 0, fx = 0, fy = 0, fz = 0;
+    accumulate_interaction(xi, yi, zi, xj, yj, zj, mj, eps2, rmin2, ex, ey, ez);
+    accumulate_interaction(xj, yj, zj, xi, yi, zi, mi, eps2, rmin2, fx, fy, fz);
+    INFO("eps2 = " << eps2 << ", rmin2 = " << rmin2);
+    for (const auto& [got, want] : {std::pair{ax, ex}, {ay, ey}, {az, ez}, {bx, fx}, {by, fy}, {bz, fz}})
+      CHECK(std::abs(got - want) <= 1e-15 * std::abs(want));
+    CHECK(std::abs(mi * ax + mj * bx) <= 1e-15 * std::abs(mi * ax));
+  }
+}
+
 TEST_CASE("float_engines_agree_with_the_double_reference_to_float_accuracy", "[forces]") {
   const State<float> sf = plummer<float>(200, 1);
   State<double> sd(sf.size());

@@ -221,6 +221,30 @@ TEST_CASE("cuda_engines_match_simple_in_quad_double", "[gpu][cuda]") {
 #endif
 }
 
+TEST_CASE("cuda_pairs_matches_simple_in_float_and_double", "[gpu][cuda]") {
+#if NBODY_WITH_CUDA
+  if (!have_cuda()) return;
+  // Tiles of block x ipt bodies: odd and even tile counts, a last tile cut short, N below one
+  // tile, warps per block not a power of 2 (block=96), several passes (split), more passes asked
+  // for than there are distances.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cuda-pairs", ""},
+      {"cuda-pairs", "block=32,ipt=1"},
+      {"cuda-pairs", "block=32,ipt=2,split=3"},
+      {"cuda-pairs", "block=96,ipt=4"},
+      {"cuda-pairs", "block=64,ipt=8,split=100"},
+      {"cuda-pairs", "block=256,ipt=8"},
+      {"cuda-pairs", "block=128,ipt=1,split=2"},
+  };
+  const std::vector<std::size_t> sizes = {1, 2, 3, 17, 31, 32, 97, 257, 1031, 4096, 4099};
+  check_engines<float>(cases, sizes);
+  check_engines<double>(cases, sizes);
+  CHECK_THROWS_WITH(make_engine<dd>("cuda-pairs", ForceLaw<dd>{}), Catch::Contains("cuda-tiled"));
+#else
+  WARN("SKIPPED: this build has no CUDA engines (no CUDA compiler found)");
+#endif
+}
+
 TEST_CASE("cuda_split_is_bitwise_reproducible", "[gpu][cuda]") {
 #if NBODY_WITH_CUDA
   if (!have_cuda()) return;
@@ -231,6 +255,8 @@ TEST_CASE("cuda_split_is_bitwise_reproducible", "[gpu][cuda]") {
     const std::vector<float> a2 = run<float>("cuda-split", "block=64,split=9,unroll=4,ipt=2", b, law);
     CHECK(a1 == a2);
   }
+  const std::vector<float> p1 = run<float>("cuda-pairs", "block=64,ipt=2,split=4", b, law);
+  for (int r = 0; r < 5; ++r) CHECK(p1 == run<float>("cuda-pairs", "block=64,ipt=2,split=4", b, law));
 #else
   WARN("SKIPPED: this build has no CUDA engines (no CUDA compiler found)");
 #endif
@@ -259,6 +285,11 @@ TEST_CASE("cuda_invalid_launch_shapes_are_errors_that_say_why", "[gpu][cuda]") {
   expect_invalid("cuda-split", "block=32,split=70000", "grid limit");
   expect_invalid("cuda-naive", "block=64,unroll=4", "cuda-naive takes only block");
   expect_invalid("cuda-tiled", "blocks=64", "unknown key");
+  expect_invalid("cuda-pairs", "block=48", "multiple of 32 up to 256");
+  expect_invalid("cuda-pairs", "block=512", "multiple of 32 up to 256");
+  expect_invalid("cuda-pairs", "block=1025", "multiple of 32 up to 256");
+  expect_invalid("cuda-pairs", "ipt=3", "valid: 1, 2, 4, 8");
+  expect_invalid("cuda-pairs", "unroll=4", "no unroll= choice");
 #else
   WARN("SKIPPED: this build has no CUDA engines (no CUDA compiler found)");
 #endif

@@ -21,15 +21,15 @@
 namespace nbody::cli {
 
 void add_tune_options(CLI::App& cmd, TuneOptions& o) {
-  cmd.add_option("--engine", o.engine, "GPU engine: cuda-naive, cuda-tiled, cuda-split, opencl-tiled")->capture_default_str();
+  cmd.add_option("--engine", o.engine, "GPU engine: cuda-naive, cuda-tiled, cuda-split, cuda-pairs, opencl-tiled")->capture_default_str();
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str();
   cmd.add_option("--n", o.n, "number of bodies")->required();
   cmd.add_option("--repeats", o.repeats, "timed evaluations per shape (median of device times)")->capture_default_str();
   cmd.add_option("--seed", o.seed, "random seed of the Plummer sphere")->capture_default_str();
-  cmd.add_option("--blocks", o.blocks, "threads per block to try, e.g. 64,128,256 (default: engine's grid)");
-  cmd.add_option("--splits", o.splits, "j-range splits to try (cuda-split; 0 = automatic)");
+  cmd.add_option("--blocks", o.blocks, "threads per block to try, e.g. 64,128,256 (default: 64..1024; cuda-pairs 32..256)");
+  cmd.add_option("--splits", o.splits, "j-range splits to try (cuda-split; cuda-pairs: passes; 0 = automatic)");
   cmd.add_option("--unrolls", o.unrolls, "inner-loop unroll factors to try (cuda-tiled, cuda-split)");
-  cmd.add_option("--ipts", o.ipts, "bodies per thread to try (cuda-tiled, cuda-split)");
+  cmd.add_option("--ipts", o.ipts, "bodies per thread to try (cuda-tiled, cuda-split, cuda-pairs)");
   cmd.add_flag("--no-store", o.no_store, "do not write the best shape to the tuning cache");
   cmd.add_option("--csv", o.csv, "also write the rows to this CSV file (with its .meta.json)");
   add_force_options(cmd, o.force);
@@ -72,16 +72,17 @@ double median_of(std::vector<double> v) {
 template <class T>
 int tune_typed(const TuneOptions& o) {
   if (o.engine.rfind("cuda-", 0) != 0 && o.engine != "opencl-tiled")
-    throw InputError("tune: --engine must be a GPU engine (cuda-naive, cuda-tiled, cuda-split, opencl-tiled), got '" +
+    throw InputError("tune: --engine must be a GPU engine (cuda-naive, cuda-tiled, cuda-split, cuda-pairs, opencl-tiled), got '" +
                      o.engine + "'");
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
   if (o.repeats < 1) throw InputError("--repeats must be at least 1");
   const bool naive = o.engine == "cuda-naive" || o.engine == "opencl-tiled";
   const bool split = o.engine == "cuda-split";
-  const auto blocks = parse_list(o.blocks, "--blocks", {64, 128, 256, 512, 1024});
-  const auto splits = parse_list(o.splits, "--splits", {split ? 0 : 1});
-  const auto unrolls = parse_list(o.unrolls, "--unrolls", naive ? std::vector<int>{1} : std::vector<int>{1, 4, 8, 16});
-  const auto ipts = parse_list(o.ipts, "--ipts", naive ? std::vector<int>{1} : std::vector<int>{1, 2, 4});
+  const bool pairs = o.engine == "cuda-pairs";  // no unroll choice; split = passes, automatic
+  const auto blocks = parse_list(o.blocks, "--blocks", pairs ? std::vector<int>{32, 64, 128, 256} : std::vector<int>{64, 128, 256, 512, 1024});
+  const auto splits = parse_list(o.splits, "--splits", {split || pairs ? 0 : 1});
+  const auto unrolls = parse_list(o.unrolls, "--unrolls", naive || pairs ? std::vector<int>{1} : std::vector<int>{1, 4, 8, 16});
+  const auto ipts = parse_list(o.ipts, "--ipts", naive ? std::vector<int>{1} : pairs ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1, 2, 4});
 
   IcParams ic;
   ic.name = "plummer";

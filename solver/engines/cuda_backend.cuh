@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "cuda/allpairs.cuh"
 #include "cuda/check.cuh"
+#include "cuda/pairs.cuh"
 #include "engines/cuda_backend.hpp"
 
 namespace nbody::cuda {
@@ -100,6 +101,49 @@ TiledFn<T> pick_tiled(bool clamp, int u, int i) {
   return clamp ? by_i.template operator()<true>() : by_i.template operator()<false>();
 }
 
+// cuda-pairs: float and double, bodies per thread 1, 2, 4, 8 (the rotation's inner loop is unrolled 8).
+template <class T>
+constexpr bool pairs_supported = std::is_same_v<T, float> || std::is_same_v<T, double>;
+constexpr std::array<int, 4> pairs_ipts{1, 2, 4, 8};
+// Device memory for one pass's slots when split= is not given: as many distances per pass as fit
+// (N = 2^20 float, tiles of 2048 bodies: 256 distances in 4 passes, 65 slots of 12 MB).
+constexpr std::size_t pairs_slot_budget = std::size_t(1) << 30;
+
+// Number of passes over the tile distances 1..ntiles/2 and the distances per pass.
+struct PairsPasses {
+  int passes, per_pass;
+};
+inline PairsPasses pairs_passes(int split, std::size_t ntiles, std::size_t slot_bytes) {
+  const int dmax = static_cast<int>(ntiles / 2);
+  if (dmax == 0) return {1, 1};
+  int per_pass = dmax;
+  if (split > 0) per_pass = (dmax + split - 1) / split;
+  else if ((per_pass + 1) * slot_bytes > pairs_slot_budget)
+    per_pass = static_cast<int>(std::max<std::size_t>(2, pairs_slot_budget / slot_bytes) - 1);
+  return {(dmax + per_pass - 1) / per_pass, per_pass};
+}
+
+template <class T>
+using PairsFn = void (*)(PairsArgs<T>);
+
+template <class T>
+PairsFn<T> pick_pairs(bool clamp, int ipt) {
+  if constexpr (!pairs_supported<T>) {
+    return nullptr;
+  } else {
+    auto by_i = [&]<bool C>() -> PairsFn<T> {
+      switch (ipt) {
+        case 1: return &pairs_kernel<T, DeviceMath<C>, 1>;
+        case 2: return &pairs_kernel<T, DeviceMath<C>, 2>;
+        case 4: return &pairs_kernel<T, DeviceMath<C>, 4>;
+        case 8: return &pairs_kernel<T, DeviceMath<C>, 8>;
+        default: return nullptr;
+      }
+    };
+    return clamp ? by_i.template operator()<true>() : by_i.template operator()<false>();
+  }
+}
+
 template <class T>
 NaiveFn<T> pick_naive(bool clamp) {
   return clamp ? &naive_kernel<T, DeviceMath<true>> : &naive_kernel<T, DeviceMath<false>>;
@@ -119,6 +163,16 @@ struct Defaults<dd> {
 template <>
 struct Defaults<qd> {
   static constexpr int block = 64, unroll = 1, ipt = 1, min_piece_tiles = 1;
+};
+
+// cuda-pairs (H100, N = 2^20, tools/gpu/logs/pairs_probe/): float 256 x 8, double 128 x 8.
+template <class T>
+struct PairsDefaults {
+  static constexpr int block = 256, ipt = 8;
+};
+template <>
+struct PairsDefaults<double> {
+  static constexpr int block = 128, ipt = 8;
 };
 
 struct DeviceProps {
@@ -194,6 +248,21 @@ struct Backend<T>::Impl {
     if (stream) cudaStreamDestroy(stream);
   }
 
+  // cuda-pairs: per pass the pair kernel (one block per row of tiles) and the ordered reduction.
+  void launch_pairs(bool clamp, const Launch& l, int n, T G, T eps2, T rmin2) {
+    const int P = l.block * l.ipt, rows = (n + P - 1) / P, dmax = rows / 2;
+    const auto [passes, per_pass] = detail::pairs_passes(l.split, rows, 3 * static_cast<std::size_t>(n) * sizeof(T));
+    const auto fn = detail::pick_pairs<T>(clamp, l.ipt);
+    for (int pass = 0; pass < passes; ++pass) {
+      const int d_first = 1 + pass * per_pass, d_last = std::min(dmax, d_first + per_pass - 1);
+      fn<<<rows, l.block, 0, stream>>>(PairsArgs<T>{d_bodies, n, rows, eps2, rmin2, d_first, d_last, d_partial});
+      NBODY_CUDA_CHECK_LAUNCH("cuda-pairs launch");
+      pairs_reduce_kernel<T><<<(n + 255) / 256, 256, 0, stream>>>(d_partial, n, P, rows, d_first, d_last, pass == 0,
+                                                                  pass == passes - 1, G, d_acc);
+      NBODY_CUDA_CHECK_LAUNCH("cuda-pairs reduction launch");
+    }
+  }
+
   void reserve(std::size_t n, std::size_t partial, std::size_t tickets) {
     if (n > cap_n) {
       detail::device_free(d_bodies);
@@ -241,13 +310,10 @@ Launch Backend<T>::last_launch() const {
 
 namespace detail {
 
-inline std::string kernel_name(Kernel k) {
-  return k == Kernel::naive ? "cuda-naive" : k == Kernel::tiled ? "cuda-tiled" : "cuda-split";
+[[noreturn]] inline void invalid(Kernel k, const Launch& l, const std::string& why) {
+  throw InputError(std::string("invalid launch shape for ") + engine_name(k) + " (" + to_string(l) + "): " + why);
 }
 
-[[noreturn]] inline void invalid(Kernel k, const Launch& l, const std::string& why) {
-  throw InputError("invalid launch shape for " + kernel_name(k) + " (" + to_string(l) + "): " + why);
-}
 
 }  // namespace detail
 
@@ -263,7 +329,28 @@ Launch Backend<T>::resolve(Kernel kernel, const Launch& req, std::size_t n, bool
   // double, cuda-split: N = 512 16 us per evaluation against 83 us in one block of 256 x 2
   // bodies, N = 4096 40 us against 139 us; at N = 65536 the large-N default is 8 % faster).
   const bool small_n = n < static_cast<std::size_t>(p.multiProcessorCount) * Defaults<T>::block;
-  if (kernel != Kernel::naive && small_n) {
+  if (kernel == Kernel::pairs) {
+    if constexpr (!pairs_supported<T>)
+      invalid(kernel, req, std::string("cuda-pairs runs in float and double, not ") + precision_name<T>() +
+                               " (use cuda-tiled or cuda-split)");
+    if (l.unroll > 1) invalid(kernel, req, "cuda-pairs takes block=, ipt= and split= (passes); it has no unroll= choice");
+    l.unroll = 1;
+    // Defaults from the N = 2^20 probe; for fewer bodies, smaller tiles until there are two rows
+    // (blocks) per multiprocessor, halving what was not given: bodies per thread first.
+    const bool auto_b = l.block == 0, auto_i = l.ipt == 0;
+    if (auto_b) l.block = PairsDefaults<T>::block;
+    if (auto_i) l.ipt = PairsDefaults<T>::ipt;
+    const auto rows = [&] { return (n + static_cast<std::size_t>(l.block) * l.ipt - 1) / (static_cast<std::size_t>(l.block) * l.ipt); };
+    while (rows() < 2 * static_cast<std::size_t>(p.multiProcessorCount) && ((auto_i && l.ipt > 1) || (auto_b && l.block > 32))) {
+      if (auto_i && l.ipt > 1) l.ipt /= 2;
+      else l.block /= 2;
+    }
+    if (l.block % 32 != 0 || l.block > pairs_max_block)
+      invalid(kernel, req, "block=" + std::to_string(l.block) + ": cuda-pairs needs whole warps, a multiple of 32 up to " +
+                               std::to_string(pairs_max_block) + " (valid: 32, 64, ..., " + std::to_string(pairs_max_block) + ")");
+    if (std::find(pairs_ipts.begin(), pairs_ipts.end(), l.ipt) == pairs_ipts.end())
+      invalid(kernel, req, "ipt=" + std::to_string(l.ipt) + " is not compiled (valid: " + join(pairs_ipts.begin(), pairs_ipts.end()) + ")");
+  } else if (kernel != Kernel::naive && small_n) {
     if (l.block == 0) l.block = n < 2048 ? 32 : 64;
     if (l.ipt == 0) l.ipt = 1;
   }
@@ -279,6 +366,8 @@ Launch Backend<T>::resolve(Kernel kernel, const Launch& req, std::size_t n, bool
       invalid(kernel, req, "cuda-naive takes only block= (split, unroll and ipt belong to cuda-tiled and cuda-split)");
     l.split = l.unroll = l.ipt = 1;
     fn = reinterpret_cast<const void*>(pick_naive<T>(clamp));
+  } else if (kernel == Kernel::pairs) {
+    fn = reinterpret_cast<const void*>(pick_pairs<T>(clamp, l.ipt));
   } else {
     if (l.unroll == 0) l.unroll = Defaults<T>::unroll;
     if (l.ipt == 0) l.ipt = Defaults<T>::ipt;
@@ -313,6 +402,13 @@ Launch Backend<T>::resolve(Kernel kernel, const Launch& req, std::size_t n, bool
 
   const std::size_t per_block = static_cast<std::size_t>(l.block) * l.ipt;
   const std::size_t gx = std::max<std::size_t>(1, (n + per_block - 1) / per_block);
+  if (kernel == Kernel::pairs) {  // one block per tile of block x ipt bodies, split = passes
+    if (gx > static_cast<std::size_t>(p.maxGridSize[0]))
+      invalid(kernel, req, "grid of " + std::to_string(gx) + " blocks exceeds the device's limit of " +
+                               std::to_string(p.maxGridSize[0]) + dev);
+    l.split = pairs_passes(l.split, gx, 3 * n * sizeof(T)).passes;
+    return l;
+  }
   const std::size_t ntiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
   if (kernel == Kernel::split && l.split == 0) {
     // Enough blocks for two full waves of the GPU, each piece at least min_piece_tiles long.
@@ -349,8 +445,10 @@ void Backend<T>::compute(Kernel kernel, const Launch& req, const T* pos, const T
   const std::size_t per_block = static_cast<std::size_t>(l.block) * l.ipt;
   const unsigned gx = static_cast<unsigned>((n + per_block - 1) / per_block);
   const std::size_t ntiles = (n + l.block - 1) / l.block;
-  const bool split = kernel != Kernel::naive && l.split > 1;
-  m.reserve(n, split ? static_cast<std::size_t>(l.split) * 3 * n : 0, split ? gx : 0);
+  const bool split = (kernel == Kernel::tiled || kernel == Kernel::split) && l.split > 1;
+  std::size_t partial = split ? static_cast<std::size_t>(l.split) * 3 * n : 0;
+  if (kernel == Kernel::pairs) partial = (1 + static_cast<std::size_t>(pairs_passes(l.split, gx, 3 * n * sizeof(T)).per_pass)) * 3 * n;
+  m.reserve(n, partial, split ? gx : 0);
 
   for (std::size_t i = 0; i < n; ++i) m.h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
   NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_bodies, m.h_bodies, n * sizeof(Body4<T>), cudaMemcpyHostToDevice, m.stream));
@@ -359,6 +457,8 @@ void Backend<T>::compute(Kernel kernel, const Launch& req, const T* pos, const T
     const unsigned grid = static_cast<unsigned>((n + l.block - 1) / l.block);
     pick_naive<T>(clamp)<<<grid, l.block, 0, m.stream>>>(m.d_bodies, ni, eps2, rmin2, G, m.d_acc);
     NBODY_CUDA_CHECK_LAUNCH("cuda-naive launch");
+  } else if (kernel == Kernel::pairs) {
+    if constexpr (pairs_supported<T>) m.launch_pairs(clamp, l, ni, G, eps2, rmin2);
   } else {
     TiledArgs<T> a{m.d_bodies, ni, eps2, rmin2, G, m.d_acc, m.d_partial, m.d_tickets,
                    static_cast<int>((ntiles + l.split - 1) / l.split)};

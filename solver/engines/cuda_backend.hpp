@@ -15,15 +15,15 @@
 
 namespace nbody::cuda {
 
-enum class Kernel { naive, tiled, split };
+enum class Kernel { naive, tiled, split, pairs };
 
 // A launch shape. 0 means "choose": the tuned value from the cache if there is one, else the
 // built-in default for the GPU (block 256, the largest unroll and bodies per thread that pay).
 struct Launch {
   int block = 0;   // threads per block (= bodies per shared-memory tile)
-  int split = 0;   // pieces of the j-range, one per blockIdx.y (cuda-split; 1 for the others)
+  int split = 0;   // pieces of the j-range, one per blockIdx.y (cuda-split); passes over the tile distances (cuda-pairs)
   int unroll = 0;  // unroll factor of the inner loop: 1, 2, 4, 8, 16, 32
-  int ipt = 0;     // bodies per thread: 1, 2, 4 (float also 8; dd: 1, 2)
+  int ipt = 0;     // bodies per thread: 1, 2, 4 (float and cuda-pairs also 8; dd: 1, 2)
   int cluster = 0; // device-resident steps only: 1 = grid-wide sync, K = the grid is one cluster of <= K blocks
   bool operator==(const Launch&) const = default;
 };
@@ -43,7 +43,13 @@ std::string device_name();
 std::string device_key();
 
 inline const char* engine_name(Kernel k) {
-  return k == Kernel::naive ? "cuda-naive" : k == Kernel::tiled ? "cuda-tiled" : "cuda-split";
+  switch (k) {
+    case Kernel::naive: return "cuda-naive";
+    case Kernel::tiled: return "cuda-tiled";
+    case Kernel::split: return "cuda-split";
+    case Kernel::pairs: return "cuda-pairs";
+  }
+  return "?";
 }
 template <class T>
 constexpr const char* precision_name() {

@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA force engines (host side): cuda-naive, cuda-tiled and cuda-split, for float, double, dd
-// and qd. The kernels live in kernels/cuda/, the device buffers and launches in cuda_backend.cuh; this
+// and qd; cuda-pairs for float and double. The kernels live in kernels/cuda/, the device buffers and launches in cuda_backend.cuh; this
 // header is plain C++ so that the registry compiles without nvcc.
 #include <memory>
 #include <string>
@@ -16,6 +16,8 @@ namespace nbody {
 template <class T>
 constexpr bool cuda_supports =
     std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd> || std::is_same_v<T, qd>;
+template <class T>
+constexpr bool cuda_pairs_supports = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 template <class T, cuda::Kernel K>
 class CudaEngine final : public ForceEngine<T> {
@@ -95,6 +97,17 @@ struct CudaSplitEngine {
         "CUDA, tiles with each body's j-range split over blocks, summed in a fixed order (S1); --launch block=,split=,unroll=,ipt=";
   };
   using type = CudaEngine<T, cuda::Kernel::split>;
+};
+
+template <class T>
+struct CudaPairsEngine {
+  struct info {
+    static constexpr std::string_view name = "cuda-pairs";
+    static constexpr std::string_view description =
+        "CUDA, each pair once (Newton's third law), the other body's sum passed between lanes and added in a fixed "
+        "order; float, double; --launch block=,ipt=,split= (passes)";
+  };
+  using type = CudaEngine<T, cuda::Kernel::pairs>;
 };
 
 }  // namespace nbody

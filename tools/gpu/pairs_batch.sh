@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# cuda-pairs on the lent H100 (the `run` device tool), from the repository root, binaries of a clean
+# commit gzipped in $CARRY (nbody.gz, nbody_tests.gz, libs/: tools/gpu/prepare_carry.sh, then gzip):
+#   1. provenance (GPU, driver, clocks; nbody --build-info) and a clock log for the whole batch
+#   2. the GPU tests, all of them ("[gpu]"; NVIDIA's OpenCL ICD registered first)
+#   3. compute-sanitizer memcheck and racecheck of the cuda-pairs kernels (float, double; tiles cut
+#      short, several passes, the clamp on and off)
+#   4. N = 2^20 and 4096: cuda-pairs shapes against cuda-tiled's best, one `nbody tune` each
+# Results in $OUT (the device tool brings back at most 8 files: one tarball plus the logs).
+set -u
+CARRY=${CARRY:-build-gpu-carry}
+W=/tmp/pairs
+mkdir -p "$W"
+for f in nbody nbody_tests; do gunzip -c "$CARRY/$f.gz" > "$W/$f" && chmod +x "$W/$f"; done
+export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export NBODY_TUNE_CACHE=$W/tune_cache.json
+NB=$W/nbody
+NT=$W/nbody_tests
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+pack() { tar czf "$OUT/pairs.tar.gz" -C /tmp pairs --exclude=nbody --exclude=nbody_tests; cp "$W/steps.log" "$OUT/" 2>/dev/null; }
+step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
+
+step provenance
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu,pstate --format=csv
+} > "$W/provenance.txt" 2>&1
+"$NB" --build-info > "$W/build_info.json" 2>&1
+mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv -lms 500 > "$W/clocks.csv" 2>&1 &
+smi_pid=$!
+
+step "tests [gpu]"
+"$NT" "[gpu]" -r compact > "$W/tests_gpu_full.log" 2>&1; echo "nbody_tests [gpu] rc=$?" | tee -a "$W/steps.log"
+tail -3 "$W/tests_gpu_full.log" | tee -a "$W/steps.log"
+pack
+
+step "compute-sanitizer ($SAN) on cuda-pairs"
+for tool in memcheck racecheck; do
+  for p in float double; do
+    for law in "" "--r-min 0.05"; do
+      echo "--- $tool $p $law" >> "$W/sanitizer_${tool}.log"
+      "$SAN" --tool $tool --error-exitcode 99 "$NB" tune --engine cuda-pairs --precision $p --n 333 --blocks 32,96 \
+        --ipts 1,4 --splits 0,3 --repeats 1 --no-store $law >> "$W/sanitizer_${tool}.log" 2>&1
+      echo "rc=$? ($tool cuda-pairs $p $law)" | tee -a "$W/sanitizer_${tool}.log" >> "$W/sanitizer_summary.log"
+    done
+  done
+done
+sort "$W/sanitizer_summary.log" | uniq -c | tee -a "$W/steps.log"
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+pack
+
+step "timings"
+for n in 1048576 4096; do
+  "$NB" tune --engine cuda-tiled --precision float --n $n --blocks 256,512 --unrolls 16 --ipts 1,2,4 --repeats 2 --no-store \
+    --csv "$W/tiled_float_$n.csv" > "$W/tiled_float_$n.txt" 2>> "$W/timings.err"
+  "$NB" tune --engine cuda-pairs --precision float --n $n --repeats 2 --no-store --csv "$W/pairs_float_$n.csv" \
+    > "$W/pairs_float_$n.txt" 2>> "$W/timings.err"
+  "$NB" tune --engine cuda-pairs --precision double --n $n --repeats 2 --no-store --csv "$W/pairs_double_$n.csv" \
+    > "$W/pairs_double_$n.txt" 2>> "$W/timings.err"
+  pack
+done
+for f in "$W"/*_1048576.txt "$W"/*_4096.txt; do echo "# $f"; tail -4 "$f"; done | tee -a "$W/steps.log"
+kill $smi_pid
+pack
