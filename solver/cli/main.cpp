@@ -191,6 +191,7 @@ int main(int argc, char** argv) {
     if (build_info_flag) {
       nlohmann::json host = host_info();
       host["features"] = gpu_features();  // GPU back ends with a device here (runner's `requires`)
+      host["cuda"] = nlohmann::json::parse(cuda_device_json());
       std::cout << nlohmann::json{{"build", build_info()}, {"host", host}}.dump(2) << "\n";
       return 0;
     }

@@ -58,4 +58,14 @@ inline std::vector<std::string> gpu_features() {
   return f;
 }
 
+// The CUDA device this run would use (name, compute capability, multiprocessors, maximum clocks,
+// memory, CUDA driver and runtime versions) as JSON, or null without CUDA or without a device:
+// `nbody --build-info` reports it as host.cuda, so that every runner record names its GPU.
+inline std::string cuda_device_json() {
+#if NBODY_WITH_CUDA
+  if (cuda::device_count() > 0) return cuda::device_json();
+#endif
+  return "null";
+}
+
 }  // namespace nbody

@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # cuda-pairs on the lent H100 (the `run` device tool), from the repository root, binaries of a clean
-# commit gzipped in $CARRY (nbody.gz, nbody_tests.gz, libs/: tools/gpu/prepare_carry.sh, then gzip):
-#   1. provenance (GPU, driver, clocks; nbody --build-info) and a clock log for the whole batch
-#   2. the GPU tests, all of them ("[gpu]"; NVIDIA's OpenCL ICD registered first)
-#   3. compute-sanitizer memcheck and racecheck of the cuda-pairs kernels (float, double; tiles cut
-#      short, several passes, the clamp on and off)
-#   4. N = 2^20 and 4096: cuda-pairs shapes against cuda-tiled's best, one `nbody tune` each
+# commit gzipped in $CARRY (nbody.gz, nbody_tests.gz, libs/: tools/gpu/prepare_carry.sh, then gzip).
+# Every phase: provenance (GPU, driver, clocks; nbody --build-info) and a clock log.
+#   check        the GPU tests, all of them ("[gpu]"; NVIDIA's OpenCL ICD registered first);
+#                compute-sanitizer memcheck and racecheck of the cuda-pairs kernels (float, double;
+#                tiles cut short, several passes, the clamp on and off); N = 2^20 and 4096:
+#                cuda-pairs shapes against cuda-tiled's best, one `nbody tune` each
+#   experiments  E13's tuning of cuda-pairs (added to the committed tuning cache, which the other
+#                CUDA engines read as before), then E09 through the runner
 # Results in $OUT (the device tool brings back at most 8 files: one tarball plus the logs).
 set -u
+phase=${1:-check}
 CARRY=${CARRY:-build-gpu-carry}
-W=/tmp/pairs
+W=/tmp/pairs/$phase
 mkdir -p "$W"
-for f in nbody nbody_tests; do gunzip -c "$CARRY/$f.gz" > "$W/$f" && chmod +x "$W/$f"; done
+for f in nbody nbody_tests; do gunzip -c "$CARRY/$f.gz" > "$CARRY/$f" && chmod +x "$CARRY/$f"; done
 export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export NBODY_TUNE_CACHE=$W/tune_cache.json
-NB=$W/nbody
-NT=$W/nbody_tests
+NB=$PWD/$CARRY/nbody
+NT=$PWD/$CARRY/nbody_tests
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-pack() { tar czf "$OUT/pairs.tar.gz" -C /tmp pairs --exclude=nbody --exclude=nbody_tests; cp "$W/steps.log" "$OUT/" 2>/dev/null; }
+pack() { tar czf "$OUT/$phase.tar.gz" -C /tmp/pairs "$phase"; cp "$W/steps.log" "$OUT/${phase}_steps.log" 2>/dev/null; }
 step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
 
 step provenance
@@ -30,6 +33,7 @@ mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv -lms 500 > "$W/clocks.csv" 2>&1 &
 smi_pid=$!
 
+if [ "$phase" = check ]; then
 step "tests [gpu]"
 "$NT" "[gpu]" -r compact > "$W/tests_gpu_full.log" 2>&1; echo "nbody_tests [gpu] rc=$?" | tee -a "$W/steps.log"
 tail -3 "$W/tests_gpu_full.log" | tee -a "$W/steps.log"
@@ -61,5 +65,28 @@ for n in 1048576 4096; do
   pack
 done
 for f in "$W"/*_1048576.txt "$W"/*_4096.txt; do echo "# $f"; tail -4 "$f"; done | tee -a "$W/steps.log"
+fi
+
+if [ "$phase" = experiments ]; then
+  cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
+  step "E13: cuda-pairs tuned per (precision, N), stored in the cache"
+  for p in float double; do
+    for n in 4096 16384 65536 262144 1048576; do
+      blocks=32,64,128,256; ipts=1,2,4,8
+      [ $n = 1048576 ] && blocks=64,128,256 && ipts=4,8
+      "$NB" tune --engine cuda-pairs --precision $p --n $n --blocks $blocks --ipts $ipts --repeats 3 \
+        --csv "$W/E13_cuda-pairs_${p}_${n}.csv" > /dev/null 2>> "$W/E13.log"
+      echo "tune cuda-pairs $p $n rc=$?" | tee -a "$W/steps.log"
+    done
+  done
+  cp "$NBODY_TUNE_CACHE" "$W/tune_cache.json"
+  pack
+  step "E09 through the runner"
+  PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-400}" python3 experiments/runner.py run E09_gpu_time_vs_n --force \
+    --nbody "$NB" > "$W/runner.log" 2>&1
+  echo "runner rc=$?" | tee -a "$W/steps.log"
+  tail -5 "$W/runner.log" | tee -a "$W/steps.log"
+  cp results/E09_gpu_time_vs_n.csv results/E09_gpu_time_vs_n.meta.json "$W/" 2>> "$W/steps.log"
+fi
 kill $smi_pid
 pack
