@@ -6,9 +6,9 @@ from gpu_common import ROOT, device_text, load, plt, save, sci, write_macros, wr
 
 NAME = "E09_gpu_time_vs_n"
 rows, meta = load(NAME)
-ENGINES = ["openmp-simd", "opencl-tiled", "cuda-naive", "cuda-tiled", "cuda-split"]
+ENGINES = ["openmp-simd", "opencl-tiled", "cuda-naive", "cuda-tiled", "cuda-split", "cuda-pairs"]
 STYLE = {"openmp-simd": ("tab:grey", "s"), "opencl-tiled": ("tab:green", "^"), "cuda-naive": ("tab:orange", "v"),
-         "cuda-tiled": ("tab:blue", "o"), "cuda-split": ("tab:red", "D")}
+         "cuda-tiled": ("tab:blue", "o"), "cuda-split": ("tab:red", "D"), "cuda-pairs": ("tab:purple", "P")}
 # S0 Table 3: one force evaluation, double, N = 131072: 1.13 s on half a Tesla K80 (CUDA).
 S0_SECONDS_131072 = 1.13
 
@@ -30,14 +30,14 @@ for ax, prec in zip(axes, ["float", "double", "dd"]):
     ax.grid(True, which="both", alpha=0.3)
 axes[0].set_ylabel("interactions / s  (N(N-1) / time)")
 axes[0].legend(fontsize=8)
-fig.suptitle(f"E09: one force evaluation; {device_text(meta)}", fontsize=9)
+fig.suptitle(f"E09: one force evaluation; {device_text(meta, rows)}", fontsize=9)
 save(fig, NAME)
 
 # Table: seconds per evaluation at each N, the CUDA engines, OpenCL and the CPU.
 ns = sorted({int(r["n"]) for r in rows})
-lines = [r"\begin{tabular}{r" + "r" * 7 + "}", r"\hline",
-         r"$N$ & \multicolumn{3}{c}{float} & \multicolumn{3}{c}{double} & dd \\",
-         r" & split & OpenCL & CPU & split & OpenCL & CPU & split \\ \hline"]
+lines = [r"\begin{tabular}{r" + "r" * 9 + "}", r"\hline",
+         r"$N$ & \multicolumn{4}{c}{float} & \multicolumn{4}{c}{double} & dd \\",
+         r" & split & pairs & OpenCL & CPU & split & pairs & OpenCL & CPU & split \\ \hline"]
 
 
 def sec(e, p, n):
@@ -47,9 +47,8 @@ def sec(e, p, n):
 
 for n in ns:
     dd = sec("cuda-split", "dd", n) if n <= 131072 else sec("cuda-tiled", "dd", n)
-    lines.append(f"{n} & {sec('cuda-split', 'float', n)} & {sec('opencl-tiled', 'float', n)} & "
-                 f"{sec('openmp-simd', 'float', n)} & {sec('cuda-split', 'double', n)} & {sec('opencl-tiled', 'double', n)} & "
-                 f"{sec('openmp-simd', 'double', n)} & {dd} \\\\")
+    cells = [sec(e, p, n) for p in ("float", "double") for e in ("cuda-split", "cuda-pairs", "opencl-tiled", "openmp-simd")]
+    lines.append(f"{n} & " + " & ".join(cells) + f" & {dd} \\\\")
 lines += [r"\hline", r"\end{tabular}"]
 write_tex("E09_table.tex", "\n".join(lines) + "\n", __file__, [f"results/{NAME}.csv"])
 
@@ -58,15 +57,22 @@ def rate(e, p, n):
     return float(t[(e, p)][n]["interactions_per_s"])
 
 
+ALL_PAIRS = ("cuda-tiled", "cuda-split")  # the all-pairs engines (every pair twice)
 m = {
-    "EnineFloatMax": sci(max(rate("cuda-split", "float", 1048576), rate("cuda-tiled", "float", 1048576))),
-    "EnineDoubleMax": sci(max(rate("cuda-split", "double", 1048576), rate("cuda-tiled", "double", 1048576))),
+    "EnineFloatMax": sci(max(rate(e, "float", 1048576) for e in ALL_PAIRS)),
+    "EnineDoubleMax": sci(max(rate(e, "double", 1048576) for e in ALL_PAIRS)),
+    "EninePairsFloatMax": sci(rate("cuda-pairs", "float", 1048576)),
+    "EninePairsDoubleMax": sci(rate("cuda-pairs", "double", 1048576)),
+    "EninePairsFloatGain": f"{rate('cuda-pairs', 'float', 1048576) / max(rate(e, 'float', 1048576) for e in ALL_PAIRS):.2f}",
+    "EninePairsDoubleGain": f"{rate('cuda-pairs', 'double', 1048576) / max(rate(e, 'double', 1048576) for e in ALL_PAIRS):.2f}",
+    "EninePairsFloatCross": str(min(n for n in ns if ("cuda-pairs", "float") in t and n in t[("cuda-pairs", "float")]
+                                    and rate("cuda-pairs", "float", n) > max(rate(e, "float", n) for e in ALL_PAIRS))),
     "EnineDdMax": sci(rate("cuda-tiled", "dd", 1048576)),
     "EnineFloatSmall": sci(rate("cuda-split", "float", 4096)),
     "EnineDoubleOneThreeOne": f"{float(t[('cuda-split', 'double')][131072]['seconds_per_eval']):.3g}",
     "EnineSZeroOneThreeOne": f"{S0_SECONDS_131072}",
     "EnineOpenclFloatMax": sci(rate("opencl-tiled", "float", 1048576)),
     "EnineOpenclDoubleMax": sci(rate("opencl-tiled", "double", 1048576)),
-    "EnineDevice": device_text(meta).replace("_", r"\_"),
+    "EnineDevice": device_text(meta, rows).replace("_", r"\_"),
 }
 write_macros("E09_numbers.tex", m, __file__, [f"results/{NAME}.csv"])

@@ -28,13 +28,23 @@ def load(name):
     return rows, meta
 
 
-def device_text(meta):
-    """'NVIDIA H100 80GB HBM3, driver 580.159.04, SM clock 1980 MHz under load, commit c29b9b34c3d9+dirty'."""
-    run = meta["device_runs"][-1]
-    clk = run["clocks"].get("sm_clock_mhz_under_load_median")
-    b = run["build"]
+def device_text(meta, rows=None):
+    """'NVIDIA H100 80GB HBM3, driver 580.159.04, SM clock 1980 MHz under load, commit c29b9b34c3d9+dirty',
+    from a collected result's device_runs or from a runner's .meta.json (GPU from nbody --build-info,
+    driver from nvidia-smi, clock: the median of the rows' gpu_sm_clock_mhz)."""
+    if "device_runs" in meta:
+        run = meta["device_runs"][-1]
+        gpu, driver, b = run["gpu"], run["driver"], run["build"]
+        clk = run["clocks"].get("sm_clock_mhz_under_load_median")
+    else:
+        b = meta["nbody"]["build_info"]["build"]
+        gpu = (meta["nbody"]["build_info"]["host"].get("cuda") or {}).get("device", "?")
+        driver = (meta["host"].get("nvidia_smi") or [{}])[0].get("driver_version", "?")
+        clocks = sorted(float(r["gpu_sm_clock_mhz"]) for r in rows or [] if r.get("gpu_sm_clock_mhz"))
+        clk = clocks[len(clocks) // 2] if clocks else None
     commit = str(b.get("git_commit", "?"))[:12] + ("+dirty" if b.get("git_dirty") else "")
-    return f"{run['gpu']}, driver {run['driver']}, SM clock {clk:.0f} MHz under load, commit {commit}"
+    clock = f"SM clock {clk:.0f} MHz under load" if clk else "SM clock not sampled"
+    return f"{gpu}, driver {driver}, {clock}, commit {commit}"
 
 
 def save(fig, name):

@@ -5,7 +5,8 @@ shape tried (its `launch` split into block, split, unroll, ipt; an invalid shape
 status=invalid and the reason, never a time). results/<ID>.csv has, per row, the point columns,
 then the `metrics` (columns of nbody's rows, default spec.DEFAULT_BENCH_METRICS or
 DEFAULT_TUNE_METRICS), then the 1-minute load average of the machine just before and just after
-the point (load_before, load_after: a timing taken while other work ran says so).
+the point (load_before, load_after: a timing taken while other work ran says so) and, where
+nvidia-smi is present, the GPU's SM clock under load during the point (gpu_sm_clock_mhz).
 
 Points run one at a time whatever --jobs says (timings must not share the machine), with the
 environment as given (OpenMP uses every core unless OMP_NUM_THREADS says otherwise), in file
@@ -23,6 +24,8 @@ import io
 import json
 import os
 import shlex
+import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -71,11 +74,43 @@ def launch_columns(row):
     return out
 
 
+class _GpuClock:
+    """Samples nvidia-smi's SM clock and power every 100 ms while a point runs (when nvidia-smi is
+    here): the clock the timing ran at, for the gpu_sm_clock_mhz column (the median of the samples
+    at more than 150 W, i.e. under load; empty when the point was too short to be sampled so)."""
+
+    def __enter__(self):
+        self.proc = None
+        if shutil.which("nvidia-smi"):
+            self.proc = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
+                                          "-lms", "100", "-i", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         text=True)
+        return self
+
+    def __exit__(self, *exc):
+        self.mhz = None
+        if self.proc is None:
+            return False
+        self.proc.terminate()
+        out, _ = self.proc.communicate()
+        loaded = []
+        for line in out.splitlines():
+            try:
+                mhz, watts = (float(v) for v in line.split(","))
+            except ValueError:
+                continue
+            if watts > 150:
+                loaded.append(mhz)
+        self.mhz = statistics.median(loaded) if loaded else None
+        return False
+
+
 def _measure(nbody, args, cmd, kind):
     """Run one `nbody bench` or `nbody tune`; return (its CSV rows as dicts, load before, load
-    after)."""
+    after, the GPU's SM clock under load or None)."""
     before = _load1()
-    proc = subprocess.run([str(nbody), *args], capture_output=True, text=True)
+    with _GpuClock() as clock:
+        proc = subprocess.run([str(nbody), *args], capture_output=True, text=True)
     after = _load1()
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["(no stderr)"])[-1]
@@ -84,7 +119,7 @@ def _measure(nbody, args, cmd, kind):
     if (kind == "bench" and len(rows) != 1) or not rows:
         raise PointFailed(cmd, f"expected {'one CSV row' if kind == 'bench' else 'CSV rows'} from nbody {kind}, "
                                f"got {len(rows)}")
-    return (rows if kind == "bench" else [launch_columns(r) for r in rows]), before, after
+    return (rows if kind == "bench" else [launch_columns(r) for r in rows]), before, after, clock.mhz
 
 
 def _load_record(path, kind):
@@ -127,12 +162,13 @@ def run(exp, nbody, force, build_info):
     try:
         for k, p in enumerate(pending):
             try:
-                rows, before, after = _measure(nbody, p["args"], p["cmd"], exp.kind)
+                rows, before, after, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind)
             except PointFailed as e:
                 failures.append(e)
                 continue
             record = {"record_format": RECORD_FORMAT, "kind": exp.kind, "params": p["params"],
-                      "rows": rows, "load_before": before, "load_after": after, "cmd": p["cmd"],
+                      "rows": rows, "load_before": before, "load_after": after, "gpu_sm_clock_mhz": mhz,
+                      "cmd": p["cmd"],
                       "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
             files.write_json(cache / f"{p['hash']}.json", record)  # atomic: resumable
             done[p["hash"]] = record
@@ -165,9 +201,10 @@ def run(exp, nbody, force, build_info):
               f"{sorted(records[0]['rows'][0])})", file=sys.stderr)
         return 1
     metrics = [m for m in exp.metrics if m not in exp.params]  # a swept flag nbody also reports
-    header = exp.params + metrics + ["load_before", "load_after"]
+    clocked = any(r.get("gpu_sm_clock_mhz") for r in records)  # a GPU with nvidia-smi was sampled
+    header = exp.params + metrics + ["load_before", "load_after"] + (["gpu_sm_clock_mhz"] if clocked else [])
     rows = [[fmt(p["params"].get(k)) for k in exp.params] + [row[m] for m in metrics]
-            + [fmt(r["load_before"]), fmt(r["load_after"])]
+            + [fmt(r["load_before"]), fmt(r["load_after"])] + ([fmt(r.get("gpu_sm_clock_mhz"))] if clocked else [])
             for p, r in zip(points, records) for row in r["rows"]]
     meta = {
         "experiment": exp.id,

@@ -38,8 +38,25 @@ def _os_name():
         return platform.platform()
 
 
+GPU_FIELDS = ["name", "driver_version", "clocks.sm", "clocks.max.sm", "clocks.applications.graphics", "clocks.mem",
+              "power.draw", "power.limit", "temperature.gpu", "persistence_mode"]
+
+
+def _gpus():
+    """nvidia-smi's view of each NVIDIA GPU (name, driver, clocks now, maximum and application
+    clocks, power, temperature) when nvidia-smi is here, else None."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=" + ",".join(GPU_FIELDS), "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    return [dict(zip(GPU_FIELDS, (v.strip() for v in line.split(",")))) for line in out.stdout.splitlines() if line]
+
+
 def host():
-    return {
+    h = {
         "hostname": platform.node(),
         "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
@@ -48,6 +65,10 @@ def host():
         "machine": platform.machine(),
         "python": sys.version.split()[0],
     }
+    gpus = _gpus()
+    if gpus is not None:
+        h["nvidia_smi"] = gpus  # at the end of the run: the clock under load is in the batch's clock log
+    return h
 
 
 class BuildInfoError(Exception):

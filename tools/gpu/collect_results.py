@@ -32,6 +32,11 @@ LIMITS = {"fp32_lanes": 128, "fp64_lanes": 64, "mufu_lanes": 16}
 OPS = {"float": {"pipe": "fp32", "ops": 13, "note": "3 FADD + 6 FFMA + 3 FMUL + 1 MUFU.RSQ (issue slots)"},
        "double": {"pipe": "fp64", "ops": 16, "note": "3 DADD + 9 DFMA + 4 DMUL (+ MUFU.RSQ64H on the XU pipe)"},
        "dd": {"pipe": "fp64", "ops": 270, "note": "double-double: ~270 FP64 operations (PTX of the tiled kernel)"}}
+# cuda-pairs: one pair (two interactions) is 16 FP32 + 1 MUFU in float (3 FADD, 3 FFMA for s^2, 2 FMUL
+# for 1/s^3, 2 FMUL for the two weights, 6 FFMA), 20 FP64 in double; the lane exchange (3 shuffles
+# and 1 shared load per step of I pairs) is not counted.
+PAIRS_OPS = {"float": {"pipe": "fp32", "ops": 8.5, "note": "per pair 16 FP32 + 1 MUFU.RSQ, two interactions"},
+             "double": {"pipe": "fp64", "ops": 10, "note": "per pair 20 FP64 (+ MUFU.RSQ64H), two interactions"}}
 
 
 def read_csv(path):
@@ -94,6 +99,62 @@ def tune_rows(paths, batch):
             r["batch"] = batch
             rows.append(r)
     return rows
+
+
+E13_BEST_COLS = ["engine", "precision", "n", "block", "split", "unroll", "ipt", "seconds_per_eval", "interactions_per_s",
+                 "median_shape_interactions_per_s", "worst_shape_interactions_per_s", "shapes_tried", "batch"]
+PRECISION_ORDER = {"float": 0, "double": 1, "dd": 2}
+
+
+def best_shapes(rows):
+    """E13's table: per (engine, precision, N) the tuner's best row, with the median and worst
+    valid shape beside it."""
+    best = []
+    for r in rows:
+        if r["best"] != "1":
+            continue
+        same = [x for x in rows if (x["engine"], x["precision"], x["n"]) == (r["engine"], r["precision"], r["n"])
+                and x["status"] == "ok"]
+        rates = sorted(float(x["interactions_per_s"]) for x in same)
+        b = dict(r)
+        b["shapes_tried"] = len(same)
+        b["median_shape_interactions_per_s"] = statistics.median(rates)
+        b["worst_shape_interactions_per_s"] = rates[0]
+        best.append(b)
+    best.sort(key=lambda r: (r["engine"], PRECISION_ORDER[r["precision"]], int(r["n"])))
+    return best
+
+
+def ops_per_interaction(engine, precision):
+    return PAIRS_OPS[precision] if engine == "cuda-pairs" else OPS[precision]
+
+
+def write_e24(batches, clock):
+    """E24 from results/E09: each GPU rate against its pipe's limit, 132 SMs x lanes x SM clock /
+    issue slots per interaction; the clock of the row where the runner sampled one under load,
+    else `clock` (MHz)."""
+    rows = []
+    for r in read_csv(RESULTS / "E09_gpu_time_vs_n.csv"):
+        if not (r["engine"].startswith("cuda-") or r["engine"].startswith("opencl-")):
+            continue
+        o = ops_per_interaction(r["engine"], r["precision"])
+        mhz = float(r.get("gpu_sm_clock_mhz") or clock)
+        lanes = LIMITS["fp32_lanes"] if o["pipe"] == "fp32" else LIMITS["fp64_lanes"]
+        limit = SMS * lanes * mhz * 1e6 / o["ops"]
+        rate = float(r["interactions_per_s"])
+        rows.append({"engine": r["engine"], "precision": r["precision"], "n": r["n"], "interactions_per_s": rate,
+                     "pipe": o["pipe"], "ops_per_interaction": o["ops"], "sm_clock_mhz": mhz,
+                     "pipe_limit_interactions_per_s": limit, "fraction_of_limit": rate / limit,
+                     "gflops_20": rate * 20 / 1e9})
+    out = RESULTS / "E24_roofline.csv"
+    write_csv(out, rows, list(rows[0].keys()))
+    write_meta(out, batches, {
+        "limits": "interactions/s bound = 132 SMs x lanes x SM clock / operations per interaction; fp32 128 lanes "
+                  "(the issue limit too: 4 schedulers x 32), fp64 64 lanes",
+        "ops_per_interaction": OPS, "ops_per_interaction_cuda_pairs": PAIRS_OPS,
+        "sm_clock_mhz": "per row: the runner's gpu_sm_clock_mhz of the E09 point where sampled under load, "
+                        f"else {clock} (the batch's clock log)",
+        "rates_from": "results/E09_gpu_time_vs_n.csv"})
 
 
 def main(check, sweep, final):
@@ -164,23 +225,8 @@ def main(check, sweep, final):
         tune_rows(sorted(p for p in sweep.glob("E13_*.csv") if "float" not in p.name), "sweep")
     out = RESULTS / "E13_tuned_launch_all.csv"
     write_csv(out, rows, tune_cols)
-    best = []
-    for r in rows:
-        if r["best"] != "1":
-            continue
-        same = [x for x in rows if (x["engine"], x["precision"], x["n"]) == (r["engine"], r["precision"], r["n"])
-                and x["status"] == "ok"]
-        rates = sorted(float(x["interactions_per_s"]) for x in same)
-        b = dict(r)
-        b["shapes_tried"] = len(same)
-        b["median_shape_interactions_per_s"] = statistics.median(rates)
-        b["worst_shape_interactions_per_s"] = rates[0]
-        best.append(b)
-    best.sort(key=lambda r: (r["engine"], order[r["precision"]], int(r["n"])))
     out2 = RESULTS / "E13_tuned_launch.csv"
-    write_csv(out2, best, ["engine", "precision", "n", "block", "split", "unroll", "ipt", "seconds_per_eval",
-                           "interactions_per_s", "median_shape_interactions_per_s", "worst_shape_interactions_per_s",
-                           "shapes_tried", "batch"])
+    write_csv(out2, best_shapes(rows), E13_BEST_COLS)
     for o in (out, out2):
         write_meta(o, [sweep, final], {
             "command": "nbody tune --engine E --precision P --n N --blocks ... --unrolls ... --ipts ... --repeats R "
@@ -192,26 +238,7 @@ def main(check, sweep, final):
     (RESULTS / "E13_tune_cache.json").write_text(json.dumps(cache, indent=2) + "\n")
 
     # E24: measured rates against the H100's issue limits at the measured clock.
-    clock = provenance(final)["clocks"]["sm_clock_mhz_under_load_median"] or 1980.0
-    e09 = read_csv(RESULTS / "E09_gpu_time_vs_n.csv")
-    rows = []
-    for r in e09:
-        if not (r["engine"].startswith("cuda-") or r["engine"].startswith("opencl-")):
-            continue
-        o = OPS[r["precision"]]
-        lanes = LIMITS["fp32_lanes"] if o["pipe"] == "fp32" else LIMITS["fp64_lanes"]
-        limit = SMS * lanes * clock * 1e6 / o["ops"]
-        rate = float(r["interactions_per_s"])
-        rows.append({"engine": r["engine"], "precision": r["precision"], "n": r["n"], "interactions_per_s": rate,
-                     "pipe": o["pipe"], "ops_per_interaction": o["ops"], "sm_clock_mhz": clock,
-                     "pipe_limit_interactions_per_s": limit, "fraction_of_limit": rate / limit,
-                     "gflops_20": rate * 20 / 1e9})
-    out = RESULTS / "E24_roofline.csv"
-    write_csv(out, rows, list(rows[0].keys()))
-    write_meta(out, [sweep, final], {
-        "limits": "interactions/s bound = 132 SMs x lanes x SM clock / operations per interaction; fp32 128 lanes "
-                  "(the issue limit too: 4 schedulers x 32), fp64 64 lanes",
-        "ops_per_interaction": OPS, "sm_clock_mhz": clock, "rates_from": "results/E09_gpu_time_vs_n.csv"})
+    write_e24([sweep, final], provenance(final)["clocks"]["sm_clock_mhz_under_load_median"] or 1980.0)
 
     # Logs cited by the closing note.
     keep = {check: ["steps.log", "provenance.txt", "build_info.json", "tests_gpu.log", "sanitizer_memcheck.log",

@@ -8,6 +8,10 @@
 #                cuda-pairs shapes against cuda-tiled's best, one `nbody tune` each
 #   experiments  E13's tuning of cuda-pairs (added to the committed tuning cache, which the other
 #                CUDA engines read as before), then E09 through the runner
+#   final        Nsight Compute on cuda-pairs at N = 2^20 (float 256 x 8, double 256 x 8: issue slots,
+#                stalls, SASS per opcode), then E09 through the runner again (the runner now samples
+#                the SM clock of every point) with the committed tuning cache, which holds
+#                cuda-pairs' entries from `experiments` (tools/gpu/collect_pairs.py)
 # Results in $OUT (the device tool brings back at most 8 files: one tarball plus the logs).
 set -u
 phase=${1:-check}
@@ -67,7 +71,28 @@ done
 for f in "$W"/*_1048576.txt "$W"/*_4096.txt; do echo "# $f"; tail -4 "$f"; done | tee -a "$W/steps.log"
 fi
 
-if [ "$phase" = experiments ]; then
+if [ "$phase" = final ]; then
+  cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
+  NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+  for p in float double; do
+    step "ncu cuda-pairs $p"
+    "$NCU" --clock-control none --kernel-name regex:pairs_kernel --launch-skip 1 --launch-count 1 \
+      --section SourceCounters --section WarpStateStats --section SchedulerStats --section InstructionStats \
+      --section ComputeWorkloadAnalysis --section SpeedOfLight --section Occupancy -o "$W/pairs_$p" -f \
+      "$NB" tune --engine cuda-pairs --precision $p --n 1048576 --blocks 256 --ipts 8 --repeats 1 --no-store \
+      > "$W/ncu_run_$p.log" 2>&1
+    echo "ncu $p rc=$?" | tee -a "$W/steps.log"
+    "$NCU" -i "$W/pairs_$p.ncu-rep" --print-details all > "$W/ncu_details_$p.txt" 2>&1
+    "$NCU" -i "$W/pairs_$p.ncu-rep" --page source --csv --print-source sass > "$W/ncu_sass_$p.csv" 2>&1
+    rm -f "$W/pairs_$p.ncu-rep"
+    grep -iE "Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Registers Per|Achieved Occupancy" "$W/ncu_details_$p.txt" \
+      | tee -a "$W/steps.log"
+    pack
+  done
+fi
+
+if [ "$phase" = experiments ] || [ "$phase" = final ]; then
+  if [ "$phase" = experiments ]; then
   cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
   step "E13: cuda-pairs tuned per (precision, N), stored in the cache"
   for p in float double; do
@@ -81,6 +106,7 @@ if [ "$phase" = experiments ]; then
   done
   cp "$NBODY_TUNE_CACHE" "$W/tune_cache.json"
   pack
+  fi
   step "E09 through the runner"
   PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-400}" python3 experiments/runner.py run E09_gpu_time_vs_n --force \
     --nbody "$NB" > "$W/runner.log" 2>&1
