@@ -58,6 +58,16 @@ def rate(e, p, n):
 
 
 ALL_PAIRS = ("cuda-tiled", "cuda-split")  # the all-pairs engines (every pair twice)
+
+
+def crossover(p):
+    """The smallest N from which on cuda-pairs beats the all-pairs engines at every measured N."""
+    faster = [rate("cuda-pairs", p, n) > max(rate(e, p, n) for e in ALL_PAIRS) for n in ns if n in t[("cuda-pairs", p)]]
+    measured = [n for n in ns if n in t[("cuda-pairs", p)]]
+    k = len(faster)
+    while k > 0 and faster[k - 1]:
+        k -= 1
+    return measured[k] if k < len(measured) else "none"
 m = {
     "EnineFloatMax": sci(max(rate(e, "float", 1048576) for e in ALL_PAIRS)),
     "EnineDoubleMax": sci(max(rate(e, "double", 1048576) for e in ALL_PAIRS)),
@@ -65,8 +75,7 @@ m = {
     "EninePairsDoubleMax": sci(rate("cuda-pairs", "double", 1048576)),
     "EninePairsFloatGain": f"{rate('cuda-pairs', 'float', 1048576) / max(rate(e, 'float', 1048576) for e in ALL_PAIRS):.2f}",
     "EninePairsDoubleGain": f"{rate('cuda-pairs', 'double', 1048576) / max(rate(e, 'double', 1048576) for e in ALL_PAIRS):.2f}",
-    "EninePairsFloatCross": str(min(n for n in ns if ("cuda-pairs", "float") in t and n in t[("cuda-pairs", "float")]
-                                    and rate("cuda-pairs", "float", n) > max(rate(e, "float", n) for e in ALL_PAIRS))),
+    "EninePairsFloatCross": str(crossover("float")),
     "EnineDdMax": sci(rate("cuda-tiled", "dd", 1048576)),
     "EnineFloatSmall": sci(rate("cuda-split", "float", 4096)),
     "EnineDoubleOneThreeOne": f"{float(t[('cuda-split', 'double')][131072]['seconds_per_eval']):.3g}",
@@ -75,4 +84,12 @@ m = {
     "EnineOpenclDoubleMax": sci(rate("opencl-tiled", "double", 1048576)),
     "EnineDevice": device_text(meta, rows).replace("_", r"\_"),
 }
-write_macros("E09_numbers.tex", m, __file__, [f"results/{NAME}.csv"])
+# The worst norm against `simple` of any GPU engine in the H100 test runs (tools/gpu/logs/*/tests_worst_norms.csv).
+worst = {}
+for path in sorted((ROOT / "tools" / "gpu" / "logs").glob("*/tests_worst_norms.csv")):
+    for line in path.read_text().splitlines()[1:]:
+        engine, tol, norm = line.split(",")
+        worst[float(tol)] = max(worst.get(float(tol), 0.0), float(norm))
+m.update({"EnineWorstNormFloat": sci(worst[1e-5]), "EnineWorstNormDouble": sci(worst[1e-13]),
+          "EnineWorstNormDd": sci(worst[1e-28])})
+write_macros("E09_numbers.tex", m, __file__, [f"results/{NAME}.csv", "tools/gpu/logs/*/tests_worst_norms.csv"])

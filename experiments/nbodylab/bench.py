@@ -75,13 +75,18 @@ def launch_columns(row):
 
 
 class _GpuClock:
-    """Samples nvidia-smi's SM clock and power every 100 ms while a point runs (when nvidia-smi is
-    here): the clock the timing ran at, for the gpu_sm_clock_mhz column (the median of the samples
-    at more than 150 W, i.e. under load; empty when the point was too short to be sampled so)."""
+    """Samples nvidia-smi's SM clock and power every 100 ms while a GPU point runs (an engine
+    named cuda-* or opencl-*, when nvidia-smi is here): the clock the timing ran at, for the
+    gpu_sm_clock_mhz column (the median of the samples at more than 150 W, i.e. under load; empty
+    when the point was too short to be sampled so). Never during a CPU point: the sampler's
+    wake-ups would stall OpenMP threads that use every core (measured: 0.5 ms -> 8 ms at N = 4096)."""
+
+    def __init__(self, args):
+        self.gpu = any(a.startswith(("cuda-", "opencl-")) for a in args)
 
     def __enter__(self):
         self.proc = None
-        if shutil.which("nvidia-smi"):
+        if self.gpu and shutil.which("nvidia-smi"):
             self.proc = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
                                           "-lms", "100", "-i", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                          text=True)
@@ -109,7 +114,7 @@ def _measure(nbody, args, cmd, kind):
     """Run one `nbody bench` or `nbody tune`; return (its CSV rows as dicts, load before, load
     after, the GPU's SM clock under load or None)."""
     before = _load1()
-    with _GpuClock() as clock:
+    with _GpuClock(args) as clock:
         proc = subprocess.run([str(nbody), *args], capture_output=True, text=True)
     after = _load1()
     if proc.returncode != 0:

@@ -12,6 +12,7 @@
 #                stalls, SASS per opcode), then E09 through the runner again (the runner now samples
 #                the SM clock of every point) with the committed tuning cache, which holds
 #                cuda-pairs' entries from `experiments` (tools/gpu/collect_pairs.py)
+#   e09          E09 through the runner only, as in `final`
 # Results in $OUT (the device tool brings back at most 8 files: one tarball plus the logs).
 set -u
 phase=${1:-check}
@@ -91,7 +92,8 @@ if [ "$phase" = final ]; then
   done
 fi
 
-if [ "$phase" = experiments ] || [ "$phase" = final ]; then
+if [ "$phase" = experiments ] || [ "$phase" = final ] || [ "$phase" = e09 ]; then
+  [ "$phase" = e09 ] && cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
   if [ "$phase" = experiments ]; then
   cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
   step "E13: cuda-pairs tuned per (precision, N), stored in the cache"
