@@ -239,6 +239,10 @@ TEST_CASE("cuda_pairs_matches_simple_in_float_and_double", "[gpu][cuda]") {
   const std::vector<std::size_t> sizes = {1, 2, 3, 17, 31, 32, 97, 257, 1031, 4096, 4099};
   check_engines<float>(cases, sizes);
   check_engines<double>(cases, sizes);
+  // Many tiles (513 rows of 32) in several passes, and the default shape, at a prime N.
+  const std::vector<std::pair<std::string, std::string>> many = {{"cuda-pairs", "block=32,ipt=1,split=5"}, {"cuda-pairs", ""}};
+  check_engines<float>(many, {16411});
+  check_engines<double>(many, {16411});
   CHECK_THROWS_WITH(make_engine<dd>("cuda-pairs", ForceLaw<dd>{}), Catch::Contains("cuda-tiled"));
 #else
   WARN("SKIPPED: this build has no CUDA engines (no CUDA compiler found)");
