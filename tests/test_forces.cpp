@@ -127,3 +127,9 @@ TEST_CASE("unknown_engine_names_the_valid_choices", "[forces]") {
     CHECK_THAT(e.what(), Catch::Contains("simple") && Catch::Contains("openmp"));
   }
 }
+
+TEST_CASE("engine_of_another_precision_says_where_it_runs", "[forces]") {
+  CHECK_THROWS_WITH(make_engine<dd>("openmp-simd", ForceLaw<dd>{}),
+                    Catch::Contains("does not run in dd (only in float, double)") && Catch::Contains("simple"));
+  CHECK_THROWS_AS(make_engine<quad>("openmp-simd", ForceLaw<quad>{}), InputError);
+}

@@ -44,7 +44,20 @@ const std::vector<EngineEntry<T>>& engine_table() {
 
 template <class T>
 std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLaw<T>& law) {
-  return find_entry(engine_table<T>(), name, "engine").make(law);
+  const auto& table = engine_table<T>();
+  for (const auto& e : table)
+    if (e.name == name) return e.make(law);
+  // An engine that other precisions have (cuda-pairs, openmp-simd, opencl-tiled): say where it runs.
+  std::string where;
+#define NBODY_ENGINE_RUNS_IN(U)                                 \
+  for (const auto& e : engine_table<U>())                       \
+    if (e.name == name) where += (where.empty() ? "" : ", ") + std::string(RealTraits<U>::name);
+  NBODY_FOR_EACH_PRECISION(NBODY_ENGINE_RUNS_IN)
+#undef NBODY_ENGINE_RUNS_IN
+  if (!where.empty())
+    throw InputError("engine '" + std::string(name) + "' does not run in " + std::string(RealTraits<T>::name) +
+                     " (only in " + where + "); engines for " + std::string(RealTraits<T>::name) + ": " + names_of(table));
+  return find_entry(table, name, "engine").make(law);  // unknown everywhere: lists the valid names
 }
 
 #define NBODY_INSTANTIATE(T)                                         \
