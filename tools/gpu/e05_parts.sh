@@ -9,16 +9,19 @@
 # python3 tools/gpu/collect_e05.py (joins the parts into results/E05_long_run_gpu*). Each part
 # keeps the checkpoint it started from (part_NNN.start.bin), so that any part can be re-run, e.g.
 # with --stepping host as a cross-check.
+# E05_DIR (default results/E05_gpu) and E05_LAUNCH (a --launch shape, default none) let
+# tools/gpu/e05_mps.sh run the three methods at once, each in its own folder and shape.
 set -u
 method=${1:?usage: e05_parts.sh dopri5|verner65|adams-bashforth DT_PART}
 part_dt=${2:?usage: e05_parts.sh METHOD DT_PART}
 CARRY=${CARRY:-build-gpu-carry}
 export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 NB=$PWD/$CARRY/nbody
-D=results/E05_gpu/$method
+D=${E05_DIR:-results/E05_gpu}/$method
 mkdir -p "$D" "${OUT:-/tmp/e05-out}"
 # E05's full profile (experiments/E05_long_run.toml): the same flags, on the GPU.
 flags="--ic two-galaxies --n 512 --seed 1 --r-min 1e-4 --precision double --t-end 300 --diag-every 0.1 --engine cuda-split --stepping device"
+[ -n "${E05_LAUNCH:-}" ] && flags="$flags --launch $E05_LAUNCH"
 case $method in
   dopri5|verner65) flags="$flags --integrator $method --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --controller pi" ;;
   adams-bashforth) flags="$flags --integrator adams-bashforth --order 5 --dt 1e-6" ;;
@@ -41,5 +44,5 @@ echo "$method $name: t = $t_now -> $stop"
   --diagnostics "$D/$name.diagnostics.csv" --summary "$D/$name.summary.json" 2>&1 | tail -3
 rc=${PIPESTATUS[0]}
 echo "rc=$rc"
-tar czf "${OUT:-/tmp/e05-out}/E05_gpu_$method.tar.gz" "$D"
+tar czf "${OUT:-/tmp/e05-out}/$(basename "${E05_DIR:-E05_gpu}")_$method.tar.gz" "$D"
 exit $rc
