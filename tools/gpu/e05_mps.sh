@@ -20,13 +20,13 @@ nvidia-cuda-mps-control -d || { echo "MPS did not start" >&2; exit 1; }
 export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=33
 start=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ); t0=$(date +%s.%N)
 # Simulated time per part: ~450 s each at the measured rates (evaluations per unit time x us each).
-tools/gpu/e05_parts.sh dopri5 110 > "$E05_DIR/dopri5.log" 2>&1 &
-tools/gpu/e05_parts.sh verner65 85 > "$E05_DIR/verner65.log" 2>&1 &
-tools/gpu/e05_parts.sh adams-bashforth 60 > "$E05_DIR/adams-bashforth.log" 2>&1 &
+tools/gpu/e05_parts.sh dopri5 110 >> "$E05_DIR/dopri5.log" 2>&1 &
+tools/gpu/e05_parts.sh verner65 85 >> "$E05_DIR/verner65.log" 2>&1 &
+tools/gpu/e05_parts.sh adams-bashforth 60 >> "$E05_DIR/adams-bashforth.log" 2>&1 &
 wait
 t1=$(date +%s.%N); end=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
 echo quit | nvidia-cuda-mps-control
 [ -f "$E05_DIR/batches.csv" ] || echo "start_utc,end_utc,seconds,mps_active_thread_percentage,launch" > "$E05_DIR/batches.csv"
 echo "$start,$end,$(python3 -c "print(round($t1 - $t0, 3))"),$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE,\"$E05_LAUNCH\"" >> "$E05_DIR/batches.csv"
-cat "$E05_DIR"/*.log "$E05_DIR/batches.csv"
+tail -n 4 "$E05_DIR"/*.log; cat "$E05_DIR/batches.csv"
 tar czf "${OUT:-/tmp/e05-out}/E05_gpu_mps.tar.gz" "$E05_DIR"
