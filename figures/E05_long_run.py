@@ -206,17 +206,24 @@ def gpu_macros(runs, meta):
         if r["complete"] == "True":
             done.append(r["integrator"])
     missing = [m for m in S0_METHODS if m not in done]
-    # Projection to T_max: an unfinished run at its evaluations per unit time so far, a missing
-    # Adams-Bashforth run at one evaluation per step; all at the mean cost per evaluation so far.
+    # The GPU time E05 is charged: the sum of the methods' times, or, when they ran at once on the
+    # one GPU (tools/gpu/e05_mps.sh), the time of the batches in which they ran.
+    seconds = float(meta.get("gpu_seconds_in_all", seconds))
+    # Projection to T_max: what is done, plus an unfinished run's remaining evaluations (at its
+    # evaluations per unit time so far) at its own cost per evaluation, as if it ran alone; a
+    # missing Adams-Bashforth run at one evaluation per step at the mean cost so far.
     t_end = float(paper.fixed_flags(meta)["t-end"])
-    projected = 0.0
+    projected, remaining_s = evals, 0.0
     for m in S0_METHODS:
         row = next((r for r, _ in runs if r["integrator"] == m), None)
-        if row is not None:
-            projected += float(row["fevals"]) * t_end / float(row["t"])
-        elif m == "adams-bashforth":
+        if row is not None and row["complete"] != "True":
+            more = float(row["fevals"]) * (t_end / float(row["t"]) - 1)
+            projected += more
+            remaining_s += more * float(row["us_per_eval"]) * 1e-6
+        elif row is None and m == "adams-bashforth":
             projected += t_end / AB_STEP
-    hours = projected * seconds / evals / 3600
+            remaining_s += t_end / AB_STEP * seconds / evals
+    hours = (seconds + remaining_s) / 3600
     h = meta["host"]
     macros.update({
         "EFiveGpuDevice": paper.tex_escape(f"{h['gpu']} (driver {h['driver']}, SM clock up to {h['sm_clock_max_mhz']})"),
@@ -228,7 +235,10 @@ def gpu_macros(runs, meta):
         "EFiveGpuMissing": ", ".join(paper.tex_escape(m) for m in missing) or "none",
         "EFiveGpuProjectedEvals": paper.tex_sci(projected),
         "EFiveGpuProjectedHours": f"{hours:.2f}",
-        "EFiveGpuTargetVerdict": "met" if hours <= GPU_HOUR_TARGET / 3600 else "not met" if not missing else "not met yet",
+        "EFiveGpuShared": (r", the three methods at once on the one GPU under MPS (each limited to a third of its "
+                           r"multiprocessors; a method's time above overlaps the others')") if "shared_gpu" in meta else "",
+        "EFiveGpuTargetVerdict": ("met" if hours <= GPU_HOUR_TARGET / 3600 else "not met") if not missing else
+                                 f"not yet decided (projected {hours:.2f} GPU-hours)",
     })
     return macros
 

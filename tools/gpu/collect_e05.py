@@ -9,7 +9,11 @@ provenance:
     results/E05_long_run_gpu_parts.csv       one row per part: interval, evaluations, seconds,
                                              launch shape, GPU, driver, commit
 
-    python3 tools/gpu/collect_e05.py
+    python3 tools/gpu/collect_e05.py [PARTS_DIR]     (default results/E05_gpu)
+
+PARTS_DIR = results/E05_gpu_mps is the run of tools/gpu/e05_mps.sh, its three methods at once on
+the one GPU under MPS: its batches.csv holds each batch's wall time, and the GPU time of the
+whole E05 (meta gpu_seconds_in_all) is their sum, not the sum of the methods' times (which overlap).
 
 Every number is copied or summed from what nbody wrote on the GPU (its --summary, --diagnostics
 and their .meta.json, `nbody --build-info`, nvidia-smi); nothing is typed in. A method whose last
@@ -25,7 +29,7 @@ from collect_results import write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
-PARTS = RESULTS / "E05_gpu"
+PARTS = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else RESULTS / "E05_gpu"
 EXP = "E05_long_run_gpu"
 METHODS = ("dopri5", "verner65", "adams-bashforth")
 POINT = ["integrator", "tol", "h-min", "h-max", "controller", "order", "dt"]  # as E05_long_run.csv
@@ -112,18 +116,29 @@ def main():
         summaries.append(row)
 
     if not summaries:
-        sys.exit("[E05 gpu] no parts in results/E05_gpu/: run tools/gpu/e05_parts.sh on the device first")
+        sys.exit(f"[E05 gpu] no parts in {PARTS}: run tools/gpu/e05_parts.sh (or e05_mps.sh) on the device first")
     columns = POINT + METRICS + ["failure", "parts", "gpu_seconds", "us_per_eval", "complete"]
     ts_columns = POINT + [c for c in series[0] if c not in POINT]
     part_columns = POINT + ["part", "t_from", "t_to", "steps", "fevals", "fevals_part", "wall_s", "us_per_eval", "device",
                             "gpu", "driver", "sm_clock_max", "git_commit", "git_dirty"]
     build = json.loads((PARTS / last_part["integrator"] / f"{last_part['part']}.build.json").read_text())
+    batches_csv = PARTS / "batches.csv"
+    if batches_csv.is_file():  # e05_mps.sh: the methods ran at once, the GPU time is the batches' time
+        with open(batches_csv, newline="") as f:
+            batches = list(csv.DictReader(f))
+        gpu_in_all = {"gpu_seconds_in_all": sum(float(b["seconds"]) for b in batches), "batches": batches,
+                      "shared_gpu": "the methods ran at once on the one GPU under MPS, each client limited to "
+                                    f"{batches[0]['mps_active_thread_percentage']}% of the multiprocessors; a method's "
+                                    "gpu_seconds is the time it ran, overlapping the others'"}
+    else:
+        gpu_in_all = {"gpu_seconds_in_all": sum(float(r["gpu_seconds"]) for r in summaries)}
     meta = {
         "experiment": EXP,
         "title": "Long run of the galaxy collision on the GPU (E05's full profile, in parts)",
         "profile": "full",
         "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00"),
-        "written_by": "tools/gpu/collect_e05.py from results/E05_gpu/*/part_*",
+        "written_by": f"tools/gpu/collect_e05.py from {PARTS.relative_to(ROOT)}/*/part_*",
+        **gpu_in_all,
         "nbody": {"build_info": build, "commits": sorted(f"{c}{'+dirty' if d else ''}" for c, d in commits)},
         "host": {"cpu_model": build["host"]["cpu_model"], "cpu_count": build["host"]["logical_cores"],
                  "os": "the lent GPU machine", "gpu": last_part["gpu"], "driver": last_part["driver"],
@@ -140,6 +155,7 @@ def main():
         print(f"  {r['integrator']}: t = {float(r['t']):g}, {r['fevals']} evaluations in {r['parts']} parts, "
               f"{r['gpu_seconds']:.0f} s ({r['us_per_eval']} us each), dE/E0 max {r['dE_rel_max']:.2e}"
               f"{'' if r['complete'] else ' (not complete)'}", file=sys.stderr)
+    print(f"  GPU time in all: {gpu_in_all['gpu_seconds_in_all']:.0f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":
