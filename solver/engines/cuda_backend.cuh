@@ -101,9 +101,8 @@ TiledFn<T> pick_tiled(bool clamp, int u, int i) {
   return clamp ? by_i.template operator()<true>() : by_i.template operator()<false>();
 }
 
-// cuda-pairs: float and double, bodies per thread 1, 2, 4, 8 (the rotation's inner loop is unrolled 8).
-template <class T>
-constexpr bool pairs_supported = std::is_same_v<T, float> || std::is_same_v<T, double>;
+// cuda-pairs: float and double (pairs_supported), bodies per thread 1, 2, 4, 8 (the rotation's inner
+// loop is unrolled 8).
 constexpr std::array<int, 4> pairs_ipts{1, 2, 4, 8};
 // Device memory for one pass's slots when split= is not given: as many distances per pass as fit
 // (N = 2^20 float, tiles of 2048 bodies: 256 distances in 4 passes, 65 slots of 12 MB).
@@ -249,9 +248,9 @@ struct Backend<T>::Impl {
   }
 
   // cuda-pairs: per pass the pair kernel (one block per row of tiles) and the ordered reduction.
-  void launch_pairs(bool clamp, const Launch& l, int n, T G, T eps2, T rmin2) {
+  void launch_pairs(bool clamp, const Launch& l, const detail::PairsPasses& pp, int n, T G, T eps2, T rmin2) {
     const int P = l.block * l.ipt, rows = (n + P - 1) / P, dmax = rows / 2;
-    const auto [passes, per_pass] = detail::pairs_passes(l.split, rows, 3 * static_cast<std::size_t>(n) * sizeof(T));
+    const auto [passes, per_pass] = pp;
     const auto fn = detail::pick_pairs<T>(clamp, l.ipt);
     for (int pass = 0; pass < passes; ++pass) {
       const int d_first = 1 + pass * per_pass, d_last = std::min(dmax, d_first + per_pass - 1);
@@ -313,7 +312,6 @@ namespace detail {
 [[noreturn]] inline void invalid(Kernel k, const Launch& l, const std::string& why) {
   throw InputError(std::string("invalid launch shape for ") + engine_name(k) + " (" + to_string(l) + "): " + why);
 }
-
 
 }  // namespace detail
 
@@ -446,8 +444,10 @@ void Backend<T>::compute(Kernel kernel, const Launch& req, const T* pos, const T
   const unsigned gx = static_cast<unsigned>((n + per_block - 1) / per_block);
   const std::size_t ntiles = (n + l.block - 1) / l.block;
   const bool split = (kernel == Kernel::tiled || kernel == Kernel::split) && l.split > 1;
-  std::size_t partial = split ? static_cast<std::size_t>(l.split) * 3 * n : 0;
-  if (kernel == Kernel::pairs) partial = (1 + static_cast<std::size_t>(pairs_passes(l.split, gx, 3 * n * sizeof(T)).per_pass)) * 3 * n;
+  const PairsPasses pp = pairs_passes(l.split, gx, 3 * n * sizeof(T));  // cuda-pairs: slot 0 + one per distance
+  const std::size_t partial = kernel == Kernel::pairs ? (1 + static_cast<std::size_t>(pp.per_pass)) * 3 * n
+                              : split                 ? static_cast<std::size_t>(l.split) * 3 * n
+                                                      : 0;
   m.reserve(n, partial, split ? gx : 0);
 
   for (std::size_t i = 0; i < n; ++i) m.h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
@@ -458,7 +458,7 @@ void Backend<T>::compute(Kernel kernel, const Launch& req, const T* pos, const T
     pick_naive<T>(clamp)<<<grid, l.block, 0, m.stream>>>(m.d_bodies, ni, eps2, rmin2, G, m.d_acc);
     NBODY_CUDA_CHECK_LAUNCH("cuda-naive launch");
   } else if (kernel == Kernel::pairs) {
-    if constexpr (pairs_supported<T>) m.launch_pairs(clamp, l, ni, G, eps2, rmin2);
+    if constexpr (pairs_supported<T>) m.launch_pairs(clamp, l, pp, ni, G, eps2, rmin2);
   } else {
     TiledArgs<T> a{m.d_bodies, ni, eps2, rmin2, G, m.d_acc, m.d_partial, m.d_tickets,
                    static_cast<int>((ntiles + l.split - 1) / l.split)};

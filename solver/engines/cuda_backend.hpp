@@ -17,6 +17,10 @@ namespace nbody::cuda {
 
 enum class Kernel { naive, tiled, split, pairs };
 
+// The real types cuda-pairs is compiled for (its registry entry and its kernels).
+template <class T>
+constexpr bool pairs_supported = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
 // A launch shape. 0 means "choose": the tuned value from the cache if there is one, else the
 // built-in default for the GPU (block 256, the largest unroll and bodies per thread that pay).
 struct Launch {

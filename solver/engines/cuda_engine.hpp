@@ -16,8 +16,6 @@ namespace nbody {
 template <class T>
 constexpr bool cuda_supports =
     std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd> || std::is_same_v<T, qd>;
-template <class T>
-constexpr bool cuda_pairs_supports = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 template <class T, cuda::Kernel K>
 class CudaEngine final : public ForceEngine<T> {

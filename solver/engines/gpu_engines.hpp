@@ -36,7 +36,7 @@ std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) 
     table.push_back(gpu_detail::gpu_entry<CudaTiledEngine, T>());
     table.push_back(gpu_detail::gpu_entry<CudaSplitEngine, T>());
   }
-  if constexpr (cuda_pairs_supports<T>) table.push_back(gpu_detail::gpu_entry<CudaPairsEngine, T>());
+  if constexpr (cuda::pairs_supported<T>) table.push_back(gpu_detail::gpu_entry<CudaPairsEngine, T>());
 #endif
 #if NBODY_WITH_OPENCL
   if constexpr (opencl_supports<T>) table.push_back(gpu_detail::gpu_entry<OpenCLTiledEngine, T>());

@@ -72,8 +72,11 @@ done
 for f in "$W"/*_1048576.txt "$W"/*_4096.txt; do echo "# $f"; tail -4 "$f"; done | tee -a "$W/steps.log"
 fi
 
+# The other CUDA engines read their tuned shapes from the committed cache (cuda-pairs' too, once
+# `experiments` has added them there through tools/gpu/collect_pairs.py).
+[ "$phase" != check ] && cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
+
 if [ "$phase" = final ]; then
-  cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
   NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
   for p in float double; do
     step "ncu cuda-pairs $p"
@@ -92,10 +95,7 @@ if [ "$phase" = final ]; then
   done
 fi
 
-if [ "$phase" = experiments ] || [ "$phase" = final ] || [ "$phase" = e09 ]; then
-  [ "$phase" = e09 ] && cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
-  if [ "$phase" = experiments ]; then
-  cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
+if [ "$phase" = experiments ]; then
   step "E13: cuda-pairs tuned per (precision, N), stored in the cache"
   for p in float double; do
     for n in 4096 16384 65536 262144 1048576; do
@@ -108,7 +108,9 @@ if [ "$phase" = experiments ] || [ "$phase" = final ] || [ "$phase" = e09 ]; the
   done
   cp "$NBODY_TUNE_CACHE" "$W/tune_cache.json"
   pack
-  fi
+fi
+
+if [ "$phase" != check ]; then
   step "E09 through the runner"
   PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-400}" python3 experiments/runner.py run E09_gpu_time_vs_n --force \
     --nbody "$NB" > "$W/runner.log" 2>&1
