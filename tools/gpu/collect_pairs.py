@@ -16,8 +16,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from collect_results import (E13_BEST_COLS, LOGS, RESULTS, best_shapes, load_clock, provenance, read_csv, tune_rows,
-                             write_csv, write_e24, write_meta)
+from collect_results import (E13_BEST_COLS, LOGS, PRODUCER, RESULTS, best_shapes, load_clock, provenance, read_csv,
+                             tune_rows, write_csv, write_e24)
+
+PAIRS_PRODUCER = "tools/gpu/pairs_batch.sh on the lent H100, collected by tools/gpu/collect_pairs.py"
 
 
 def main(batch):
@@ -27,7 +29,8 @@ def main(batch):
 
     if sorted(batch.glob("E13_cuda-pairs_*.csv")):
         add_e13(batch)
-    write_e24([batch], load_clock(batch)["sm_clock_mhz_under_load_median"] or 1980.0)
+    write_e24([batch], load_clock(batch)["sm_clock_mhz_under_load_median"] or 1980.0,
+              f"{PAIRS_PRODUCER} (batch {batch.name}), from results/E09_gpu_time_vs_n.csv")
 
     dest = LOGS / f"pairs_{batch.name}"
     dest.mkdir(parents=True, exist_ok=True)
@@ -39,8 +42,9 @@ def main(batch):
 
 def add_e13(batch):
     all_path = RESULTS / "E13_tuned_launch_all.csv"
-    rows = [r for r in read_csv(all_path) if r["engine"] != "cuda-pairs"]
-    cols = list(read_csv(all_path)[0].keys())
+    table = read_csv(all_path)
+    cols = list(table[0].keys())
+    rows = [r for r in table if r["engine"] != "cuda-pairs"]
     pairs = tune_rows(sorted(batch.glob("E13_cuda-pairs_*.csv"),
                              key=lambda p: (p.name.split("_")[2], int(p.stem.split("_")[3]))), batch.name)
     rows += pairs
@@ -52,6 +56,7 @@ def add_e13(batch):
         meta_path = path.with_suffix("").with_suffix(".meta.json")
         meta = json.loads(meta_path.read_text())
         meta["device_runs"] = [r for r in meta["device_runs"] if r["batch"] != batch.name] + [provenance(batch)]
+        meta["producer"] = f"{PRODUCER}; the cuda-pairs rows: {PAIRS_PRODUCER} (batch {batch.name})"
         meta["parameters"]["cuda_pairs"] = (
             f"rows with batch={batch.name}: nbody tune --engine cuda-pairs --precision P --n N --blocks 32,64,128,256 "
             "--ipts 1,2,4,8 --repeats 3 (N = 2^20: --blocks 64,128,256 --ipts 4,8), tools/gpu/pairs_batch.sh experiments")

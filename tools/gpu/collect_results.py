@@ -84,9 +84,12 @@ def provenance(batch):
             "clocks": load_clock(batch), "build": info["build"], "host": info["host"]}
 
 
-def write_meta(csv_path, batches, parameters):
+PRODUCER = "tools/gpu/h100_batch.sh on the lent H100, collected by tools/gpu/collect_results.py"
+
+
+def write_meta(csv_path, batches, parameters, producer=PRODUCER):
     meta = {"file": csv_path.name, "written_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "producer": "tools/gpu/h100_batch.sh on the lent H100, collected by tools/gpu/collect_results.py",
+            "producer": producer,
             "device_runs": [provenance(b) for b in batches], "parameters": parameters}
     csv_path.with_suffix("").with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
 
@@ -129,7 +132,7 @@ def ops_per_interaction(engine, precision):
     return PAIRS_OPS[precision] if engine == "cuda-pairs" else OPS[precision]
 
 
-def write_e24(batches, clock):
+def write_e24(batches, clock, producer=PRODUCER):
     """E24 from results/E09: each GPU rate against its pipe's limit, 132 SMs x lanes x SM clock /
     issue slots per interaction; the clock of the row where the runner sampled one under load,
     else `clock` (MHz)."""
@@ -154,7 +157,7 @@ def write_e24(batches, clock):
         "ops_per_interaction": OPS, "ops_per_interaction_cuda_pairs": PAIRS_OPS,
         "sm_clock_mhz": "per row: the runner's gpu_sm_clock_mhz of the E09 point where sampled under load, "
                         f"else {clock} (the batch's clock log)",
-        "rates_from": "results/E09_gpu_time_vs_n.csv"})
+        "rates_from": "results/E09_gpu_time_vs_n.csv"}, producer)
 
 
 def main(check, sweep, final):
