@@ -5,9 +5,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "engines/engine.hpp"
 #include "integrators/integrator.hpp"
+#include "io/provenance.hpp"
 #include "io/state_csv.hpp"
 #include "physics/initial_conditions.hpp"
 
@@ -131,6 +134,24 @@ TEST_CASE("list_prints_one_line_per_item", "[cli]") {
   const std::string out = read(dir / "stdout.txt");
   CHECK(std::count(out.begin(), out.end(), '\n') == long(integrator_table<double>().size()));
   CHECK_THAT(out, Catch::StartsWith("euler"));
+}
+
+TEST_CASE("build_info_names_exactly_the_gpu_engines_of_the_registry", "[io]") {
+  // Provenance must say which GPU engines a binary has: every cuda-*/opencl-* engine of any
+  // precision, and nothing the registry lacks.
+  std::set<std::string> in_registry;
+#define NBODY_COLLECT_GPU_ENGINES(U)                                        \
+  for (const auto& e : engine_table<U>())                                   \
+    if (e.name.starts_with("cuda-") || e.name.starts_with("opencl-")) in_registry.emplace(e.name);
+  NBODY_FOR_EACH_PRECISION(NBODY_COLLECT_GPU_ENGINES)
+#undef NBODY_COLLECT_GPU_ENGINES
+  const nlohmann::json info = build_info();
+  std::set<std::string> in_build_info;
+  for (const auto& name : info.at("gpu_engines")) in_build_info.insert(name.get<std::string>());
+  CHECK(in_build_info == in_registry);
+#if NBODY_WITH_CUDA
+  CHECK(in_build_info.count("cuda-pairs") == 1);
+#endif
 }
 
 TEST_CASE("a_run_in_parts_through_the_cli_equals_the_uninterrupted_run", "[cli][checkpoint]") {
