@@ -6,6 +6,8 @@ Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv (+ .meta.
 runner's run at the chosen profile, and, when present, results/E05_long_run_gpu*.csv, the full run
 (N = 512, T_max = 300) on the GPU in parts (tools/gpu/collect_e05.py); writes
   figures/E05_long_run.pdf, .png, figures/E05_long_run_gpu.pdf, .png
+  figures/E05_long_run_gpu_two_runs.pdf, .png   (with results/E05_long_run_gpu_serial*.csv, the
+                                                 first GPU run: both runs' energy error)
   paper/generated/E05_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import re
@@ -23,6 +25,9 @@ from nbodylab import ROOT, files, methods, paper  # noqa: E402
 
 EXP = "E05_long_run"
 GPU_EXP = "E05_long_run_gpu"
+SERIAL_EXP = "E05_long_run_gpu_serial"  # the first full GPU run: one method after another, whole GPU each
+CONCURRENCY_PROBE = ROOT / "tools" / "gpu" / "logs" / "e05_concurrent" / "per_eval.csv"
+APART = 1e-6      # two runs' |dE/E0| "part" at the first sample where they differ by more than this
 GPU_HOUR_TARGET = 3600.0  # issue 6: E05's full run in at most one GPU-hour
 AB_STEP = 1e-6            # Adams-Bashforth 5's fixed step in E05 (experiments/E05_long_run.toml)
 DT_WINDOW = 0.3   # S0's interval for counting force evaluations
@@ -235,11 +240,78 @@ def gpu_macros(runs, meta):
         "EFiveGpuMissing": ", ".join(paper.tex_escape(m) for m in missing) or "none",
         "EFiveGpuProjectedEvals": paper.tex_sci(projected),
         "EFiveGpuProjectedHours": f"{hours:.2f}",
-        "EFiveGpuShared": (r", the three methods at once on the one GPU under MPS (each limited to a third of its "
-                           r"multiprocessors; a method's time above overlaps the others')") if "shared_gpu" in meta else "",
+        "EFiveGpuShared": (f", the three methods at once on the one GPU under MPS in {len(meta['batches'])} batches "
+                           f"(each limited to {meta['batches'][0]['mps_active_thread_percentage']}\\% of the "
+                           f"multiprocessors, launch \\code{{{meta['batches'][0]['launch']}}}; a method's time "
+                           "above overlaps the others')") if "shared_gpu" in meta else "",
         "EFiveGpuTargetVerdict": ("met" if hours <= GPU_HOUR_TARGET / 3600 else "not met") if not missing else
                                  f"not yet decided (projected {hours:.2f} GPU-hours)",
     })
+    return macros
+
+
+def two_runs(runs, serial_runs, serial_meta):
+    """Figure and macros comparing the two full GPU runs (the same flags, other launch shapes and
+    so other summation orders; the first one method after another, the second three at once under
+    MPS): |dE/E0| of each method against t, and where Adams-Bashforth's two runs part."""
+    fig, ax = plt.subplots(figsize=(7.3, 3.0))
+    macros = {}
+    serial = {r["integrator"]: s for r, s in serial_runs}
+    for r, s in runs:
+        m = r["integrator"]
+        colour = methods.style(m)[0]
+        ax.plot(s["t"], np.maximum(np.abs(s["dE_rel"]), FLOOR), color=colour, lw=1.0, label=f"{m} (MPS run)")
+        if m not in serial:
+            continue
+        q = serial[m]
+        ax.plot(q["t"], np.maximum(np.abs(q["dE_rel"]), FLOOR), color=colour, lw=1.0, ls=":",
+                label=f"{m} (first run)")
+        if m != "adams-bashforth" or len(q["t"]) != len(s["t"]):
+            continue
+        diff = np.abs(s["dE_rel"] - q["dE_rel"])
+        apart = np.flatnonzero(diff > APART)
+        if apart.size and apart[0] > 0:
+            i = apart[0]
+            ax.axvline(s["t"][i], color="0.5", lw=0.6, ls="--")
+            macros.update({
+                "EFiveGpuRunsPartAt": f"{s['t'][i]:.1f}",
+                "EFiveGpuRunsPartFrom": f"{s['t'][i - 1]:.1f}",
+                "EFiveGpuRunsAgreeTo": paper.tex_sci(diff[:i].max()),
+                "EFiveGpuRunsJumpMps": paper.tex_sci(s["dE_rel"][i] - s["dE_rel"][i - 1]),
+                "EFiveGpuRunsJumpSerial": paper.tex_sci(q["dE_rel"][i] - q["dE_rel"][i - 1]),
+                "EFiveGpuRunsAfterMax": paper.tex_sci(max(np.ptp(s["dE_rel"][i:]), np.ptp(q["dE_rel"][i:]))),
+            })
+    ax.set_yscale("log")
+    ax.set_xlabel("time $t$")
+    ax.set_ylabel(r"$|\Delta E/E_0|$")
+    ax.grid(True, alpha=0.35)
+    ax.legend(ncol=3, loc="lower right", frameon=False, fontsize=7)
+    fig.tight_layout()
+    for ext in ("pdf", "png"):
+        fig.savefig(ROOT / "figures" / f"{GPU_EXP}_two_runs.{ext}", dpi=200)
+    plt.close(fig)
+    seconds = float(serial_meta["gpu_seconds_in_all"])
+    evals = sum(float(r["fevals"]) for r, _ in serial_runs)
+    macros.update({
+        "EFiveGpuSerialSecondsTotal": f"{seconds:.0f}",
+        "EFiveGpuSerialHoursTotal": f"{seconds / 3600:.2f}",
+        "EFiveGpuSerialUsPerEvalAll": f"{1e6 * seconds / evals:.2f}",
+        "EFiveGpuSerialCommits": paper.tex_escape(", ".join(c[:12] for c in serial_meta["nbody"]["commits"])),
+    })
+    for r, _ in serial_runs:
+        macros[f"EFiveGpuSerial{paper.macro_part(r['integrator'])}EnergyMax"] = \
+            paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR))
+    return macros
+
+
+def concurrency_probe_macros():
+    """The probe behind the MPS run (tools/gpu/logs/e05_concurrent/per_eval.csv): the range of the
+    three methods' cost per evaluation alone, three at once as plain processes, and under MPS."""
+    rows = files.read_csv(CONCURRENCY_PROBE)
+    macros = {}
+    for case, name in (("alone", "Alone"), ("together", "Together"), ("mps", "Mps")):
+        us = [float(r["us_per_eval"]) for r in rows if r["case"] == case]
+        macros[f"EFiveGpuProbe{name}"] = f"{min(us):.1f}--{max(us):.1f}"
     return macros
 
 
@@ -251,6 +323,13 @@ def main():
         macros.update(gpu)
         macros.update(gpu_macros(runs, meta))
         sources += [f"results/{GPU_EXP}.csv", f"results/{GPU_EXP}_timeseries.csv"]
+        if (paper.RESULTS_DIR / f"{SERIAL_EXP}.csv").is_file():
+            serial_runs, serial_meta, _ = load(SERIAL_EXP)
+            macros.update(two_runs(runs, serial_runs, serial_meta))
+            sources += [f"results/{SERIAL_EXP}.csv", f"results/{SERIAL_EXP}_timeseries.csv"]
+        if CONCURRENCY_PROBE.is_file():
+            macros.update(concurrency_probe_macros())
+            sources.append(str(CONCURRENCY_PROBE.relative_to(ROOT)))
     paper.fill_missing(macros, ["EFiveGpu" + paper.macro_part(m) for m in S0_METHODS])
     # Without the GPU results, every GPU macro the text quotes reads "---".
     text = (ROOT / "paper" / "sections" / "E05.tex").read_text()

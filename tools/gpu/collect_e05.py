@@ -9,11 +9,14 @@ provenance:
     results/E05_long_run_gpu_parts.csv       one row per part: interval, evaluations, seconds,
                                              launch shape, GPU, driver, commit
 
-    python3 tools/gpu/collect_e05.py [PARTS_DIR]     (default results/E05_gpu)
+    python3 tools/gpu/collect_e05.py [PARTS_DIR [NAME]]   (default results/E05_gpu, E05_long_run_gpu)
 
 PARTS_DIR = results/E05_gpu_mps is the run of tools/gpu/e05_mps.sh, its three methods at once on
 the one GPU under MPS: its batches.csv holds each batch's wall time, and the GPU time of the
 whole E05 (meta gpu_seconds_in_all) is their sum, not the sum of the methods' times (which overlap).
+NAME replaces E05_long_run_gpu in the three file names: the paper quotes the MPS run as
+E05_long_run_gpu and the first run (results/E05_gpu, one method after another) as
+E05_long_run_gpu_serial.
 
 Every number is copied or summed from what nbody wrote on the GPU (its --summary, --diagnostics
 and their .meta.json, `nbody --build-info`, nvidia-smi); nothing is typed in. A method whose last
@@ -30,7 +33,7 @@ from collect_results import write_csv
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
 PARTS = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else RESULTS / "E05_gpu"
-EXP = "E05_long_run_gpu"
+EXP = sys.argv[2] if len(sys.argv) > 2 else "E05_long_run_gpu"
 METHODS = ("dopri5", "verner65", "adams-bashforth")
 POINT = ["integrator", "tol", "h-min", "h-max", "controller", "order", "dt"]  # as E05_long_run.csv
 METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel", "L_rel", "min_pair_dist_min", "t",
