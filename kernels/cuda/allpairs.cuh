@@ -64,18 +64,10 @@ __global__ void tiled_kernel(TiledArgs<T> a) {
   const int n = a.n;
   const int first = blockIdx.x * (B * I);  // this block's bodies: first + q*B + tid, q < I
 
-  T xi[I], yi[I], zi[I], ax[I], ay[I], az[I];
+  const ThreadBodies<T, I> own(a.bodies, n, first, B, tid);
+  T ax[I], ay[I], az[I];
 #pragma unroll
-  for (int q = 0; q < I; ++q) {
-    const int i = first + q * B + tid;
-    const Body4<T> b = a.bodies[i < n ? i : n - 1];
-    xi[q] = b.x;
-    yi[q] = b.y;
-    zi[q] = b.z;
-    ax[q] = T(0);
-    ay[q] = T(0);
-    az[q] = T(0);
-  }
+  for (int q = 0; q < I; ++q) ax[q] = ay[q] = az[q] = T(0);
 
   const int ntiles = (n + B - 1) / B;
   const int t_begin = blockIdx.y * a.tiles_per_split;
@@ -92,7 +84,7 @@ __global__ void tiled_kernel(TiledArgs<T> a) {
         const Body4<T> bj = tile[k];
 #pragma unroll
         for (int q = 0; q < I; ++q)
-          accumulate_interaction<T, M>(xi[q], yi[q], zi[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax[q], ay[q], az[q]);
+          accumulate_interaction<T, M>(own.x[q], own.y[q], own.z[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax[q], ay[q], az[q]);
       }
     } else {
       for (int k = 0; k < count; ++k) {
@@ -101,7 +93,7 @@ __global__ void tiled_kernel(TiledArgs<T> a) {
 #pragma unroll
         for (int q = 0; q < I; ++q)
           if (j != first + q * B + tid)
-            accumulate_interaction<T, M>(xi[q], yi[q], zi[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax[q], ay[q], az[q]);
+            accumulate_interaction<T, M>(own.x[q], own.y[q], own.z[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax[q], ay[q], az[q]);
       }
     }
     __syncthreads();

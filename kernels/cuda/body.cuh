@@ -30,6 +30,25 @@ struct alignas(16) Body4<qd> {
 static_assert(sizeof(Body4<float>) == 16 && sizeof(Body4<double>) == 32 && sizeof(Body4<dd>) == 64 &&
               sizeof(Body4<qd>) == 128);
 
+// The I bodies of thread `tid` in a block whose bodies start at `first`: first + q*B + tid, q < I.
+// Past n the last body stands in (its results are never written), so the inner loops need no test
+// on i. Fully unrolled, the arrays live in registers.
+template <class T, int I>
+struct ThreadBodies {
+  T x[I], y[I], z[I], m[I];
+  __device__ ThreadBodies(const Body4<T>* bodies, int n, int first, int B, int tid) {
+#pragma unroll
+    for (int q = 0; q < I; ++q) {
+      const int i = first + q * B + tid;
+      const Body4<T> b = bodies[i < n ? i : n - 1];
+      x[q] = b.x;
+      y[q] = b.y;
+      z[q] = b.z;
+      m[q] = b.m;
+    }
+  }
+};
+
 // Loads that bypass L1 (partial sums written by other blocks of the same launch).
 __device__ inline float load_cg(const float* p) { return __ldcg(p); }
 __device__ inline double load_cg(const double* p) { return __ldcg(p); }

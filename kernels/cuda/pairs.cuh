@@ -33,6 +33,14 @@ __host__ __device__ inline int pair_band(int a, int ntiles) {
   return (ntiles % 2) ? half : (a < half ? half : half - 1);
 }
 
+// After each step lane l takes over lane src = l+1's j-side sums (its j moves on by one lane too).
+template <class T>
+__device__ inline void pass_j_sums_down(T& gx, T& gy, T& gz, int src) {
+  gx = __shfl_sync(0xffffffffu, gx, src);
+  gy = __shfl_sync(0xffffffffu, gy, src);
+  gz = __shfl_sync(0xffffffffu, gz, src);
+}
+
 template <class T>
 struct PairsArgs {
   const Body4<T>* bodies;
@@ -51,17 +59,10 @@ __global__ void __launch_bounds__(pairs_max_block) pairs_kernel(PairsArgs<T> a) 
   const int n = a.n, P = B * I;
   const int row = blockIdx.x, i0 = row * P;
 
-  T xi[I], yi[I], zi[I], mi[I], ax[I], ay[I], az[I];
+  const ThreadBodies<T, I> own(a.bodies, n, i0, B, tid);
+  T ax[I], ay[I], az[I];
 #pragma unroll
-  for (int q = 0; q < I; ++q) {
-    const int i = i0 + q * B + tid;
-    const Body4<T> b = a.bodies[i < n ? i : n - 1];
-    xi[q] = b.x;
-    yi[q] = b.y;
-    zi[q] = b.z;
-    mi[q] = b.m;
-    ax[q] = ay[q] = az[q] = T(0);
-  }
+  for (int q = 0; q < I; ++q) ax[q] = ay[q] = az[q] = T(0);
 
   if (a.d_first == 1) {  // own tile, one-sided: j != i
     for (int sub = 0; sub < I && i0 + sub * B < n; ++sub) {
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(pairs_max_block) pairs_kernel(PairsArgs<T> a) 
 #pragma unroll
         for (int q = 0; q < I; ++q)
           if (q != sub || k != tid)
-            accumulate_interaction<T, M>(xi[q], yi[q], zi[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax[q], ay[q], az[q]);
+            accumulate_interaction<T, M>(own.x[q], own.y[q], own.z[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2, ax[q], ay[q], az[q]);
       }
       __syncthreads();
     }
@@ -99,11 +100,9 @@ __global__ void __launch_bounds__(pairs_max_block) pairs_kernel(PairsArgs<T> a) 
             const Body4<T> bj = tile[c + (l + k) % 32];
 #pragma unroll
             for (int q = 0; q < I; ++q)
-              accumulate_pair_interaction<T, M>(xi[q], yi[q], zi[q], mi[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2,
+              accumulate_pair_interaction<T, M>(own.x[q], own.y[q], own.z[q], own.m[q], bj.x, bj.y, bj.z, bj.m, a.eps2, a.rmin2,
                                                 ax[q], ay[q], az[q], gx, gy, gz);
-            gx = __shfl_sync(0xffffffffu, gx, src);
-            gy = __shfl_sync(0xffffffffu, gy, src);
-            gz = __shfl_sync(0xffffffffu, gz, src);
+            pass_j_sums_down(gx, gy, gz, src);
           }
         } else {  // the last tile: skip bodies past n on either side
           for (int k = 0; k < 32; ++k) {
@@ -112,11 +111,9 @@ __global__ void __launch_bounds__(pairs_max_block) pairs_kernel(PairsArgs<T> a) 
 #pragma unroll
             for (int q = 0; q < I; ++q)
               if (jl < count && i0 + q * B + tid < n)
-                accumulate_pair_interaction<T, M>(xi[q], yi[q], zi[q], mi[q], bj.x, bj.y, bj.z, bj.m, a.eps2,
+                accumulate_pair_interaction<T, M>(own.x[q], own.y[q], own.z[q], own.m[q], bj.x, bj.y, bj.z, bj.m, a.eps2,
                                                   a.rmin2, ax[q], ay[q], az[q], gx, gy, gz);
-            gx = __shfl_sync(0xffffffffu, gx, src);
-            gy = __shfl_sync(0xffffffffu, gy, src);
-            gz = __shfl_sync(0xffffffffu, gz, src);
+            pass_j_sums_down(gx, gy, gz, src);
           }
         }
         jx[c + l] = gx;
