@@ -10,8 +10,7 @@
 #                                 lengths (simulated time) give each about 7-8 minutes
 # Records the batch's wall time, the GPU time that E05 is charged (batches.csv: start, end, seconds).
 set -u
-CARRY=${CARRY:-build-gpu-carry}
-gunzip -kf "$CARRY/nbody.gz" && chmod +x "$CARRY/nbody"
+. tools/gpu/carry.sh  # unpacks nbody once, before the three parts start
 export E05_DIR=${E05_DIR:-results/E05_gpu_mps} E05_LAUNCH=${E05_LAUNCH:-block=256,split=16}
 mkdir -p "$E05_DIR"
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log

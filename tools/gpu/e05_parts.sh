@@ -14,19 +14,12 @@
 set -u
 method=${1:?usage: e05_parts.sh dopri5|verner65|adams-bashforth DT_PART}
 part_dt=${2:?usage: e05_parts.sh METHOD DT_PART}
-CARRY=${CARRY:-build-gpu-carry}
-export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-NB=$PWD/$CARRY/nbody
+. tools/gpu/carry.sh
+. tools/gpu/e05_flags.sh
 D=${E05_DIR:-results/E05_gpu}/$method
 mkdir -p "$D" "${OUT:-/tmp/e05-out}"
-# E05's full profile (experiments/E05_long_run.toml): the same flags, on the GPU.
-flags="--ic two-galaxies --n 512 --seed 1 --r-min 1e-4 --precision double --t-end 300 --diag-every 0.1 --engine cuda-split --stepping device"
+flags="$(e05_flags "$method") --t-end 300" || exit 2
 [ -n "${E05_LAUNCH:-}" ] && flags="$flags --launch $E05_LAUNCH"
-case $method in
-  dopri5|verner65) flags="$flags --integrator $method --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --controller pi" ;;
-  adams-bashforth) flags="$flags --integrator adams-bashforth --order 5 --dt 1e-6" ;;
-  *) echo "unknown method $method" >&2; exit 2 ;;
-esac
 part=$(ls "$D"/part_*.summary.json 2>/dev/null | wc -l)
 t_now=0
 if [ "$part" -gt 0 ]; then

@@ -17,19 +17,14 @@
 # the repository root.
 set -u
 phase=${1:?usage: e22_gpu.sh check|run}
-CARRY=${CARRY:-build-gpu-carry}
 OUT=${OUT:-/tmp/e22-out}
 W=tools/gpu/logs/e22_gpu/$phase
 mkdir -p "$W" "$OUT"
-for f in nbody nbody_tests; do
-  [ -f "$CARRY/$f.gz" ] && [ ! -x "$CARRY/$f" ] && gunzip -c "$CARRY/$f.gz" > "$CARRY/$f" && chmod +x "$CARRY/$f"
-done
+. tools/gpu/carry.sh
 [ -f "$CARRY/points.tar.gz" ] && tar xzf "$CARRY/points.tar.gz"
-export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # `check` tunes cuda-split for qd at N = 512 and stores the best shape here; the runs of `run` in
 # the same call take it from there (the engines' default when no --launch is given).
 export NBODY_TUNE_CACHE=$PWD/tools/gpu/logs/e22_gpu/tune_cache.json
-NB=$PWD/$CARRY/nbody
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
@@ -39,7 +34,7 @@ NB=$PWD/$CARRY/nbody
 pack() { tar czf "$OUT/e22_gpu_$phase.tar.gz" "$W" results/E22_brutus_convergence_gpu* 2> /dev/null; }
 
 if [ "$phase" = check ]; then
-  "$PWD/$CARRY/nbody_tests" "cuda_engines_match_simple_in_quad_double" > "$W/tests_qd.log" 2>&1
+  "$NT" "cuda_engines_match_simple_in_quad_double" > "$W/tests_qd.log" 2>&1
   echo "tests rc=$?" >> "$W/tests_qd.log"
   tail -3 "$W/tests_qd.log"
   "$NB" tune --engine cuda-split --precision qd --n 512 --blocks 16,32,64 --splits 0,8,16,32 --repeats 5 \

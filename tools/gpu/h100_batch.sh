@@ -12,15 +12,12 @@
 # device tool returns at most 8 files), so that a run stopped at its limit returns what it finished.
 set -u
 phase=${1:?usage: h100_batch.sh check|sweep|final|resident}
-CARRY=${CARRY:-build-gpu-carry}
 OUT=${OUT:-/tmp/nbody-out}
 WORK=${WORK:-/tmp/nbody-work}
 W=$WORK/$phase
 mkdir -p "$W" "$OUT"
-export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. tools/gpu/carry.sh
 export NBODY_TUNE_CACHE=$W/tune_cache.json
-NB=$PWD/$CARRY/nbody
-NT=$PWD/$CARRY/nbody_tests
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 pack() { tar czf "$OUT/$phase.tar.gz" -C "$WORK" "$phase"; cp "$W/steps.log" "$OUT/${phase}_steps.log" 2> /dev/null; }
 step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }

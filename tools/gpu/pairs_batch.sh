@@ -16,14 +16,10 @@
 # Results in $OUT (the device tool brings back at most 8 files: one tarball plus the logs).
 set -u
 phase=${1:-check}
-CARRY=${CARRY:-build-gpu-carry}
 W=/tmp/pairs/$phase
 mkdir -p "$W"
-for f in nbody nbody_tests; do gunzip -c "$CARRY/$f.gz" > "$CARRY/$f" && chmod +x "$CARRY/$f"; done
-export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. tools/gpu/carry.sh
 export NBODY_TUNE_CACHE=$W/tune_cache.json
-NB=$PWD/$CARRY/nbody
-NT=$PWD/$CARRY/nbody_tests
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 pack() { tar czf "$OUT/$phase.tar.gz" -C /tmp/pairs "$phase"; cp "$W/steps.log" "$OUT/${phase}_steps.log" 2>/dev/null; }
 step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }

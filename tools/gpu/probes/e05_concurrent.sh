@@ -11,24 +11,15 @@
 # Every run under `timeout`: a cooperative kernel whose blocks cannot all be resident would hang.
 # Writes $OUT/e05_concurrent.csv (case, method, length, fevals, wall_s) and the logs.
 set -u
-CARRY=${CARRY:-build-gpu-carry}
-for f in nbody; do gunzip -kf "$CARRY/$f.gz" && chmod +x "$CARRY/$f"; done
-export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-NB=$PWD/$CARRY/nbody
+. tools/gpu/carry.sh
+. tools/gpu/e05_flags.sh
 W=/tmp/e05c
 mkdir -p "$W"
 T1=${T1:-0.02}
 T2=${T2:-0.2}
-base="--ic two-galaxies --n 512 --seed 1 --r-min 1e-4 --precision double --diag-every 0.1 --engine cuda-split --stepping device"
-flags() {
-  case $1 in
-    dopri5|verner65) echo "$base --integrator $1 --tol 1e-12 --h-min 1e-9 --h-max 1e-5 --controller pi" ;;
-    adams-bashforth) echo "$base --integrator adams-bashforth --order 5 --dt 1e-6" ;;
-  esac
-}
 one() {  # case method t_end [launch]
   local launch=""; [ -n "${4:-}" ] && launch="--launch $4"
-  timeout 120 "$NB" run $(flags $2) --t-end $3 $launch --summary "$W/$1_$2_$3.json" > "$W/$1_$2_$3.log" 2>&1
+  timeout 120 "$NB" run $(e05_flags $2) --t-end $3 $launch --summary "$W/$1_$2_$3.json" > "$W/$1_$2_$3.log" 2>&1
   echo "$1 $2 $3 rc=$?" >> "$W/steps.log"
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$W/provenance.txt"
