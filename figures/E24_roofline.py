@@ -41,14 +41,16 @@ def ncu_issue_busy(path):
     return next(float(line.split()[-1]) for line in path.read_text().splitlines() if "Issue Slots Busy" in line)
 
 
+def ncu_instructions(path, per):
+    """The number after the colon on the first line naming `per` ("per interaction", "per pair")."""
+    return next(line.split(":")[1].split()[0] for line in path.read_text().splitlines() if per in line)
+
+
 macros["ETwentyFourTiledIssueBusy"] = f"{ncu_issue_busy(LOGS / 'regcap_probe' / 'ncu_float_2p20_i2_b512_details.txt'):.0f}"
-macros["ETwentyFourTiledInstr"] = next(line.split(":")[1].split()[0] for line in
-                                       (LOGS / "regcap_probe" / "ncu_float_2p20_i2_b512_by_opcode.txt").read_text().splitlines()
-                                       if "per interaction" in line)
+macros["ETwentyFourTiledInstr"] = ncu_instructions(LOGS / "regcap_probe" / "ncu_float_2p20_i2_b512_by_opcode.txt",
+                                                   "per interaction")
 macros["ETwentyFourPairsIssueBusy"] = f"{ncu_issue_busy(LOGS / 'pairs_final' / 'ncu_details_float.txt'):.0f}"
-macros["ETwentyFourPairsInstr"] = next(line.split(":")[1].split()[0] for line in
-                                       (LOGS / "pairs_final" / "ncu_by_opcode.txt").read_text().splitlines()
-                                       if "per pair" in line)
+macros["ETwentyFourPairsInstr"] = ncu_instructions(LOGS / "pairs_final" / "ncu_by_opcode.txt", "per pair")
 axes[0].set_ylabel("interactions / s")
 fig.suptitle(f"E24: against the arithmetic limits; {device_text(meta, rows)}", fontsize=9)
 save(fig, NAME)

@@ -181,8 +181,7 @@ def main(check, sweep, final):
                  "seconds_per_eval": dd["seconds_per_eval"], "interactions_per_s": dd["interactions_per_s"],
                  "wall_seconds_per_eval": dd["wall_seconds_per_eval"], "timing": "device-events",
                  "device": dd["device"], "batch": "sweep"})
-    order = {"float": 0, "double": 1, "dd": 2}
-    rows.sort(key=lambda r: (int(r["n"]), order[r["precision"]], r["engine"]))
+    rows.sort(key=lambda r: (int(r["n"]), PRECISION_ORDER[r["precision"]], r["engine"]))
     cols = ["n", "precision", "engine", "repeats", "threads", "seconds_per_eval", "interactions_per_s", "gflops", "timing",
             "wall_seconds_per_eval", "simd", "device", "cpu_model", "batch"]
     out = RESULTS / "E09_gpu_time_vs_n.csv"
