@@ -102,6 +102,7 @@ TEST_CASE("bad_input_exits_nonzero_with_one_line_and_no_output_file", "[cli]") {
       {"run --ic kepler --integrator rk4 --tol 1e-6 --t-end 1 --final-state out.csv", "no error estimate"},
       {"run --ic kepler --e 1.2 --integrator rk4" + tail, "0 <= e < 1"},
       {"run --ic kepler --integrator rk4 --dt x --t-end 1 --final-state out.csv", "--dt"},
+      {"tune --engine openmp --n 64", "must be a GPU engine"},
   };
   for (const auto& c : cases) {
     INFO(c.args);

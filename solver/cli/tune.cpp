@@ -12,6 +12,7 @@
 #include "cli/parse.hpp"
 #include "engines/cuda_tune_cache.hpp"
 #include "engines/engine.hpp"
+#include "engines/gpu_engines.hpp"
 #include "io/atomic_file.hpp"
 #include "io/provenance.hpp"
 #if NBODY_WITH_CUDA
@@ -20,8 +21,17 @@
 
 namespace nbody::cli {
 
+namespace {
+// "cuda-naive, ..., opencl-tiled": the GPU engines of this build.
+std::string gpu_engine_list() {
+  std::string out;
+  for (const auto& e : gpu_engine_names()) out += (out.empty() ? "" : ", ") + e;
+  return out.empty() ? "none in this build" : out;
+}
+}  // namespace
+
 void add_tune_options(CLI::App& cmd, TuneOptions& o) {
-  cmd.add_option("--engine", o.engine, "GPU engine: cuda-naive, cuda-tiled, cuda-split, cuda-pairs, opencl-tiled")->capture_default_str();
+  cmd.add_option("--engine", o.engine, "GPU engine: " + gpu_engine_list())->capture_default_str();
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str();
   cmd.add_option("--n", o.n, "number of bodies")->required();
   cmd.add_option("--repeats", o.repeats, "timed evaluations per shape (median of device times)")->capture_default_str();
@@ -71,9 +81,9 @@ double median_of(std::vector<double> v) {
 
 template <class T>
 int tune_typed(const TuneOptions& o) {
-  if (o.engine.rfind("cuda-", 0) != 0 && o.engine != "opencl-tiled")
-    throw InputError("tune: --engine must be a GPU engine (cuda-naive, cuda-tiled, cuda-split, cuda-pairs, opencl-tiled), got '" +
-                     o.engine + "'");
+  const auto gpu = gpu_engine_names();
+  if (std::find(gpu.begin(), gpu.end(), o.engine) == gpu.end())
+    throw InputError("tune: --engine must be a GPU engine (" + gpu_engine_list() + "), got '" + o.engine + "'");
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
   if (o.repeats < 1) throw InputError("--repeats must be at least 1");
   const bool naive = o.engine == "cuda-naive" || o.engine == "opencl-tiled";

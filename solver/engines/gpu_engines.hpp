@@ -3,11 +3,13 @@
 // NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines, each only for
 // the real types its kernels exist for. Being listed does not promise a device: constructing an
 // engine without one fails with a clear message (exit code 2).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "core/real.hpp"
 #include "engines/engine.hpp"
 #if NBODY_WITH_CUDA
 #include "engines/cuda_engine.hpp"
@@ -42,6 +44,20 @@ std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) 
   if constexpr (opencl_supports<T>) table.push_back(gpu_detail::gpu_entry<OpenCLTiledEngine, T>());
 #endif
   return table;
+}
+
+// The GPU engines this build has, in any precision, in registry order (read from the entries
+// above, so never a stale list): `nbody --build-info` names them, `nbody tune` accepts them.
+inline std::vector<std::string> gpu_engine_names() {
+  std::vector<std::string> names;
+  auto add = [&names](const auto& entries) {
+    for (const auto& e : entries)
+      if (std::find(names.begin(), names.end(), e.name) == names.end()) names.emplace_back(e.name);
+  };
+#define NBODY_ADD_GPU_ENGINES(U) add(with_gpu_engines<U>({}));
+  NBODY_FOR_EACH_PRECISION(NBODY_ADD_GPU_ENGINES)
+#undef NBODY_ADD_GPU_ENGINES
+  return names;
 }
 
 // The GPU back ends usable on this machine now (a device present, not only compiled in):

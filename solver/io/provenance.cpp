@@ -2,36 +2,17 @@
 
 #include <omp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
 #include <thread>
 
 #include "build_config.hpp"
-#include "core/real.hpp"
 #include "engines/gpu_engines.hpp"
 #include "git_info.hpp"
 #include "io/atomic_file.hpp"
 
 namespace nbody {
-
-namespace {
-// The GPU engines compiled into this build in any precision, read from the registry's own GPU
-// entries (a list written here went stale once: cuda-pairs was missing); whether a device is
-// present is host.features of `nbody --build-info`.
-nlohmann::json gpu_engine_names() {
-  std::vector<std::string> names;
-  auto add = [&names](const auto& entries) {
-    for (const auto& e : entries)
-      if (std::find(names.begin(), names.end(), e.name) == names.end()) names.emplace_back(e.name);
-  };
-#define NBODY_ADD_GPU_ENGINES(U) add(with_gpu_engines<U>({}));
-  NBODY_FOR_EACH_PRECISION(NBODY_ADD_GPU_ENGINES)
-#undef NBODY_ADD_GPU_ENGINES
-  return names;
-}
-}  // namespace
 
 nlohmann::json build_info() {
   return {
