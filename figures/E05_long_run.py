@@ -196,24 +196,34 @@ def render(exp, prefix):
     return macros, runs, meta
 
 
+def gpu_time(prefix, runs, meta):
+    """The GPU time E05 is charged (collect_e05.py's gpu_seconds_in_all: the methods' times summed,
+    or, when they ran at once on the one GPU, the batches' time) and the force evaluations of a
+    collected GPU run, with their macros <prefix>SecondsTotal, HoursTotal, UsPerEvalAll, Commits."""
+    seconds = float(meta["gpu_seconds_in_all"])
+    evals = sum(float(r["fevals"]) for r, _ in runs)
+    return seconds, evals, {
+        f"{prefix}SecondsTotal": f"{seconds:.0f}",
+        f"{prefix}HoursTotal": f"{seconds / 3600:.2f}",
+        f"{prefix}UsPerEvalAll": f"{1e6 * seconds / evals:.2f}",
+        f"{prefix}Commits": paper.tex_escape(", ".join(c[:12] for c in meta["nbody"]["commits"])),
+    }
+
+
 def gpu_macros(runs, meta):
     """What E05's run on the GPU took: per method the parts, GPU seconds and cost per force
     evaluation, in all against the one-GPU-hour target, and the GPU it ran on."""
-    macros, done, seconds, evals = {}, [], 0.0, 0.0
+    seconds, evals, macros = gpu_time("EFiveGpu", runs, meta)
+    done = []
     for r, _ in runs:
         mp = paper.macro_part(r["integrator"])
         macros[f"EFiveGpu{mp}Parts"] = r["parts"]
         macros[f"EFiveGpu{mp}Seconds"] = f"{float(r['gpu_seconds']):.0f}"
         macros[f"EFiveGpu{mp}UsPerEval"] = f"{float(r['us_per_eval']):.2f}"
         macros[f"EFiveGpu{mp}Reached"] = f"{float(r['t']):.0f}"
-        seconds += float(r["gpu_seconds"])
-        evals += float(r["fevals"])
         if r["complete"] == "True":
             done.append(r["integrator"])
     missing = [m for m in S0_METHODS if m not in done]
-    # The GPU time E05 is charged: the sum of the methods' times, or, when they ran at once on the
-    # one GPU (tools/gpu/e05_mps.sh), the time of the batches in which they ran.
-    seconds = float(meta.get("gpu_seconds_in_all", seconds))
     # Projection to T_max: what is done, plus an unfinished run's remaining evaluations (at its
     # evaluations per unit time so far) at its own cost per evaluation, as if it ran alone; a
     # missing Adams-Bashforth run at one evaluation per step at the mean cost so far.
@@ -232,10 +242,6 @@ def gpu_macros(runs, meta):
     h = meta["host"]
     macros.update({
         "EFiveGpuDevice": paper.tex_escape(f"{h['gpu']} (driver {h['driver']}, SM clock up to {h['sm_clock_max_mhz']})"),
-        "EFiveGpuCommits": paper.tex_escape(", ".join(c[:12] for c in meta["nbody"]["commits"])),
-        "EFiveGpuSecondsTotal": f"{seconds:.0f}",
-        "EFiveGpuHoursTotal": f"{seconds / 3600:.2f}",
-        "EFiveGpuUsPerEvalAll": f"{1e6 * seconds / evals:.2f}",
         "EFiveGpuComplete": ", ".join(paper.tex_escape(m) for m in done) or "none",
         "EFiveGpuMissing": ", ".join(paper.tex_escape(m) for m in missing) or "none",
         "EFiveGpuProjectedEvals": paper.tex_sci(projected),
@@ -290,14 +296,7 @@ def two_runs(runs, serial_runs, serial_meta):
     for ext in ("pdf", "png"):
         fig.savefig(ROOT / "figures" / f"{GPU_EXP}_two_runs.{ext}", dpi=200)
     plt.close(fig)
-    seconds = float(serial_meta["gpu_seconds_in_all"])
-    evals = sum(float(r["fevals"]) for r, _ in serial_runs)
-    macros.update({
-        "EFiveGpuSerialSecondsTotal": f"{seconds:.0f}",
-        "EFiveGpuSerialHoursTotal": f"{seconds / 3600:.2f}",
-        "EFiveGpuSerialUsPerEvalAll": f"{1e6 * seconds / evals:.2f}",
-        "EFiveGpuSerialCommits": paper.tex_escape(", ".join(c[:12] for c in serial_meta["nbody"]["commits"])),
-    })
+    macros.update(gpu_time("EFiveGpuSerial", serial_runs, serial_meta)[2])
     for r, _ in serial_runs:
         macros[f"EFiveGpuSerial{paper.macro_part(r['integrator'])}EnergyMax"] = \
             paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR))
