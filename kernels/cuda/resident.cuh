@@ -32,9 +32,9 @@
 #include <cuda_runtime.h>
 
 #include "common/interaction.hpp"
+#include "common/step_control.hpp"
 #include "cuda/body.cuh"
 #include "cuda/device_math.cuh"
-#include "integrators/pi_rule.hpp"
 
 namespace nbody::cuda {
 
@@ -425,11 +425,8 @@ __global__ void __launch_bounds__(kResidentMaxBlock) resident_rk_kernel(Resident
       Barrier::sync();
       const T e1 = sqrt(sum_over_blocks(a.partial, gridDim.x, &total) / T(m));
       T err = e1;
-      if (a.second_estimate) {  // DOP853's combination (Dop853Method::combined_error)
-        const T e3 = sqrt(sum_over_blocks(a.partial + gridDim.x, gridDim.x, &total) / T(m));
-        const T denominator = e1 * e1 + e3 * e3 / T(100);
-        err = denominator > T(0) ? e1 * e1 / sqrt(denominator) : T(0);
-      }
+      if (a.second_estimate)  // DOP853's combination, as on the host
+        err = dop853_combined_error(e1, sqrt(sum_over_blocks(a.partial + gridDim.x, gridDim.x, &total) / T(m)));
       T h_next;
       if (pi_judge(a.rule, c.pi, err, h, h_next)) {
         c.h_next = h_next;

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "integrators/pi_rule.hpp"
+#include "common/step_control.hpp"
 
 namespace nbody {
 

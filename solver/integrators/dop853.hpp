@@ -31,6 +31,7 @@
 // tests/test_tableaux.cpp checks all of it against the order conditions in 100-digit arithmetic.
 #include <cmath>
 
+#include "common/step_control.hpp"
 #include "integrators/explicit_rk.hpp"
 
 namespace nbody {
@@ -177,14 +178,12 @@ struct Dop853Method {
                   {"0"}}},
       .embedded_order2 = 3};
 
-  // Hairer's combination of the two estimates (DOP853, "error estimation"): err5^2 / sqrt(err5^2
-  // + 0.01 err3^2). Where the 3rd-order estimate is small it is err5; where it dominates, the
-  // estimate is damped, which makes it O(h^8) and robust for large steps.
+  // Hairer's combination of the two estimates (common/step_control.hpp, shared with the
+  // device-resident stepping kernel): O(h^8).
   static constexpr int error_order = 8;
   template <class T>
   static T combined_error(T err5, T err3) {
-    const T denominator = err5 * err5 + err3 * err3 / T(100);
-    return denominator > T(0) ? err5 * err5 / sqrt(denominator) : T(0);
+    return dop853_combined_error(err5, err3);
   }
 };
 template <class T>

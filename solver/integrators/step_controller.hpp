@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/real.hpp"
-#include "integrators/pi_rule.hpp"
+#include "common/step_control.hpp"
 #include "io/archive.hpp"
 
 namespace nbody {
@@ -39,7 +39,7 @@ RunError step_size_underflow(T h_next, T h_min) {
 // A proportional-integral controller (Gustafsson; Hairer's DOPRI5 settings): the new step is
 // h * safety * err^-alpha * err_prev^beta, limited to [h * shrink_limit, h * growth_limit] and
 // to [h_min, h_max]; after a rejection the next step may not grow. The rule itself is pi_judge
-// (pi_rule.hpp), shared with the device-resident stepping of the GPU engines.
+// (common/step_control.hpp), shared with the device-resident stepping of the GPU engines.
 template <class T>
 class PIController {
  public:

@@ -1,11 +1,12 @@
 #pragma once
-// The decision rule of the PI step-size controller (step_controller.hpp) as a function of plain
-// values, so that host stepping and the device-resident stepping of the GPU engines
-// (kernels/cuda/resident.cuh) take the same decisions. Written with comparisons only (no
-// std::max, no is_finite), so that it compiles for the device and a NaN error norm fails every
-// test it meets: it is rejected and shrinks the step the most.
-#include "common/host_device.hpp"
-#include "common/real_math.hpp"
+// Step-size control as functions of plain values, shared by the host integrators
+// (solver/integrators/step_controller.hpp, dop853.hpp) and the device-resident stepping kernel
+// (kernels/cuda/resident.cuh), so that both take the same decisions: the PI controller's rule and
+// DOP853's combination of its two error estimates. Written with comparisons only (no std::max, no
+// is_finite), so that it compiles for the device and a NaN error norm fails every test it meets:
+// it is rejected and shrinks the step the most.
+#include "host_device.hpp"
+#include "real_math.hpp"
 
 namespace nbody {
 
@@ -45,6 +46,16 @@ NBODY_HD bool pi_judge(const PIRule<T>& r, PIMemory<T>& m, T err, T h, T& h_next
   m.err_prev = e;
   m.last_rejected = false;
   return true;
+}
+
+// Hairer's combination of DOP853's two error estimates (DOP853, "error estimation"): err5^2 /
+// sqrt(err5^2 + 0.01 err3^2), with err5 and err3 the norms of the 5th- and 3rd-order estimates.
+// Where the 3rd-order estimate is small it is err5; where it dominates, the estimate is damped,
+// which makes it O(h^8) and robust for large steps. sqrt is called unqualified, as pow above.
+template <class T>
+NBODY_HD T dop853_combined_error(T err5, T err3) {
+  const T denominator = err5 * err5 + err3 * err3 / T(100);
+  return denominator > T(0) ? err5 * err5 / sqrt(denominator) : T(0);
 }
 
 }  // namespace nbody
