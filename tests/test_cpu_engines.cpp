@@ -291,12 +291,3 @@ TEST_CASE("nbody_bench_prints_a_csv_row_naming_the_simd_path_it_ran", "[engines]
   }
   fs::remove_all(dir);
 }
-
-TEST_CASE("fast_engines_refuse_compensated_force_sums_instead_of_ignoring_them", "[engines]") {
-  ForceLaw<double> law;
-  law.compensated = true;
-  for (const char* name : {"openmp-block", "openmp-block-aos", "openmp-simd", "openmp-simd-aos"}) {
-    INFO(name);
-    CHECK_THROWS_AS(make_engine<double>(name, law), InputError);
-  }
-}

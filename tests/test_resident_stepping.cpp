@@ -17,7 +17,7 @@
 #include "io/archive.hpp"
 #include "support.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda_backend.hpp"
+#include "engines/cuda/backend.hpp"
 #endif
 
 using namespace nbody;
@@ -220,7 +220,7 @@ TEST_CASE("device_resident_cluster_and_grid_barriers_give_the_same_run_bit_for_b
     }
   }
   SECTION("a cluster over the limit") {
-    CHECK_THROWS_WITH(run_with("rk4", fixed_step(1e-2), "cluster=17"), Catch::Contains("cluster= takes 1"));
+    CHECK_THROWS_WITH(run_with("rk4", fixed_step(1e-2), "cluster=17"), Catch::Contains("cluster=17 is not valid for device-resident steps (valid: 1..16)"));
   }
 }
 

@@ -1,9 +1,9 @@
 #pragma once
-// Each pair once (Newton's third law): the cuda-pairs engine. The all-pairs kernels of allpairs.cuh
-// spend 13 instructions per interaction (12 FP32 + 1 rsqrt in float) and are issue-bound near
-// 2.0e12 interactions/s on an H100 (tools/gpu/logs/regcap_probe/); accumulate_pair_interaction
-// serves both bodies of a pair with 16 + 1, so N(N-1)/2 pair evaluations do the work of N(N-1)
-// interactions. The price is the other body's sum, which lives in another thread; here it moves
+// Each pair once (Newton's third law): the kernel of cuda-pairs (its spec and launch:
+// solver/engines/cuda/pairs.hpp). The all-pairs kernels (naive.cuh, tiled.cuh) spend about 13
+// instructions per interaction (12 FP32 + 1 rsqrt in float) and are bound by instruction issue
+// (the paper's E24); accumulate_pair_interaction serves both bodies of a pair with 16 + 1, so
+// N(N-1)/2 pair evaluations do the work of N(N-1) interactions. The price is the other body's sum, which lives in another thread; here it moves
 // between lanes and is summed in a fixed order, without atomics, so results do not vary run to run.
 //
 // Tiles of P = blockDim.x * I bodies (a block's i-bodies, I per thread); ntiles = ceil(n / P). Block

@@ -6,7 +6,6 @@
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "engines/engine.hpp"
-#include "engines/openmp_simd.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
@@ -79,13 +78,9 @@ int bench_typed(const BenchOptions& o) {
   const double interactions = static_cast<double>(s.size()) * static_cast<double>(s.size() - 1);
   const auto host = host_info();
   const auto build = build_info();
-  // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (openmp-simd*:
-  // avx512, avx2 or scalar); empty for the others (compiled for baseline x86-64).
-  std::string simd_isa;
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (const auto* e = dynamic_cast<const OpenMPSimdEngine<T>*>(engine.get())) simd_isa = simd::isa_name(e->isa());
-    if (const auto* e = dynamic_cast<const OpenMPSimdAosEngine<T>*>(engine.get())) simd_isa = simd::isa_name(e->isa());
-  }
+  // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
+  // scalar); empty for the others (compiled for baseline x86-64).
+  const std::string& simd_isa = find_engine<T>(engine_name).can.simd;
   std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step\n");
   std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,

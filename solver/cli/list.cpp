@@ -1,4 +1,5 @@
 // `nbody list WHAT`: one line per item, name then a short description.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -13,12 +14,63 @@
 namespace nbody::cli {
 
 namespace {
+
 void line(std::string_view name, const std::string& text) {
   std::printf("%-16.*s %s\n", static_cast<int>(name.size()), name.data(), text.c_str());
 }
+
+// An engine's registry entry and capabilities, its launch knobs as compiled for `precision` when
+// it runs in it (the compiled variants differ between types), else for its first precision.
+nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
+  const bool runs = std::find(e.precisions.begin(), e.precisions.end(), precision) != e.precisions.end();
+  const std::string_view p = runs ? precision : e.precisions.front();
+  nlohmann::json j;
+  dispatch_precision(p, [&]<class T>() {
+    const EngineEntry<T>& entry = find_engine<T>(e.name);
+    nlohmann::json launch = nlohmann::json::array();
+    for (const Knob& k : entry.can.launch)
+      launch.push_back({{"key", k.key}, {"meaning", k.meaning}, {"valid", k.valid_text(0)}, {"tune", k.tune}});
+    j = {{"name", e.name},
+         {"description", entry.description},
+         {"device", device_name(entry.can.device)},
+         {"precisions", e.precisions},
+         {"compensated_forces", entry.can.compensated_forces},
+         {"simd", entry.can.simd},
+         {"launch", launch},
+         {"launch_precision", p}};
+  });
+  return j;
+}
+
+int list_engines(bool json, std::string_view precision) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const EngineName& e : all_engines()) out.push_back(engine_json(e, precision));
+  if (json) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& j : out) {
+    std::string text = j["description"].get<std::string>() + " [" + j["device"].get<std::string>() + ": ";
+    for (std::size_t k = 0; k < j["precisions"].size(); ++k) text += (k ? ", " : "") + j["precisions"][k].get<std::string>();
+    text += "]";
+    if (j["compensated_forces"].get<bool>()) text += " [--compensated forces]";
+    if (!j["simd"].get<std::string>().empty()) text += " [SIMD here: " + j["simd"].get<std::string>() + "]";
+    if (!j["launch"].empty()) {
+      text += " [--launch in " + j["launch_precision"].get<std::string>() + ":";
+      for (std::size_t k = 0; k < j["launch"].size(); ++k)
+        text += std::string(k ? ";" : "") + " " + j["launch"][k]["key"].get<std::string>() + "= " +
+                j["launch"][k]["valid"].get<std::string>();
+      text += "]";
+    }
+    line(j["name"].get<std::string>(), text);
+  }
+  return 0;
+}
+
 }  // namespace
 
-int list_command(const std::string& what, bool json) {
+int list_command(const std::string& what, bool json, const std::string& precision) {
+  if (what == "engines") return list_engines(json, precision);
   if (json) {  // machine-readable, for the paper's tables
     nlohmann::json out = nlohmann::json::array();
     if (what == "integrators") {
@@ -31,8 +83,6 @@ int list_command(const std::string& what, bool json) {
                        {"evaluations_per_step", e.evaluations_per_step},
                        {"symplectic", e.symplectic},
                        {"implicit", e.implicit}});
-    } else if (what == "engines") {
-      for (const auto& e : engine_table<double>()) out.push_back({{"name", e.name}, {"description", e.description}});
     } else if (what == "ics") {
       for (const auto& e : ic_list()) out.push_back({{"name", e.name}, {"description", e.description}});
     } else {
@@ -45,8 +95,6 @@ int list_command(const std::string& what, bool json) {
   if (what == "integrators") {
     for (const auto& e : integrator_table<double>())
       line(e.name, std::string(e.description) + (e.error_estimate ? " [--dt or --tol]" : " [--dt]"));
-  } else if (what == "engines") {
-    for (const auto& e : engine_table<double>()) line(e.name, std::string(e.description));
   } else if (what == "ics") {
     for (const auto& e : ic_list()) line(e.name, std::string(e.description));
   } else {

@@ -1,4 +1,4 @@
-// nbody: the one solver binary. Subcommands run / ic / bench / list; `nbody SUBCOMMAND --help`.
+// nbody: the one solver binary. Subcommands run / ic / bench / tune / list; `nbody SUBCOMMAND --help`.
 #include <cstdio>
 #include <iostream>
 
@@ -9,6 +9,9 @@
 #include "core/registry.hpp"
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
+#if NBODY_WITH_CUDA
+#include "engines/cuda/resident.hpp"
+#endif
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
 
@@ -48,6 +51,21 @@ std::vector<std::string> names(const Table& table) {
   return out;
 }
 
+// --launch's help: each GPU engine's knobs, from the registry (their kernels' specs).
+std::string launch_help() {
+  std::string text =
+      "GPU engines: launch shape KEY=N,... (default: the shape `nbody tune` cached for this device, precision and N, "
+      "else the engine's own choice; the summary names the shape used). Knobs:";
+  for (const auto& e : all_engines()) {
+    if (e.device == Device::cpu) continue;
+    dispatch_precision(e.precisions.front(), [&]<class T>() { text += " " + std::string(e.name) + " " + knob_keys(find_engine<T>(e.name).can.launch) + ";"; });
+  }
+#if NBODY_WITH_CUDA
+  text += " device-resident steps (--stepping) " + knob_keys(cuda::Resident::knobs()) + ";";
+#endif
+  return text + " valid values: `nbody list engines --precision P`";
+}
+
 // Converts the optional --n to IcParams::n with a clear error for non-positive values.
 void set_n(IcParams& ic, const std::optional<long long>& n) {
   if (!n) return;
@@ -62,15 +80,16 @@ void set_n(IcParams& ic, const std::optional<long long>& n) {
 int main(int argc, char** argv) {
   using namespace nbody;
   using namespace nbody::cli;
-  CLI::App app{"nbody: gravitational N-body solver of nbody-lab (CPU engines; float and double).\n"
+  CLI::App app{"nbody: gravitational N-body solver of nbody-lab (integrators, precisions float to mp50, CPU, CUDA and\n"
+               "OpenCL force engines).\n"
                "Subcommands: run (integrate), ic (write initial conditions), bench (time one force evaluation),\n"
-               "list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details."};
+               "tune (GPU launch shapes), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details."};
   app.require_subcommand(0, 1);
   bool build_info_flag = false;
   app.add_flag("--build-info", build_info_flag, "print the build's provenance (commit, compiler, flags) as JSON");
 
   const auto precisions = precision_list();
-  const auto engines = names(engine_table<double>());
+  const auto engines = names(all_engines());
   const auto integrators = names(integrator_table<double>());
 
   RunOptions run;
@@ -103,12 +122,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"pi", "subdivide"}));
   run_cmd->add_option("--t-end", run.t_end, "end time")->required();
   run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
-  run_cmd->add_option("--engine", run.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
-  run_cmd->add_option("--launch", run.launch,
-                      "GPU engines: launch shape KEY=N,...: block, split, unroll, ipt (cuda-*), block (opencl-tiled), cluster (see "
-                      "--stepping); default: the "
-                      "shape `nbody tune` cached for this device, precision and N, else the engine's built-in one (the shape used "
-                      "is in the summary)");
+  run_cmd->add_option("--engine", run.engine,
+                      "force engine (`nbody list engines`; default: the first of that list that runs in --precision, "
+                      "with --compensated forces the first that has them)")
+      ->check(CLI::IsMember(engines));
+  run_cmd->add_option("--launch", run.launch, launch_help());
   run_cmd->add_option("--stepping", run.stepping,
                       "where the steps are taken: auto (on the device when a CUDA engine in float or double runs an explicit "
                       "Runge-Kutta method at a fixed --dt or under --controller pi, or adams-bashforth, without --compensated: "
@@ -119,8 +137,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_force_options(*run_cmd, run.force);
   run_cmd->add_option("--compensated", run.compensated,
-                      "Kahan/Neumaier compensation: of the force sums (forces: engines simple and openmp, the default then openmp), of the state "
-                      "updates y + h dy (state: explicit Runge-Kutta, Adams, symplectic; gauss-radau15 always), or both")
+                      "Kahan/Neumaier compensation: of the force sums (forces: the engines that `nbody list engines` marks "
+                      "[--compensated forces]), of the state updates y + h dy (state: explicit Runge-Kutta, Adams, symplectic; "
+                      "gauss-radau15 always), or both")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "forces", "state", "both"}));
   run_cmd->add_option("--diagnostics", run.diagnostics, "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here");
@@ -155,13 +174,13 @@ int main(int argc, char** argv) {
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "time one force evaluation on a Plummer sphere; prints CSV (header + one row)");
-  bench_cmd->add_option("--engine", bench.engine, "force engine (default: " + engines.front() + ")")->check(CLI::IsMember(engines));
+  bench_cmd->add_option("--engine", bench.engine, "force engine (`nbody list engines`; default: the first that runs in --precision)")
+      ->check(CLI::IsMember(engines));
   bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   bench_cmd->add_option("--n", bench.n, "number of bodies")->required();
   bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")->capture_default_str();
   bench_cmd->add_option("--seed", bench.seed, "random seed of the Plummer sphere")->capture_default_str();
-  bench_cmd->add_option("--launch", bench.launch,
-                        "GPU launch shape KEY=N,...: block, split, unroll, ipt (cuda-*), block (opencl-tiled); default: built-in");
+  bench_cmd->add_option("--launch", bench.launch, launch_help());
   bench_cmd->add_option("--steps", bench.steps,
                         "also time this many steps of --integrator (fixed step 2^-10); the median is reported")->capture_default_str();
   bench_cmd->add_option("--integrator", bench.integrator, "integrator of --steps")->capture_default_str();
@@ -177,7 +196,13 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"integrators", "engines", "ics", "precisions"}));
   bool list_json = false;
-  list_cmd->add_flag("--json", list_json, "print a JSON array of objects (name, description; order and error_estimate for integrators)");
+  list_cmd->add_flag("--json", list_json,
+                     "print a JSON array of objects (name, description; order and error_estimate for integrators; device, "
+                     "precisions, compensated sums, SIMD and launch knobs for engines)");
+  std::string list_precision = "double";
+  list_cmd->add_option("--precision", list_precision, "engines: the launch knobs as compiled for this real type")
+      ->capture_default_str()
+      ->check(CLI::IsMember(precisions));
 
   try {
     app.parse(argc, argv);
@@ -208,7 +233,7 @@ int main(int argc, char** argv) {
     }
     if (*bench_cmd) return bench_command(bench);
     if (*tune_cmd) return tune_command(tune);
-    if (*list_cmd) return list_command(list_what, list_json);
+    if (*list_cmd) return list_command(list_what, list_json, list_precision);
     std::cout << app.help();
     return 2;
   } catch (const InputError& e) {

@@ -64,6 +64,6 @@ void add_force_options(CLI::App& cmd, ForceOptions& f);
 int run_command(const RunOptions& o);
 int ic_command(const IcOptions& o);
 int bench_command(const BenchOptions& o);
-int list_command(const std::string& what, bool json);
+int list_command(const std::string& what, bool json, const std::string& precision);
 
 }  // namespace nbody::cli

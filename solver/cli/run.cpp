@@ -137,12 +137,11 @@ int run_typed(const RunOptions& o) {
     hooks.snapshot_every = o.snapshot_every.empty() ? t_end / T(100) : time(o.snapshot_every, "--snapshot-every");
     if (!(hooks.snapshot_every > T(0))) throw InputError("--snapshot-every must be positive");
   }
-  // The default engine, or `openmp` when compensated force sums are asked for (the fastest that has them).
-  const std::string engine = !o.engine.empty() ? o.engine
-                             : law.compensated ? std::string("openmp")
-                                               : std::string(engine_table<T>().front().name);
-  if (law.compensated && engine != "simple" && engine != "openmp")
-    throw InputError("--compensated " + o.compensated + ": compensated force sums are in the engines simple and openmp, not " + engine);
+  // The default: the first engine of the registry, or with compensated force sums the first that
+  // has them (the registry refuses an engine without them).
+  std::string engine = o.engine;
+  for (const auto& e : engine_table<T>())
+    if (engine.empty() && (!law.compensated || e.can.compensated_forces)) engine = e.name;
 
   nlohmann::json identity = run_identity(o, steps, initial.size(), steps.adaptive ? hooks.snapshot_every : T(0));
   if (resumed) {

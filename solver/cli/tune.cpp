@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "cli/parse.hpp"
-#include "engines/cuda_tune_cache.hpp"
+#include "engines/cuda/tune_cache.hpp"
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
 #include "io/atomic_file.hpp"
 #include "io/provenance.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda_backend.hpp"
+#include "engines/cuda/backend.hpp"
 #endif
 
 namespace nbody::cli {
@@ -31,15 +31,18 @@ std::string gpu_engine_list() {
 }  // namespace
 
 void add_tune_options(CLI::App& cmd, TuneOptions& o) {
-  cmd.add_option("--engine", o.engine, "GPU engine: " + gpu_engine_list())->capture_default_str();
+  cmd.add_option("--engine", o.engine, "GPU engine: " + gpu_engine_list())->required();
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str();
   cmd.add_option("--n", o.n, "number of bodies")->required();
   cmd.add_option("--repeats", o.repeats, "timed evaluations per shape (median of device times)")->capture_default_str();
   cmd.add_option("--seed", o.seed, "random seed of the Plummer sphere")->capture_default_str();
-  cmd.add_option("--blocks", o.blocks, "threads per block to try, e.g. 64,128,256 (default: 64..1024; cuda-pairs 32..256)");
-  cmd.add_option("--splits", o.splits, "j-range splits to try (cuda-split; cuda-pairs: passes; 0 = automatic)");
-  cmd.add_option("--unrolls", o.unrolls, "inner-loop unroll factors to try (cuda-tiled, cuda-split)");
-  cmd.add_option("--ipts", o.ipts, "bodies per thread to try (cuda-tiled, cuda-split, cuda-pairs)");
+  cmd.add_option("--blocks", o.blocks, "threads per block to try, e.g. 64,128,256");
+  cmd.add_option("--splits", o.splits, "values of split= to try (0 = the kernel's choice)");
+  cmd.add_option("--unrolls", o.unrolls, "inner-loop unroll factors to try");
+  cmd.add_option("--ipts", o.ipts, "bodies per thread to try");
+  cmd.footer("The shapes tried are every combination of the engine's knobs (`nbody list engines` names them, with "
+             "their valid values); a knob's list defaults to the one its kernel's spec gives `nbody tune`. A list "
+             "for a knob the engine lacks is an error.");
   cmd.add_flag("--no-store", o.no_store, "do not write the best shape to the tuning cache");
   cmd.add_option("--csv", o.csv, "also write the rows to this CSV file (with its .meta.json)");
   add_force_options(cmd, o.force);
@@ -47,8 +50,7 @@ void add_tune_options(CLI::App& cmd, TuneOptions& o) {
 
 namespace {
 
-std::vector<int> parse_list(const std::string& text, const std::string& flag, std::vector<int> fallback) {
-  if (text.empty()) return fallback;
+std::vector<int> parse_list(const std::string& text, const std::string& flag) {
   std::vector<int> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
@@ -79,20 +81,49 @@ double median_of(std::vector<double> v) {
   return r % 2 ? v[r / 2] : (v[r / 2 - 1] + v[r / 2]) / 2;
 }
 
+// The shapes to try: every combination of the engine's knobs, each knob over its --KEYs list or,
+// without one, the list its spec gives `nbody tune`.
+template <class T>
+std::vector<Launch> shape_grid(const TuneOptions& o, const EngineEntry<T>& engine) {
+  const struct {
+    const std::string& text;
+    const char* flag;
+    int Launch::*field;
+  } lists[] = {{o.blocks, "--blocks", &Launch::block},
+               {o.splits, "--splits", &Launch::split},
+               {o.unrolls, "--unrolls", &Launch::unroll},
+               {o.ipts, "--ipts", &Launch::ipt}};
+  const auto& knobs = engine.can.launch;
+  std::vector<Launch> grid{Launch{}};
+  for (const auto& list : lists) {
+    const auto k = std::find_if(knobs.begin(), knobs.end(), [&](const Knob& x) { return x.field == list.field; });
+    if (k == knobs.end()) {
+      if (!list.text.empty())
+        throw InputError("tune: " + std::string(list.flag) + ": " + std::string(engine.name) + " takes only " +
+                         knob_keys(knobs));
+      continue;
+    }
+    const std::vector<int> values = list.text.empty() ? k->tune : parse_list(list.text, list.flag);
+    std::vector<Launch> next;
+    for (const Launch& l : grid)
+      for (int v : values) {
+        next.push_back(l);
+        next.back().*list.field = v;
+      }
+    grid = std::move(next);
+  }
+  return grid;
+}
+
 template <class T>
 int tune_typed(const TuneOptions& o) {
   const auto gpu = gpu_engine_names();
   if (std::find(gpu.begin(), gpu.end(), o.engine) == gpu.end())
     throw InputError("tune: --engine must be a GPU engine (" + gpu_engine_list() + "), got '" + o.engine + "'");
+  const EngineEntry<T>& entry = find_engine<T>(o.engine);  // one of this precision, or where it runs
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
   if (o.repeats < 1) throw InputError("--repeats must be at least 1");
-  const bool naive = o.engine == "cuda-naive" || o.engine == "opencl-tiled";
-  const bool split = o.engine == "cuda-split";
-  const bool pairs = o.engine == "cuda-pairs";  // no unroll choice; split = passes, automatic
-  const auto blocks = parse_list(o.blocks, "--blocks", pairs ? std::vector<int>{32, 64, 128, 256} : std::vector<int>{64, 128, 256, 512, 1024});
-  const auto splits = parse_list(o.splits, "--splits", {split || pairs ? 0 : 1});
-  const auto unrolls = parse_list(o.unrolls, "--unrolls", naive || pairs ? std::vector<int>{1} : std::vector<int>{1, 4, 8, 16});
-  const auto ipts = parse_list(o.ipts, "--ipts", naive ? std::vector<int>{1} : pairs ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1, 2, 4});
+  const std::vector<Launch> shapes = shape_grid(o, entry);
 
   IcParams ic;
   ic.name = "plummer";
@@ -114,50 +145,43 @@ int tune_typed(const TuneOptions& o) {
     double seconds = -1, wall = -1, diff = -1;
   };
   std::vector<Row> rows;
-  for (int b : blocks)
-    for (int sp : splits)
-      for (int u : unrolls)
-        for (int ip : ipts) {
-          std::string spec = "block=" + std::to_string(b);
-          if (!naive) {
-            if (sp > 0) spec += ",split=" + std::to_string(sp);
-            spec += ",unroll=" + std::to_string(u) + ",ipt=" + std::to_string(ip);
-          }
-          Row row;
-          row.launch = spec;
-          try {
-            engine->set_launch(spec);
-            engine->accelerations(small.y.data(), small.mass.data(), small.size(), acc_small.data());
-            std::vector<double> dev, wall;
-            for (int r = 0; r < o.repeats; ++r) {
-              const auto t0 = std::chrono::steady_clock::now();
-              engine->accelerations(s.y.data(), s.mass.data(), n, acc.data());
-              wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-              const double d = engine->last_device_seconds();
-              dev.push_back(d >= 0 ? d : wall.back());
-            }
-            row.seconds = median_of(dev);
-            row.wall = median_of(wall);
-            row.device = engine->device_info();
-            if (first.empty()) {
-              first = acc;
-              for (const T& v : first) first_scale = std::max(first_scale, std::fabs(static_cast<double>(v)));
-              row.diff = 0;
-            } else {
-              double d = 0;
-              for (std::size_t k = 0; k < acc.size(); ++k)
-                d = std::max(d, std::fabs(static_cast<double>(acc[k] - first[k])));
-              row.diff = d / first_scale;
-            }
-            bool finite = true;
-            for (const T& v : acc) finite = finite && std::isfinite(static_cast<double>(v));
-            row.status = finite ? "ok" : "non-finite";
-          } catch (const InputError& e) {
-            row.status = "invalid";
-            row.note = e.what();
-          }
-          rows.push_back(row);
-        }
+  for (const Launch& shape : shapes) {
+    const std::string spec = to_string(shape, entry.can.launch);
+    Row row;
+    row.launch = spec;
+    try {
+      engine->set_launch(spec);
+      engine->accelerations(small.y.data(), small.mass.data(), small.size(), acc_small.data());
+      std::vector<double> dev, wall;
+      for (int r = 0; r < o.repeats; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        engine->accelerations(s.y.data(), s.mass.data(), n, acc.data());
+        wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        const double d = engine->last_device_seconds();
+        dev.push_back(d >= 0 ? d : wall.back());
+      }
+      row.seconds = median_of(dev);
+      row.wall = median_of(wall);
+      row.device = engine->device_info();
+      if (first.empty()) {
+        first = acc;
+        for (const T& v : first) first_scale = std::max(first_scale, std::fabs(static_cast<double>(v)));
+        row.diff = 0;
+      } else {
+        double d = 0;
+        for (std::size_t k = 0; k < acc.size(); ++k)
+          d = std::max(d, std::fabs(static_cast<double>(acc[k] - first[k])));
+        row.diff = d / first_scale;
+      }
+      bool finite = true;
+      for (const T& v : acc) finite = finite && std::isfinite(static_cast<double>(v));
+      row.status = finite ? "ok" : "non-finite";
+    } catch (const InputError& e) {
+      row.status = "invalid";
+      row.note = e.what();
+    }
+    rows.push_back(row);
+  }
 
   std::size_t best = rows.size();
   for (std::size_t k = 0; k < rows.size(); ++k)
@@ -195,7 +219,7 @@ int tune_typed(const TuneOptions& o) {
   std::fprintf(stderr, "nbody tune: best %s: %.6g s, %.4g interactions/s\n", rows[best].launch.c_str(), rows[best].seconds,
                interactions / rows[best].seconds);
 #if NBODY_WITH_CUDA
-  if (!o.no_store && o.engine.rfind("cuda-", 0) == 0) {
+  if (!o.no_store && entry.can.device == Device::cuda) {
     tune_cache::store(cuda::device_key(), o.engine, o.precision, n, rows[best].launch, rows[best].seconds);
     std::fprintf(stderr, "nbody tune: stored in %s\n", tune_cache::path().c_str());
   }
@@ -206,12 +230,7 @@ int tune_typed(const TuneOptions& o) {
 }  // namespace
 
 int tune_command(const TuneOptions& o) {
-  return dispatch_precision(o.precision, [&]<class T>() -> int {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd> || std::is_same_v<T, qd>)
-      return tune_typed<T>(o);
-    else
-      throw InputError("tune: GPU engines run float, double, dd and qd, not " + o.precision);
-  });
+  return dispatch_precision(o.precision, [&]<class T>() { return tune_typed<T>(o); });
 }
 
 }  // namespace nbody::cli

@@ -1,7 +1,8 @@
 #pragma once
 // A force engine computes accelerations from positions and masses. All engines implement the same
 // force law (kernels/common/interaction.hpp) and must agree with `simple` in the norm of
-// DESIGN.md: max_i |a_i - a_i,ref| / sum_j |a_ij|.
+// docs/design.md, max_i |a_i - a_i,ref| / sum_j |a_ij| (tests/test_engines.cpp, for every entry
+// of the registry).
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "engines/launch.hpp"
 #include "physics/force_law.hpp"
 
 namespace nbody {
@@ -41,18 +43,47 @@ class ForceEngine {
   ForceLaw<T> law_;
 };
 
+// Where an engine computes.
+enum class Device { cpu, cuda, opencl };
+std::string_view device_name(Device d);  // "cpu", "cuda", "opencl"
+
+// What an engine can do, carried by its registry entry, so that the CLI and the tests ask the
+// registry instead of naming engines.
+struct EngineCapabilities {
+  Device device = Device::cpu;
+  bool compensated_forces = false;  // sums the pair forces with Neumaier's algorithm (--compensated forces)
+  std::string simd;                 // the instruction set it dispatched to on this CPU; empty: not explicit SIMD
+  std::vector<Knob> launch;         // its --launch knobs in this precision (GPU kernels' specs); empty: none
+};
+
 template <class T>
 struct EngineEntry {
   std::string_view name;
   std::string_view description;
+  EngineCapabilities can;
   std::unique_ptr<ForceEngine<T>> (*make)(const ForceLaw<T>&);
 };
 
-// The engines this build has, in registry order; the first is the default of `nbody run`.
+// The engines this build has for T, in registry order; the first is the default of `nbody run`.
 template <class T>
 const std::vector<EngineEntry<T>>& engine_table();
 
+// The entry of `name` for T; InputError naming the valid choices (or, for an engine of other
+// precisions, the precisions it runs in).
+template <class T>
+const EngineEntry<T>& find_engine(std::string_view name);
+
+// Constructs `name` for T; InputError if it has no compensated force sums and law.compensated asks
+// for them, naming the engines that have.
 template <class T>
 std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLaw<T>& law);
+
+// Every engine of this build in any precision, in registry order, and the precisions each runs in.
+struct EngineName {
+  std::string_view name;
+  std::vector<std::string_view> precisions;
+  Device device;
+};
+const std::vector<EngineName>& all_engines();
 
 }  // namespace nbody

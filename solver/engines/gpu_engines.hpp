@@ -1,62 +1,56 @@
 #pragma once
 // Registry entries of the GPU engines this build has (CUDA: NBODY_WITH_CUDA, OpenCL:
-// NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines, each only for
-// the real types its kernels exist for. Being listed does not promise a device: constructing an
-// engine without one fails with a clear message (exit code 2).
+// NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines: one engine per
+// kernel of each back end's list (engines/cuda/kernels.hpp, engines/opencl/kernels.hpp), in the
+// real types its spec runs in, its launch knobs as its capabilities. Being listed does not promise
+// a device: constructing an engine without one fails with a clear message (exit code 2).
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "core/real.hpp"
 #include "engines/engine.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda_engine.hpp"
+#include "engines/cuda/engine.hpp"
 #endif
 #if NBODY_WITH_OPENCL
-#include "engines/opencl_engine.hpp"
+#include "engines/opencl/engine.hpp"
 #endif
 
 namespace nbody {
 
 namespace gpu_detail {
-template <template <class> class E, class T>
-EngineEntry<T> gpu_entry() {
-  using I = typename E<T>::info;
-  return {I::name, I::description, [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> {
-            return std::make_unique<typename E<T>::type>(law);
-          }};
+template <class T, class Kernel, template <class, class> class Engine>
+EngineEntry<T> entry(Device device) {
+  EngineCapabilities can;
+  can.device = device;
+  can.launch = Kernel::template knobs<T>();
+  return {Kernel::name, Kernel::description, std::move(can),
+          [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<Engine<T, Kernel>>(law); }};
 }
 }  // namespace gpu_detail
 
 template <class T>
 std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) {
 #if NBODY_WITH_CUDA
-  if constexpr (cuda_supports<T>) {
-    table.push_back(gpu_detail::gpu_entry<CudaNaiveEngine, T>());
-    table.push_back(gpu_detail::gpu_entry<CudaTiledEngine, T>());
-    table.push_back(gpu_detail::gpu_entry<CudaSplitEngine, T>());
-  }
-  if constexpr (cuda::pairs_supported<T>) table.push_back(gpu_detail::gpu_entry<CudaPairsEngine, T>());
+  cuda::Kernels::for_each([&]<class K>() {
+    if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, CudaEngine>(Device::cuda));
+  });
 #endif
 #if NBODY_WITH_OPENCL
-  if constexpr (opencl_supports<T>) table.push_back(gpu_detail::gpu_entry<OpenCLTiledEngine, T>());
+  opencl::Kernels::for_each([&]<class K>() {
+    if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, OpenCLEngine>(Device::opencl));
+  });
 #endif
   return table;
 }
 
-// The GPU engines this build has, in any precision, in registry order (read from the entries
-// above, so never a stale list): `nbody --build-info` names them, `nbody tune` accepts them.
+// The GPU engines this build has, in any precision, in registry order: `nbody --build-info` names
+// them, `nbody tune` accepts them.
 inline std::vector<std::string> gpu_engine_names() {
   std::vector<std::string> names;
-  auto add = [&names](const auto& entries) {
-    for (const auto& e : entries)
-      if (std::find(names.begin(), names.end(), e.name) == names.end()) names.emplace_back(e.name);
-  };
-#define NBODY_ADD_GPU_ENGINES(U) add(with_gpu_engines<U>({}));
-  NBODY_FOR_EACH_PRECISION(NBODY_ADD_GPU_ENGINES)
-#undef NBODY_ADD_GPU_ENGINES
+  for (const auto& e : all_engines())
+    if (e.device != Device::cpu) names.emplace_back(e.name);
   return names;
 }
 
@@ -72,6 +66,12 @@ inline std::vector<std::string> gpu_features() {
   if (opencl::device_count() > 0) f.push_back("opencl");
 #endif
   return f;
+}
+
+// Whether an engine of this device could run here now (the device present); for the tests' skips.
+inline bool device_available(Device d) {
+  const auto f = gpu_features();
+  return d == Device::cpu || std::find(f.begin(), f.end(), std::string(device_name(d))) != f.end();
 }
 
 // The CUDA device this run would use (name, compute capability, multiprocessors, maximum clocks,

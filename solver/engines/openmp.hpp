@@ -17,6 +17,11 @@ class OpenMPEngine final : public ForceEngine<T> {
   struct info {
     static constexpr std::string_view name = "openmp";
     static constexpr std::string_view description = "all pairs, OpenMP threads over bodies, compiler-vectorised inner loop";
+    static EngineCapabilities capabilities() {
+      EngineCapabilities c;
+      c.compensated_forces = true;
+      return c;
+    }
   };
   using ForceEngine<T>::ForceEngine;
 

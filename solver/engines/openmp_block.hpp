@@ -42,10 +42,7 @@ class OpenMPBlockEngine final : public ForceEngine<T> {
         AoS ? "openmp-block reading bodies from packed {x,y,z,m} records (array of structures; E08)"
             : "all pairs, OpenMP over tiles of bodies, j tiles reused from L1 cache (S0's block)";
   };
-  explicit OpenMPBlockEngine(const ForceLaw<T>& law) : ForceEngine<T>(law) {
-    if (law.compensated)
-      throw InputError(std::string(info::name) + " has no compensated force sums (engines simple and openmp have)");
-  }
+  using ForceEngine<T>::ForceEngine;
 
   static constexpr std::size_t kTileI = 64;    // bodies i per tile (per OpenMP iteration)
   static constexpr std::size_t kTileJ = 1024;  // bodies j per tile: 4 * 1024 doubles = 32 KiB

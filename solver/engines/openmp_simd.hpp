@@ -57,16 +57,18 @@ class OpenMPSimdEngine final : public ForceEngine<T> {
         AoS ? "openmp-simd reading bodies j from packed {x,y,z,m} records (array of structures; E08)"
             : "all pairs, OpenMP + explicit SIMD (AVX-512/AVX2/scalar, run-time dispatch), "
               "register blocking, rsqrt + Newton";
+    static EngineCapabilities capabilities() {
+      EngineCapabilities c;
+      c.simd = simd::isa_name(simd::best_isa());
+      return c;
+    }
   };
-  explicit OpenMPSimdEngine(const ForceLaw<T>& law) : ForceEngine<T>(law), isa_(simd::best_isa()) {
-    if (law.compensated)
-      throw InputError(std::string(info::name) + " has no compensated force sums (engines simple and openmp have)");
-  }
+  explicit OpenMPSimdEngine(const ForceLaw<T>& law) : ForceEngine<T>(law), isa_(simd::best_isa()) {}
 
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
     simd::accelerations<T>(isa_, -1, AoS, this->law_, pos, mass, n, acc, scratch_);
   }
-  // The instruction set this engine dispatches to (`nbody bench` reports it).
+  // The instruction set this engine dispatches to (its capabilities name it).
   simd::Isa isa() const { return isa_; }
 
  private:

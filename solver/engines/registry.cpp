@@ -1,5 +1,8 @@
-// The engine registry. Adding an engine: one header defining the class (with a static `info`),
-// and one line in engine_table below.
+// The engine registry. Adding a CPU engine: one header defining the class, with a static `info`
+// (name, description and, when it differs from a plain CPU engine, capabilities()), and one line
+// in engine_table below. GPU engines come from their kernels' specs (engines/gpu_engines.hpp).
+#include <algorithm>
+
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "engines/engine.hpp"
@@ -11,11 +14,23 @@
 
 namespace nbody {
 
+std::string_view device_name(Device d) {
+  switch (d) {
+    case Device::cpu: return "cpu";
+    case Device::cuda: return "cuda";
+    case Device::opencl: return "opencl";
+  }
+  return "?";
+}
+
 namespace {
+
 template <template <class> class E, class T>
 EngineEntry<T> entry() {
   using I = typename E<T>::info;
-  return {I::name, I::description,
+  EngineCapabilities can;
+  if constexpr (requires { I::capabilities(); }) can = I::capabilities();
+  return {I::name, I::description, std::move(can),
           [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<E<T>>(law); }};
 }
 
@@ -29,6 +44,15 @@ std::vector<EngineEntry<T>> with_simd_engines(std::vector<EngineEntry<T>> cpu) {
   }
   return cpu;
 }
+
+template <class T>
+std::string engines_with_compensated_sums() {
+  std::string out;
+  for (const auto& e : engine_table<T>())
+    if (e.can.compensated_forces) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
+
 }  // namespace
 
 template <class T>
@@ -42,26 +66,52 @@ const std::vector<EngineEntry<T>>& engine_table() {
   return table;
 }
 
-template <class T>
-std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLaw<T>& law) {
-  const auto& table = engine_table<T>();
-  for (const auto& e : table)
-    if (e.name == name) return e.make(law);
-  // An engine that other precisions have (cuda-pairs, openmp-simd, opencl-tiled): say where it runs.
-  std::string where;
-#define NBODY_ENGINE_RUNS_IN(U)                                 \
-  for (const auto& e : engine_table<U>())                       \
-    if (e.name == name) where += (where.empty() ? "" : ", ") + std::string(RealTraits<U>::name);
-  NBODY_FOR_EACH_PRECISION(NBODY_ENGINE_RUNS_IN)
-#undef NBODY_ENGINE_RUNS_IN
-  if (!where.empty())
-    throw InputError("engine '" + std::string(name) + "' does not run in " + std::string(RealTraits<T>::name) +
-                     " (only in " + where + "); engines for " + std::string(RealTraits<T>::name) + ": " + names_of(table));
-  return find_entry(table, name, "engine").make(law);  // unknown everywhere: lists the valid names
+const std::vector<EngineName>& all_engines() {
+  static const std::vector<EngineName> all = [] {
+    std::vector<EngineName> out;
+    auto add = [&out]<class U>() {
+      for (const auto& e : engine_table<U>()) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const EngineName& x) { return x.name == e.name; });
+        if (it == out.end()) it = out.insert(out.end(), EngineName{e.name, {}, e.can.device});
+        it->precisions.push_back(RealTraits<U>::name);
+      }
+    };
+#define NBODY_ADD_ENGINES(U) add.template operator()<U>();
+    NBODY_FOR_EACH_PRECISION(NBODY_ADD_ENGINES)
+#undef NBODY_ADD_ENGINES
+    return out;
+  }();
+  return all;
 }
 
-#define NBODY_INSTANTIATE(T)                                         \
-  template const std::vector<EngineEntry<T>>& engine_table<T>();    \
+template <class T>
+const EngineEntry<T>& find_engine(std::string_view name) {
+  const auto& table = engine_table<T>();
+  for (const auto& e : table)
+    if (e.name == name) return e;
+  // An engine that other precisions have (cuda-pairs, openmp-simd, opencl-tiled): say where it runs.
+  for (const auto& e : all_engines()) {
+    if (e.name != name) continue;
+    std::string where;
+    for (auto p : e.precisions) where += (where.empty() ? "" : ", ") + std::string(p);
+    throw InputError("engine '" + std::string(name) + "' does not run in " + std::string(RealTraits<T>::name) +
+                     " (only in " + where + "); engines for " + std::string(RealTraits<T>::name) + ": " + names_of(table));
+  }
+  return find_entry(table, name, "engine");  // unknown everywhere: lists the valid names
+}
+
+template <class T>
+std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLaw<T>& law) {
+  const EngineEntry<T>& e = find_engine<T>(name);
+  if (law.compensated && !e.can.compensated_forces)
+    throw InputError("engine '" + std::string(name) + "' has no compensated force sums (--compensated forces or both); " +
+                     "engines with them: " + engines_with_compensated_sums<T>());
+  return e.make(law);
+}
+
+#define NBODY_INSTANTIATE(T)                                                 \
+  template const std::vector<EngineEntry<T>>& engine_table<T>();            \
+  template const EngineEntry<T>& find_engine<T>(std::string_view);          \
   template std::unique_ptr<ForceEngine<T>> make_engine(std::string_view, const ForceLaw<T>&);
 NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 

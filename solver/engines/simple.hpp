@@ -12,6 +12,11 @@ class SimpleEngine final : public ForceEngine<T> {
   struct info {
     static constexpr std::string_view name = "simple";
     static constexpr std::string_view description = "reference: one thread, plain loop over all pairs";
+    static EngineCapabilities capabilities() {
+      EngineCapabilities c;
+      c.compensated_forces = true;
+      return c;
+    }
   };
   using ForceEngine<T>::ForceEngine;
 

@@ -1,8 +1,8 @@
-// CUDA force kernels for dd: every compiled variant of kernels/cuda/allpairs.cuh and the host
-// side (cuda_backend.cuh) for this real type.
+// The CUDA back end for dd: every compiled variant of the force kernels (kernels.hpp) that run in
+// dd, with their host side (backend.cuh).
 // Compiled with --fmad=false (CMake): the error-free transformations of double-double
 // arithmetic need every product rounded on its own; fused operations are written as fma.
-#include "engines/cuda_backend.cuh"
+#include "engines/cuda/backend.cuh"
 
 namespace nbody::cuda {
 template class Backend<::nbody::dd>;

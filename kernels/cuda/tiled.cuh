@@ -1,8 +1,9 @@
 #pragma once
-// All-pairs force kernels (seeds S1, S2, S4; NVIDIA's nbody sample), templated on the real type T,
-// the arithmetic policy M (device_math.cuh), the inner-loop unroll factor U (seed S2's
-// Table 14-1) and the bodies per thread I. Every kernel calls the one shared
-// accumulate_interaction of kernels/common/interaction.hpp.
+// The shared-memory tiled kernel of cuda-tiled and cuda-split (seeds S1, S2, S4; NVIDIA's nbody
+// sample), templated on the real type T, the arithmetic policy M (device_math.cuh), the inner-loop
+// unroll factor U (seed S2's Table 14-1) and the bodies per thread I. It calls the one shared
+// accumulate_interaction of kernels/common/interaction.hpp. Its specs and launch:
+// solver/engines/cuda/tiled.hpp and split.hpp.
 //
 // Inputs: bodies as Body4<T> (x, y, z, m), n of them. Output: acc, SoA (x[n] y[n] z[n]), G applied.
 // Any n works: partial tiles are handled by a counted loop, threads past n load a valid body and
@@ -15,27 +16,6 @@
 #include "cuda/device_math.cuh"
 
 namespace nbody::cuda {
-
-// One thread per body, j read straight from global memory (S1's first version).
-template <class T, class M>
-__global__ void naive_kernel(const Body4<T>* __restrict__ bodies, int n, T eps2, T rmin2, T G,
-                             T* __restrict__ acc) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const Body4<T> bi = bodies[i];
-  T ax(0), ay(0), az(0);
-  for (int j = 0; j < i; ++j) {
-    const Body4<T> bj = bodies[j];
-    accumulate_interaction<T, M>(bi.x, bi.y, bi.z, bj.x, bj.y, bj.z, bj.m, eps2, rmin2, ax, ay, az);
-  }
-  for (int j = i + 1; j < n; ++j) {
-    const Body4<T> bj = bodies[j];
-    accumulate_interaction<T, M>(bi.x, bi.y, bi.z, bj.x, bj.y, bj.z, bj.m, eps2, rmin2, ax, ay, az);
-  }
-  acc[i] = G * ax;
-  acc[n + i] = G * ay;
-  acc[2 * n + i] = G * az;
-}
 
 template <class T>
 struct TiledArgs {

@@ -1,7 +1,7 @@
 #pragma once
-// Implementation of cuda::ResidentBackend<T> (cuda_backend.hpp): device buffers, the launch shape
-// of the cooperative stepping kernel (kernels/cuda/resident.cuh), and one call = one launch.
-// Included by cuda_float.cu and cuda_double.cu, which instantiate it.
+// Implementation of cuda::ResidentBackend<T> (resident.hpp): device buffers, the launch shape of
+// the cooperative stepping kernel (kernels/cuda/resident.cuh), and one call = one launch.
+// Included by float.cu and double.cu, which instantiate it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "cuda/check.cuh"
 #include "cuda/resident.cuh"
-#include "engines/cuda_backend.cuh"
+#include "engines/cuda/check.cuh"
+#include "engines/cuda/launch.cuh"
+#include "engines/cuda/resident.hpp"
 
 namespace nbody::cuda {
 
@@ -33,7 +34,7 @@ struct ResidentBackend<T>::Impl {
   std::vector<Body4<T>> h_bodies;
 
   Impl() {
-    (void)detail::props();
+    (void)device_properties();
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     NBODY_CUDA_CHECK(cudaMalloc(&d_coef, (kResidentMaxStages + 3) * kResidentMaxStages * sizeof(T)));
     NBODY_CUDA_CHECK(cudaMalloc(&d_flags, kResidentFlags * sizeof(int)));
@@ -86,14 +87,9 @@ std::string ResidentBackend<T>::last_shape() const {
 
 namespace detail {
 
-[[noreturn]] inline void invalid_resident(const Launch& l, const std::string& why) {
-  throw InputError("invalid launch shape for device-resident steps (" + to_string(l) + "): " + why);
-}
+static_assert(Resident::max_block == kResidentMaxBlock);
 
-inline bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
-
-// The most blocks of one thread-block cluster (a non-portable size, which the H100 allows).
-constexpr int kMaxClusterBlocks = 16;
+[[noreturn]] inline void invalid_resident(const Launch& l, const std::string& why) { invalid_launch(Resident::name, l, why); }
 
 template <class T, class Barrier>
 const void* stepping_kernel(bool adams, bool clamp) {
@@ -110,7 +106,7 @@ template <class T>
 void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegment<T>& seg) {
   using namespace detail;
   Impl& m = *impl_;
-  const cudaDeviceProp& p = props().prop;
+  const cudaDeviceProp& p = device_properties();
   const std::size_t n = seg.n;
   const int S = method.stages;
   if (S < 1 || S > kResidentMaxStages)
@@ -120,14 +116,10 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
     throw InputError("device-resident steps take 1 to 2^26 bodies, got " + std::to_string(n));
 
   // The barrier (kernels/cuda/resident.cuh): the cooperative grid-wide sync, or with cluster=K the
-  // hardware barrier of one thread-block cluster of at most K blocks (H100, N = 512 to 8192: the
-  // cluster's 16 multiprocessors made every case slower than the grid sync over 64 blocks;
-  // tools/gpu/README.md).
+  // hardware barrier of one thread-block cluster of at most K blocks.
   const Launch& req = m.requested;
+  check_launch(Resident::name, Resident::knobs(), req, req, [](const Knob&) { return 0; }, p.name);
   const bool has_clusters = p.major >= 9;
-  if (req.cluster > kMaxClusterBlocks)
-    invalid_resident(req, "cluster= takes 1 (grid-wide sync) or 2 to " + std::to_string(kMaxClusterBlocks) +
-                              " (the blocks of one thread-block cluster)");
   if (req.cluster > 1 && !has_clusters)
     invalid_resident(req, std::string("cluster= needs thread-block clusters (compute capability 9.0 or later); ") + p.name +
                               " has " + std::to_string(p.major) + "." + std::to_string(p.minor) + ": use cluster=1");
@@ -137,23 +129,18 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
                      " does not support: use --stepping host");
 
   // The launch shape: block threads, `lanes` threads per body, blocks co-resident on the device.
-  const int block = req.block ? req.block : kResidentMaxBlock;
-  if (!power_of_two(block) || block < 32 || block > kResidentMaxBlock)
-    invalid_resident(req, "block= must be a power of 2 from 32 to " + std::to_string(kResidentMaxBlock));
-  const int cluster_cap = req.cluster > 1 ? req.cluster : kMaxClusterBlocks;
+  const int block = req.block ? req.block : Resident::max_block;
+  const int cluster_cap = req.cluster > 1 ? req.cluster : Resident::max_cluster_blocks;
   int lanes = req.split;
   if (lanes == 0) {
     // Up to 64 threads per body, so that the blocks number about one per multiprocessor (the
-    // kernels hold one block each, by registers) or, in a cluster, fill it. H100, N = 512, double,
-    // dopri5, per evaluation (tools/gpu/README.md): 128 blocks of 256 threads, 64 per body, 5.8 us;
-    // 128 blocks of 128, 32 per body, 6.6 us; 64 blocks, 32 per body, 7.2 us; 32 blocks 8.1 us;
-    // 16 blocks in one cluster 10.4 us.
+    // kernels hold one block each, by registers) or, in a cluster, fill it; more blocks of fewer
+    // threads per body wait longer at the barrier of every evaluation (the paper's E05 section).
     const std::size_t target = use_cluster ? cluster_cap : p.multiProcessorCount;
     lanes = 1;
     while (lanes * 2 <= std::min(64, block) && n * std::size_t(lanes * 2) <= std::size_t(block) * target) lanes *= 2;
   }
-  if (!power_of_two(lanes) || lanes > block)
-    invalid_resident(req, "split= (threads per body) must be a power of 2 up to block=");
+  if (lanes > block) invalid_resident(req, "split= (threads per body) must be at most block=");
   const void* fn = use_cluster ? stepping_kernel<T, ClusterBarrier>(method.adams, m.rmin2 > T(0))
                                : stepping_kernel<T, GridBarrier>(method.adams, m.rmin2 > T(0));
   // Two tiles (the two evaluations of a round) of up to 16 KB each, and the scratch.
@@ -175,7 +162,7 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
     cfg.blockDim = dim3(block);
     cfg.dynamicSmemBytes = smem;
     cfg.stream = m.stream;
-    cfg.gridDim = dim3(kMaxClusterBlocks);
+    cfg.gridDim = dim3(Resident::max_cluster_blocks);
     int largest = 0;
     NBODY_CUDA_CHECK(cudaOccupancyMaxPotentialClusterSize(&largest, fn, &cfg));
     if (largest < 2) invalid_resident(req, std::string("no cluster of two such blocks fits on ") + p.name + ": use cluster=1");

@@ -1,49 +1,15 @@
-// Type-independent host helpers of the CUDA engines: device queries and launch-shape text.
+// Type-independent host helpers of the CUDA back end: device queries.
 #include <cuda_runtime.h>
 
-#include <charconv>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "cuda/check.cuh"
-#include "engines/cuda_backend.hpp"
+#include "engines/cuda/backend.hpp"
+#include "engines/cuda/check.cuh"
 
 namespace nbody::cuda {
-
-Launch parse_launch(std::string_view spec) {
-  Launch l;
-  std::size_t pos = 0;
-  while (pos < spec.size()) {
-    std::size_t end = spec.find(',', pos);
-    if (end == std::string_view::npos) end = spec.size();
-    const std::string_view item = spec.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    const std::size_t eq = item.find('=');
-    const std::string_view key = item.substr(0, eq);
-    const std::string_view val = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
-    int v = 0;
-    const auto r = std::from_chars(val.data(), val.data() + val.size(), v);
-    if (eq == std::string_view::npos || val.empty() || r.ec != std::errc() || r.ptr != val.data() + val.size())
-      throw InputError("--launch: '" + std::string(item) + "' is not KEY=INTEGER (keys: block, split, unroll, ipt, cluster)");
-    if (key == "block") l.block = v;
-    else if (key == "split") l.split = v;
-    else if (key == "unroll") l.unroll = v;
-    else if (key == "ipt") l.ipt = v;
-    else if (key == "cluster") l.cluster = v;
-    else throw InputError("--launch: unknown key '" + std::string(key) + "' (valid: block, split, unroll, ipt, cluster)");
-    if (v < 1) throw InputError("--launch: " + std::string(key) + " must be at least 1, got " + std::to_string(v));
-  }
-  return l;
-}
-
-std::string to_string(const Launch& l) {
-  auto f = [](int v) { return v == 0 ? std::string("auto") : std::to_string(v); };
-  return "block=" + f(l.block) + ",split=" + f(l.split) + ",unroll=" + f(l.unroll) + ",ipt=" + f(l.ipt) +
-         (l.cluster ? ",cluster=" + f(l.cluster) : "");
-}
 
 int device_count() noexcept {
   int count = 0;

@@ -1,5 +1,5 @@
-// The tuned-launch cache (cuda_tune_cache.hpp): a small JSON file.
-#include "engines/cuda_tune_cache.hpp"
+// The tuned-launch cache (tune_cache.hpp): a small JSON file.
+#include "engines/cuda/tune_cache.hpp"
 
 #include <cmath>
 #include <cstdlib>

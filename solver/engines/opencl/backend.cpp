@@ -1,4 +1,4 @@
-// Host side of the OpenCL engine (opencl_engine.hpp), with the C++ bindings (CLHPP). Every OpenCL
+// Host side of the OpenCL engines (engine.hpp), with the C++ bindings (CLHPP). Every OpenCL
 // call is checked: CLHPP's exceptions are turned into RunError (or InputError for launch shapes
 // the device cannot run), naming the call and the error code.
 #if NBODY_WITH_OPENCL
@@ -18,8 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "engines/opencl_engine.hpp"
-#include "opencl_sources.hpp"  // generated: nbody::opencl::tiled_source (kernels/opencl/nbody_tiled.cl)
+#include "engines/opencl/engine.hpp"
 
 namespace nbody {
 
@@ -95,6 +94,10 @@ int device_count() noexcept {
 
 template <class T>
 struct Backend<T>::Impl {
+  std::string engine, function;
+  const char* source;
+  std::vector<Knob> knobs;
+  Launch launch{};
   Chosen chosen;
   cl::Context context;
   cl::CommandQueue queue;
@@ -103,11 +106,11 @@ struct Backend<T>::Impl {
   cl::Buffer d_bodies, d_acc;
   std::size_t cap = 0;
   std::vector<T> h_bodies;
-  int block = 0;
   double last_s = -1;
   std::size_t last_block = 0;
 
-  Impl() {
+  Impl(std::string_view engine_name, std::string_view function_name, const char* kernel_source, std::vector<Knob> kernel_knobs)
+      : engine(engine_name), function(function_name), source(kernel_source), knobs(std::move(kernel_knobs)) {
     chosen = choose_device();
     try {
       if constexpr (is_double<T>) {
@@ -129,7 +132,7 @@ struct Backend<T>::Impl {
     if (clamp) options += " -D NBODY_CLAMP";
     cl::Program& prog = program[clamp];
     try {
-      prog = cl::Program(context, std::string(tiled_source));
+      prog = cl::Program(context, std::string(source));
       prog.build({chosen.device}, options.c_str());
     } catch (const cl::Error& e) {
       std::string log;
@@ -137,11 +140,11 @@ struct Backend<T>::Impl {
         log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(chosen.device);
       } catch (...) {
       }
-      throw RunError(std::string("OpenCL: building nbody_tiled.cl failed (") + e.what() + " " + std::to_string(e.err()) +
+      throw RunError("OpenCL: building " + engine + "'s kernel failed (" + e.what() + " " + std::to_string(e.err()) +
                      "): " + log);
     }
     try {
-      k = cl::Kernel(prog, "nbody_tiled");
+      k = cl::Kernel(prog, function.c_str());
     } catch (const cl::Error& e) {
       fail(e);
     }
@@ -150,14 +153,15 @@ struct Backend<T>::Impl {
 };
 
 template <class T>
-Backend<T>::Backend() : impl_(std::make_unique<Impl>()) {}
+Backend<T>::Backend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs)
+    : impl_(std::make_unique<Impl>(engine, function, source, std::move(knobs))) {}
 template <class T>
 Backend<T>::~Backend() = default;
 
 template <class T>
-void Backend<T>::set_block(int block) {
-  if (block < 0) throw InputError("--launch: block must be positive");
-  impl_->block = block;
+void Backend<T>::set_launch(const Launch& l) {
+  check_keys(impl_->engine, impl_->knobs, l);
+  impl_->launch = l;
 }
 
 template <class T>
@@ -177,7 +181,7 @@ void Backend<T>::compute(const T* pos, const T* mass, std::size_t n, T G, T eps2
   Impl& m = *impl_;
   m.last_s = -1;
   if (n == 0) return;
-  if (n > (std::size_t(1) << 29)) throw InputError("opencl-tiled takes at most 2^29 bodies");
+  if (n > (std::size_t(1) << 29)) throw InputError(m.engine + " takes at most 2^29 bodies");
   const bool clamp = rmin2 > T(0);
   cl::Kernel& k = m.get_kernel(clamp);
   const cl::Device& dev = m.chosen.device;
@@ -191,18 +195,16 @@ void Backend<T>::compute(const T* pos, const T* mass, std::size_t n, T G, T eps2
   } catch (const cl::Error& e) {
     fail(e);
   }
-  const std::size_t limit = std::min(kernel_max, dev_max);
-  const std::size_t block = m.block > 0 ? static_cast<std::size_t>(m.block) : std::min<std::size_t>(256, limit);
+  // The work-group limit of this kernel on this device (registers and the like count for it).
+  const int limit = static_cast<int>(std::min(kernel_max, dev_max));
   const std::string dev_name = dev.getInfo<CL_DEVICE_NAME>();
-  if (block > limit)
-    throw InputError("invalid launch shape for opencl-tiled (block=" + std::to_string(block) + "): the device '" + dev_name +
-                     "' runs at most " + std::to_string(limit) + " work-items per group for this kernel (valid: 1.." +
-                     std::to_string(limit) + ")");
+  check_launch(m.engine, m.knobs, m.launch, m.launch, [limit](const Knob&) { return limit; }, dev_name);
+  const std::size_t block = m.launch.block > 0 ? static_cast<std::size_t>(m.launch.block) : std::min(256, limit);
   const std::size_t tile_bytes = block * 4 * sizeof(T);
   if (tile_bytes + local_used > local_mem)
-    throw InputError("invalid launch shape for opencl-tiled (block=" + std::to_string(block) + "): the tile needs " +
-                     std::to_string(tile_bytes) + " bytes of local memory, the device '" + dev_name + "' has " +
-                     std::to_string(local_mem));
+    invalid_launch(m.engine, m.launch,
+                   "block=" + std::to_string(block) + ": the tile needs " + std::to_string(tile_bytes) +
+                       " bytes of local memory, the device '" + dev_name + "' has " + std::to_string(local_mem));
   try {
     if (n > m.cap) {
       m.d_bodies = cl::Buffer(m.context, CL_MEM_READ_ONLY, 4 * n * sizeof(T));
@@ -236,8 +238,7 @@ void Backend<T>::compute(const T* pos, const T* mass, std::size_t n, T G, T eps2
     m.last_block = block;
   } catch (const cl::Error& e) {
     if (e.err() == CL_INVALID_WORK_GROUP_SIZE || e.err() == CL_OUT_OF_RESOURCES)
-      throw InputError("invalid launch shape for opencl-tiled (block=" + std::to_string(block) + "): " + e.what() +
-                       " code " + std::to_string(e.err()));
+      invalid_launch(m.engine, m.launch, std::string(e.what()) + " code " + std::to_string(e.err()));
     fail(e);
   }
 }
@@ -246,30 +247,6 @@ template class Backend<float>;
 template class Backend<double>;
 
 }  // namespace opencl
-
-template <class T>
-void OpenCLEngine<T>::set_launch(std::string_view spec) {
-  int block = 0;
-  std::size_t pos = 0;
-  while (pos < spec.size()) {
-    std::size_t end = spec.find(',', pos);
-    if (end == std::string_view::npos) end = spec.size();
-    const std::string item(spec.substr(pos, end - pos));
-    pos = end + 1;
-    if (item.empty()) continue;
-    if (item.rfind("block=", 0) != 0)
-      throw InputError("--launch: opencl-tiled takes only block=N, got '" + item + "'");
-    char* e = nullptr;
-    const long v = std::strtol(item.c_str() + 6, &e, 10);
-    if (*e != '\0' || item.size() == 6 || v < 1 || v > (1 << 20))
-      throw InputError("--launch: '" + item + "' is not block=N with N >= 1");
-    block = static_cast<int>(v);
-  }
-  backend_.set_block(block);
-}
-
-template class OpenCLEngine<float>;
-template class OpenCLEngine<double>;
 
 }  // namespace nbody
 #endif  // NBODY_WITH_OPENCL

@@ -1,0 +1,190 @@
+#pragma once
+// Implementation of cuda::Backend<T> (backend.hpp): device buffers, the launch-shape pipeline that
+// every kernel of kernels.hpp goes through (its choices, its spec's knobs, the compiled function's
+// registers, shared memory and occupancy, the grid), its launch, and event timing. Included by
+// one .cu file per real type, which instantiates it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "core/error.hpp"
+#include "engines/cuda/backend.hpp"
+#include "engines/cuda/kernels.hpp"
+
+namespace nbody::cuda {
+
+namespace detail {
+
+// Resolves a requested shape for kernel K and n bodies: every knob set and checked, or
+// InputError naming what is invalid and the valid values.
+template <class K, class T>
+Launch resolve(const Launch& req, std::size_t n, bool clamp) {
+  const cudaDeviceProp& p = device_properties();
+  const auto knobs = K::template knobs<T>();
+  const auto limit = [&p](const Knob& k) { return k.field == &Launch::block ? p.maxThreadsPerBlock : p.maxGridSize[1]; };
+  Launch l = req;
+  Launcher<K>::template choose<T>(l, n, p);
+  check_launch(K::name, knobs, req, l, limit, p.name);
+  for (int Launch::*f : {&Launch::block, &Launch::split, &Launch::unroll, &Launch::ipt})  // not a knob: neutral
+    if (std::none_of(knobs.begin(), knobs.end(), [f](const Knob& k) { return k.field == f; })) l.*f = 1;
+  l.cluster = 0;
+
+  const Variant v = Launcher<K>::template variant<T>(l, clamp);
+  const std::string device = std::string(" (device: ") + p.name + ")";
+  cudaFuncAttributes fa{};
+  NBODY_CUDA_CHECK(cudaFuncGetAttributes(&fa, v.function));
+  if (l.block > fa.maxThreadsPerBlock)
+    invalid_launch(K::name, req,
+                   "the kernel uses " + std::to_string(fa.numRegs) + " registers per thread, so at most " +
+                       std::to_string(fa.maxThreadsPerBlock) + " threads per block can run" + device);
+  if (v.shared_bytes + fa.sharedSizeBytes > p.sharedMemPerBlockOptin)
+    invalid_launch(K::name, req,
+                   "block=" + std::to_string(l.block) + " needs " + std::to_string(v.shared_bytes + fa.sharedSizeBytes) +
+                       " bytes of shared memory, over the device's " + std::to_string(p.sharedMemPerBlockOptin) +
+                       " per block" + device);
+  if (v.shared_bytes > 48 * 1024)
+    NBODY_CUDA_CHECK(cudaFuncSetAttribute(v.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(v.shared_bytes)));
+  int per_sm = 0;
+  NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.function, l.block, v.shared_bytes));
+  if (per_sm == 0)
+    invalid_launch(K::name, req, "no block of this shape fits on a multiprocessor (registers or shared memory)" + device);
+  Launcher<K>::template finish<T>(l, n, p, per_sm);
+  return l;
+}
+
+// A kernel of the list, for T: its resolution and its launch (null where it does not run in T).
+template <class T>
+struct KernelOps {
+  std::string_view name;
+  Launch (*resolve)(const Launch&, std::size_t, bool) = nullptr;
+  void (*launch)(const Launch&, const ForceArgs<T>&, Scratch<T>&, cudaStream_t) = nullptr;
+};
+
+template <class T, class Kernel>
+constexpr KernelOps<T> ops_of() {
+  if constexpr (Kernel::template runs_in<T>)
+    return {Kernel::name, &resolve<Kernel, T>, &Launcher<Kernel>::template launch<T>};
+  else
+    return {Kernel::name};
+}
+template <class T, class... K>
+constexpr auto kernel_ops(KernelList<K...>*) {
+  return std::array<KernelOps<T>, sizeof...(K)>{ops_of<T, K>()...};
+}
+
+template <class U>
+void device_free(U*& p) {
+  if (p) cudaFree(p);  // in a destructor: no throw
+  p = nullptr;
+}
+
+}  // namespace detail
+
+template <class T>
+struct Backend<T>::Impl {
+  static constexpr auto kernels = detail::kernel_ops<T>(static_cast<Kernels*>(nullptr));
+
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Body4<T>* d_bodies = nullptr;
+  T* d_acc = nullptr;
+  Body4<T>* h_bodies = nullptr;  // pinned staging
+  T* h_acc = nullptr;
+  std::size_t cap_n = 0;
+  Scratch<T> scratch;
+  float last_ms = -1;
+  Launch last{};
+  // The shape resolved for the last (kernel, request, n, clamp): resolving queries the kernel's
+  // attributes and occupancy, tens of microseconds that small-N evaluations in a loop would repeat.
+  struct Resolved {
+    std::size_t kernel;
+    Launch request;
+    std::size_t n;
+    bool clamp;
+    Launch shape;
+  };
+  std::optional<Resolved> resolved;
+
+  Impl() {
+    (void)device_properties();
+    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    NBODY_CUDA_CHECK(cudaEventCreate(&start));
+    NBODY_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~Impl() {
+    detail::device_free(d_bodies);
+    detail::device_free(d_acc);
+    if (h_bodies) cudaFreeHost(h_bodies);
+    if (h_acc) cudaFreeHost(h_acc);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  void reserve(std::size_t n) {
+    if (n <= cap_n) return;
+    detail::device_free(d_bodies);
+    detail::device_free(d_acc);
+    if (h_bodies) NBODY_CUDA_CHECK(cudaFreeHost(h_bodies));
+    if (h_acc) NBODY_CUDA_CHECK(cudaFreeHost(h_acc));
+    h_bodies = nullptr;
+    h_acc = nullptr;
+    cap_n = 0;
+    NBODY_CUDA_CHECK(cudaMalloc(&d_bodies, n * sizeof(Body4<T>)));
+    NBODY_CUDA_CHECK(cudaMalloc(&d_acc, 3 * n * sizeof(T)));
+    NBODY_CUDA_CHECK(cudaMallocHost(&h_bodies, n * sizeof(Body4<T>)));
+    NBODY_CUDA_CHECK(cudaMallocHost(&h_acc, 3 * n * sizeof(T)));
+    cap_n = n;
+  }
+};
+
+template <class T>
+Backend<T>::Backend() : impl_(std::make_unique<Impl>()) {}
+template <class T>
+Backend<T>::~Backend() = default;
+
+template <class T>
+double Backend<T>::last_kernel_seconds() const {
+  return impl_->last_ms < 0 ? -1.0 : impl_->last_ms * 1e-3;
+}
+template <class T>
+Launch Backend<T>::last_launch() const {
+  return impl_->last;
+}
+
+template <class T>
+void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t n, T G, T eps2,
+                         T rmin2, T* acc) {
+  Impl& m = *impl_;
+  const detail::KernelOps<T>& k = Impl::kernels.at(kernel);
+  if (!k.launch) throw InputError(std::string(k.name) + " is not compiled for this real type (its spec's runs_in)");
+  if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+  const bool clamp = rmin2 > T(0);
+  const auto& r = m.resolved;
+  if (!r || r->kernel != kernel || !(r->request == req) || r->n != n || r->clamp != clamp)
+    m.resolved = typename Impl::Resolved{kernel, req, n, clamp, k.resolve(req, n, clamp)};
+  const Launch l = m.resolved->shape;
+  m.last = l;
+  m.last_ms = -1;
+  if (n == 0) return;
+  m.reserve(n);
+
+  for (std::size_t i = 0; i < n; ++i) m.h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_bodies, m.h_bodies, n * sizeof(Body4<T>), cudaMemcpyHostToDevice, m.stream));
+  NBODY_CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  k.launch(l, ForceArgs<T>{m.d_bodies, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc}, m.scratch, m.stream);
+  NBODY_CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.h_acc, m.d_acc, 3 * n * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  float ms = 0;
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
+  m.last_ms = ms;
+  std::memcpy(acc, m.h_acc, 3 * n * sizeof(T));
+}
+
+}  // namespace nbody::cuda

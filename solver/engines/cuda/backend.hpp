@@ -1,0 +1,49 @@
+#pragma once
+// Host interface of the CUDA back end, in plain C++ so that the engine classes and the registry
+// compile without nvcc. Implemented in backend.cuh and resident.cuh, instantiated once per real
+// type in float.cu, double.cu, dd.cu and qd.cu (the last two with --fmad=false: double- and
+// quad-double arithmetic needs every product rounded on its own).
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "engines/launch.hpp"
+
+namespace nbody::cuda {
+
+// Number of usable CUDA devices, 0 when there is none or no driver (never throws).
+int device_count() noexcept;
+// Why there is no device (the runtime's message), for the skip and error messages.
+std::string no_device_reason();
+// Device 0: name, compute capability, SMs, clocks, memory, driver and runtime versions (JSON).
+std::string device_json();
+std::string device_name();
+// Device name and CUDA driver version: the key of the tuning cache.
+std::string device_key();
+
+// The force kernels of kernels.hpp on device 0, for one real type.
+template <class T>
+class Backend {
+ public:
+  Backend();
+  ~Backend();
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  // acc (3n, SoA) = G sum_j m_j (r_j - r_i) / s^3 for pos (3n, SoA) and mass (n), by the kernel at
+  // position `kernel` of the list Kernels (kernels.hpp). The launch shape is resolved (0 = the
+  // kernel's choice) and checked against the kernel's spec and the device (InputError naming the
+  // valid values when it cannot run); every CUDA call is checked (RunError).
+  void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n, T G, T eps2,
+               T rmin2, T* acc);
+  // Device time of the kernel(s) of the last compute(), from CUDA events (seconds).
+  double last_kernel_seconds() const;
+  // The shape the last compute() actually ran with (all fields resolved).
+  Launch last_launch() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nbody::cuda

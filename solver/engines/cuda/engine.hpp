@@ -1,0 +1,80 @@
+#pragma once
+// The CUDA force engines: one per kernel of kernels.hpp, in the real types its spec runs in. Plain
+// C++, so that the registry compiles without nvcc; the kernels run through Backend<T>
+// (backend.cuh), device-resident steps through ResidentBackend<T> (resident.cuh).
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "core/real.hpp"
+#include "engines/cuda/backend.hpp"
+#include "engines/cuda/kernels.hpp"
+#include "engines/cuda/resident.hpp"
+#include "engines/cuda/tune_cache.hpp"
+#include "engines/engine.hpp"
+
+namespace nbody {
+
+template <class T, class Kernel>
+class CudaEngine final : public ForceEngine<T> {
+ public:
+  explicit CudaEngine(const ForceLaw<T>& law) : ForceEngine<T>(law) {}
+
+  void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
+    if (!explicit_launch_ && n != cached_n_) {  // the tuned shape for this N, if `nbody tune` stored one
+      cached_n_ = n;
+      const auto spec = tune_cache::lookup(cuda::device_key(), std::string(Kernel::name), std::string(RealTraits<T>::name), n);
+      cached_ = spec ? parse_launch(*spec) : Launch{};
+    }
+    Launch force = explicit_launch_ ? launch_ : cached_;
+    force.cluster = 0;  // device-resident steps' knob only
+    backend_.compute(cuda::Kernels::index_of<Kernel>(), force, pos, mass, n, this->law_.G, this->law_.eps2,
+                     this->law_.rmin2, acc);
+  }
+  // The force kernel's knobs and, in the real types that have them, the device-resident steps'.
+  void set_launch(std::string_view spec) override {
+    const Launch l = parse_launch(spec);
+    auto knobs = Kernel::template knobs<T>();
+    if constexpr (has_resident)
+      for (const Knob& k : cuda::Resident::knobs())
+        if (std::none_of(knobs.begin(), knobs.end(), [&](const Knob& x) { return x.field == k.field; })) knobs.push_back(k);
+    check_keys(Kernel::name, knobs, l);  // the values are checked against the device when the kernels run
+    launch_ = l;
+    explicit_launch_ = !spec.empty();
+  }
+  double last_device_seconds() const override { return backend_.last_kernel_seconds(); }
+  std::string device_info() const override {
+    // With device-resident steps the stepping kernel's shape is what the run ran with (the host
+    // kernel only evaluates a starting step, if any), so that resumed parts name the same shape.
+    if constexpr (has_resident)
+      if (resident_ && !resident_->last_shape().empty())
+        return cuda::device_name() + "; steps on the device, " + resident_->last_shape();
+    return cuda::device_name() + "; " + to_string(backend_.last_launch());
+  }
+  // The cooperative stepping kernel, with this engine's force law and the block=, split= and
+  // cluster= of its --launch (the force loop is the stepping kernel's own).
+  ResidentStepper<T>* resident() override {
+    if constexpr (!has_resident) {
+      return nullptr;
+    } else {
+      if (!resident_) resident_ = std::make_unique<cuda::ResidentBackend<T>>();
+      resident_->set_law(this->law_.G, this->law_.eps2, this->law_.rmin2);
+      Launch l = explicit_launch_ ? launch_ : Launch{};
+      l.unroll = l.ipt = 0;  // the force kernels' knobs only
+      resident_->set_launch(l);
+      return resident_.get();
+    }
+  }
+
+ private:
+  static constexpr bool has_resident = cuda::Resident::runs_in<T>;
+  cuda::Backend<T> backend_;
+  std::unique_ptr<std::conditional_t<has_resident, cuda::ResidentBackend<T>, ResidentStepper<T>>> resident_;  // on first use
+  Launch launch_{}, cached_{};
+  bool explicit_launch_ = false;
+  std::size_t cached_n_ = 0;
+};
+
+}  // namespace nbody

@@ -1,0 +1,9 @@
+// The CUDA back end for qd: every compiled variant of the force kernels (kernels.hpp) that run in
+// qd, with their host side (backend.cuh).
+// Compiled with --fmad=false (CMake): the error-free transformations of quad-double
+// arithmetic need every product rounded on its own; fused operations are written as fma.
+#include "engines/cuda/backend.cuh"
+
+namespace nbody::cuda {
+template class Backend<::nbody::qd>;
+}  // namespace nbody::cuda

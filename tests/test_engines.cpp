@@ -1,0 +1,152 @@
+// Every engine of the registry, in every precision it is registered for, against `simple` in the
+// same precision (docs/design.md, "The force-comparison norm"): random N including primes and N
+// below a GPU block, three force laws, compensated sums where the engine claims them, and on the
+// GPU every value of every launch knob its kernel's spec declares. Nothing here names an engine:
+// one added to the registry (a CPU engine's line, a CUDA or OpenCL kernel's spec) is tested here
+// without further edits. An engine whose device is missing (CUDA in CI) is skipped with a message.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/real.hpp"
+#include "engines/engine.hpp"
+#include "engines/gpu_engines.hpp"
+#include "support.hpp"
+
+using namespace nbody;
+using namespace nbody::test;
+
+namespace {
+
+// Primes and N below every block size, a few N drawn at random, and (for the built-in types) N
+// across several tiles and blocks of the fast engines. Software types stop early: `simple` in
+// mp50 costs microseconds per interaction.
+template <class T>
+std::vector<std::size_t> engine_sizes() {
+  std::vector<std::size_t> sizes = {1, 2, 3, 5, 17, 31, 97};
+  std::mt19937_64 rng(2026);
+  for (int k = 0; k < 2; ++k) sizes.push_back(std::uniform_int_distribution<std::size_t>(4, 160)(rng));
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd>) {
+    sizes.push_back(257);
+    sizes.push_back(1031);
+  }
+  return sizes;
+}
+
+template <class T>
+bool runnable(const EngineEntry<T>& e) {
+  if (device_available(e.can.device)) return true;
+  WARN("SKIPPED: " << e.name << " in " << RealTraits<T>::name << ": no " << device_name(e.can.device)
+                   << " device here (built, not run)");
+  return false;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("every_registered_engine_matches_simple_in_every_precision_it_claims", "[engines]", float, double,
+                   dd, qd, quad, mp50) {
+  using T = TestType;
+  const std::vector<std::size_t> sizes = engine_sizes<T>();
+  std::vector<Bodies<T>> inputs;
+  for (std::size_t n : sizes) inputs.push_back(random_bodies<T>(n, 1000 + n));
+  std::vector<const EngineEntry<T>*> engines;
+  for (const auto& e : engine_table<T>())
+    if (e.name != "simple" && runnable(e)) engines.push_back(&e);
+  for (ForceLaw<T> law : engine_laws<T>()) {
+    for (bool compensated : {false, true}) {
+      law.compensated = compensated;
+      std::vector<std::vector<T>> refs;
+      for (const auto& b : inputs) refs.push_back(engine_accelerations<T>("simple", "", b, law));
+      for (const EngineEntry<T>* entry : engines) {
+        const EngineEntry<T>& e = *entry;
+        if (compensated && !e.can.compensated_forces) continue;
+        auto engine = make_engine<T>(e.name, law);  // once per law: a GPU engine builds its kernels once
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+          check_against_simple(std::string(e.name), inputs[k], law, engine_accelerations(*engine, inputs[k]), refs[k]);
+      }
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("an_engine_without_compensated_sums_refuses_them_naming_those_that_have_them", "[engines]", float,
+                   double, dd, qd, quad, mp50) {
+  using T = TestType;
+  ForceLaw<T> law;
+  law.compensated = true;
+  for (const auto& e : engine_table<T>()) {
+    INFO(e.name << " in " << RealTraits<T>::name);
+    if (e.can.compensated_forces) continue;
+    CHECK_THROWS_AS(make_engine<T>(e.name, law), InputError);
+    CHECK_THROWS_WITH(make_engine<T>(e.name, law), Catch::Contains("has no compensated force sums") &&
+                                                       Catch::Contains("engines with them: openmp, simple"));
+  }
+}
+
+TEMPLATE_TEST_CASE("every_launch_knob_value_of_every_gpu_engine_matches_simple", "[engines][gpu]", float, double, dd, qd) {
+  // One knob at a time, the others left to the kernel: every compiled variant of a list knob;
+  // for a range, its first values, the values `nbody tune` tries and its top when it is fixed.
+  using T = TestType;
+  std::vector<const EngineEntry<T>*> engines;
+  for (const auto& e : engine_table<T>())
+    if (!e.can.launch.empty() && runnable(e)) engines.push_back(&e);
+  if (engines.empty()) return;
+  const std::vector<Bodies<T>> inputs = {random_bodies<T>(17, 3), random_bodies<T>(257, 4), random_bodies<T>(1031, 5)};
+  const auto laws = engine_laws<T>();
+  std::vector<std::vector<std::vector<T>>> refs;  // [law][input]
+  for (const auto& law : laws) {
+    refs.emplace_back();
+    for (const auto& b : inputs) refs.back().push_back(engine_accelerations<T>("simple", "", b, law));
+  }
+  for (const EngineEntry<T>* entry : engines) {
+    const EngineEntry<T>& e = *entry;
+    for (const Knob& k : e.can.launch) {
+      std::set<int> values(k.values.begin(), k.values.end());
+      if (k.values.empty()) {
+        for (int v : {k.lo, k.lo + k.step}) values.insert(v);
+        if (k.hi != Knob::unbounded) values.insert(k.hi);
+        for (int v : k.tune) values.insert(v);
+      }
+      for (int v : values) {
+        if (v <= 0 || !k.accepts(v, 1024)) continue;
+        const std::string launch = std::string(k.key) + "=" + std::to_string(v);
+        for (std::size_t l = 0; l < laws.size(); ++l) {
+          auto engine = make_engine<T>(e.name, laws[l]);
+          engine->set_launch(launch);
+          for (std::size_t i = 0; i < inputs.size(); ++i) {
+            std::vector<T> a;
+            try {
+              a = engine_accelerations(*engine, inputs[i]);
+            } catch (const InputError& x) {  // a shape the spec allows and this device cannot run: said, never a result
+              const std::string why = x.what();
+              INFO(why);
+              CHECK((why.find("registers per thread") != std::string::npos ||
+                     why.find("shared memory") != std::string::npos || why.find("fits on a multiprocessor") != std::string::npos));
+              WARN(e.name << " --launch " << launch << " in " << RealTraits<T>::name << ": " << why);
+              break;
+            }
+            check_against_simple(std::string(e.name) + " --launch " + launch, inputs[i], laws[l], a, refs[l][i]);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("every_engine_is_registered_in_the_precisions_its_entries_say", "[engines]") {
+  // all_engines() is what `nbody list engines`, --engine's choices and the "only in ..." errors
+  // read: it must agree with the per-precision tables entry by entry.
+  std::set<std::pair<std::string, std::string>> from_tables, from_all;
+  auto add = [&]<class U>() {
+    for (const auto& e : engine_table<U>()) from_tables.insert({std::string(e.name), std::string(RealTraits<U>::name)});
+  };
+#define NBODY_ADD(U) add.template operator()<U>();
+  NBODY_FOR_EACH_PRECISION(NBODY_ADD)
+#undef NBODY_ADD
+  for (const auto& e : all_engines())
+    for (auto p : e.precisions) from_all.insert({std::string(e.name), std::string(p)});
+  CHECK(from_tables == from_all);
+  CHECK(all_engines().front().name == engine_table<double>().front().name);
+}
