@@ -26,7 +26,7 @@ from nbodylab import ROOT, files, methods, paper  # noqa: E402
 EXP = "E05_long_run"
 GPU_EXP = "E05_long_run_gpu"
 SERIAL_EXP = "E05_long_run_gpu_serial"  # the first full GPU run: one method after another, whole GPU each
-CONCURRENCY_PROBE = ROOT / "tools" / "gpu" / "logs" / "e05_concurrent" / "per_eval.csv"
+CONCURRENCY_PROBE = ROOT / "evidence" / "gpu" / "logs" / "e05_concurrent" / "per_eval.csv"
 APART = 1e-6      # two runs' |dE/E0| "part" at the first sample where they differ by more than this
 GPU_HOUR_TARGET = 3600.0  # issue 6: E05's full run in at most one GPU-hour
 AB_STEP = 1e-6            # Adams-Bashforth 5's fixed step in E05 (experiments/E05_long_run.toml)

@@ -86,10 +86,10 @@ m = {
 }
 # The worst norm against `simple` of any GPU engine in the H100 test runs (tools/gpu/logs/*/tests_worst_norms.csv).
 worst = {}
-for path in sorted((ROOT / "tools" / "gpu" / "logs").glob("*/tests_worst_norms.csv")):
+for path in sorted((ROOT / "evidence" / "gpu" / "logs").glob("*/tests_worst_norms.csv")):
     for line in path.read_text().splitlines()[1:]:
         engine, tol, norm = line.split(",")
         worst[float(tol)] = max(worst.get(float(tol), 0.0), float(norm))
 m.update({"EnineWorstNormFloat": sci(worst[1e-5]), "EnineWorstNormDouble": sci(worst[1e-13]),
           "EnineWorstNormDd": sci(worst[1e-28])})
-write_macros("E09_numbers.tex", m, __file__, [f"results/{NAME}.csv", "tools/gpu/logs/*/tests_worst_norms.csv"])
+write_macros("E09_numbers.tex", m, __file__, [f"results/{NAME}.csv", "evidence/gpu/logs/*/tests_worst_norms.csv"])

@@ -34,7 +34,7 @@ for ax, p in zip(axes, ["float", "double", "dd"]):
     ax.legend(fontsize=7)
 # Nsight Compute at N = 2^20 (tools/gpu/logs/): issue slots busy and instructions per interaction of
 # the float tiled kernel (regcap probe, block 512, 2 bodies per thread) and of cuda-pairs (256 x 8).
-LOGS = ROOT / "tools" / "gpu" / "logs"
+LOGS = ROOT / "evidence" / "gpu" / "logs"
 
 
 def ncu_issue_busy(path):

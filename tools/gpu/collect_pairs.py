@@ -9,7 +9,7 @@ committed results, after cuda-pairs joined the engines:
   other engines' rows stay as tools/gpu/collect_results.py wrote them), and the batch's tuning
   cache (the committed one plus cuda-pairs' entries) replaces results/E13_tune_cache.json.
 - E24: derived again from the new E09 (collect_results.write_e24).
-- The batch's provenance, clock log, tuning log and runner log go to tools/gpu/logs/<batch folder>/.
+- The batch's provenance, clock log, tuning log and runner log go to evidence/gpu/logs/pairs_<batch folder>/.
 """
 import json
 import shutil

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns the outputs of tools/gpu/h100_batch.sh (the unpacked <phase>/ folders of the device runs)
 into the committed results of experiments E09-E13 and E24, each with its provenance, and keeps the
-logs the closing note cites (tests, compute-sanitizer, ncu, clocks) under tools/gpu/logs/<phase>/.
+logs the closing note cites (tests, compute-sanitizer, ncu, clocks) under evidence/gpu/logs/<phase>/.
 
     python3 tools/gpu/collect_results.py CHECK_DIR SWEEP_DIR FINAL_DIR
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "experiments"))
 from nbodylab.bench import launch_columns  # noqa: E402  (the runner's reading of a tune row)
 RESULTS = ROOT / "results"
-LOGS = ROOT / "tools" / "gpu" / "logs"
+LOGS = ROOT / "evidence" / "gpu" / "logs"
 
 # H100 SXM issue limits used by E24 (per SM and clock): 4 schedulers x 32 lanes issue 128 thread
 # instructions; FP32 128 lanes, FP64 64 lanes, MUFU 16 lanes.

@@ -3,7 +3,7 @@
 # N = 512 (a grid-wide barrier per force evaluation, the GPU mostly idle): under MPS, each limited
 # to a third of the multiprocessors and launching 32 blocks (block=256, split=16), the three
 # together cost 6.4-7.4 us per evaluation each against 5.4-6.3 us alone with the whole GPU
-# (tools/gpu/logs/e05_concurrent/), so the GPU time of the whole E05 falls from the sum of the
+# (evidence/gpu/logs/e05_concurrent/), so the GPU time of the whole E05 falls from the sum of the
 # three to about the longest one. Plain processes without MPS only time-slice (15-18 us each).
 # Usage on the device (carry ["build-gpu-carry"]; state in results/E05_gpu_mps/, carried back and forth):
 #   tools/gpu/e05_mps.sh          one part of every unfinished method, all at once; the part
