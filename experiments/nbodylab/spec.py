@@ -21,14 +21,19 @@ PROFILES = ("smoke", "default", "full")
 # `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "tune": each point is one
 # `nbody tune`, a sweep of GPU launch shapes giving one row per shape (nbodylab/bench.py too);
 # "convergence": a Brutus-style ladder of ever more precise runs and the [[cases]] compared with
-# its converged trajectory (nbodylab/convergence.py, table [ladder]).
-KINDS = ("run", "bench", "tune", "convergence")
+# its converged trajectory (nbodylab/convergence.py, table [ladder]); "derived": no runs of its
+# own, its results written by a collector (`producer`) from device runs or from other results
+# (`derived_from`), which the runner checks and reuses.
+KINDS = ("run", "bench", "tune", "convergence", "derived")
 TIMING_KINDS = ("bench", "tune")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 # The top-level keys of an experiment file, each with the TOML type it takes.
 TOP_KEYS = {"title": str, "description": str, "kind": str, "requires": (str, list),
             "metrics": list, "timeseries": bool, "cases": list, "profile": dict,
             **{s: dict for s in SECTIONS}}
+# The keys of a derived experiment: what it is, and who writes its results from what.
+DERIVED_KEYS = {"title": str, "description": str, "kind": str, "producer": (str, list),
+                "derived_from": list}
 # What a [profile.NAME] table may override.
 PROFILE_KEYS = {"requires": (str, list), "cases": list, **{s: dict for s in SECTIONS}}
 TYPE_NAMES = {str: "a string", list: "a list", bool: "true or false", dict: "a table"}
@@ -182,8 +187,9 @@ class Experiment:
     cases: list        # [[cases]] of the profile: list of {flag: list of values}; [] = none
     case_columns: list  # union of the case keys of every profile, in order of first appearance
     timeseries: bool   # each point also writes --diagnostics; rows kept in its record
-    kind: str = "run"  # the nbody subcommand of every point: "run" (nbodylab/sweep.py) or
-                       # "bench" (timings, one point at a time: nbodylab/bench.py)
+    kind: str = "run"  # one of KINDS: how the runner runs it
+    producers: list = ()     # kind "derived": the programs that write its results (repository paths)
+    derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
 
     @property
     def params(self):
@@ -276,6 +282,24 @@ def _check_keys(table, types, where, what):
                             f"got {v!r}")
 
 
+def _derived(exp_id, path, text, profile, doc, where):
+    """A derived experiment: no runs, a producer (or several) of its results."""
+    _check_keys(doc, DERIVED_KEYS, where, 'keys for kind = "derived" (it has no runs of its own)')
+    producers = doc.get("producer", [])
+    producers = [producers] if isinstance(producers, str) else producers
+    if not producers or not all(isinstance(p, str) and (ROOT / p).is_file() for p in producers):
+        raise SpecError(f"{where}: a derived experiment needs producer = the program(s) that write its "
+                        f"results, as repository paths of existing files, got {producers!r}")
+    derived_from = doc.get("derived_from", [])
+    if not all(isinstance(d, str) for d in derived_from):
+        raise SpecError(f"{where}: derived_from must list experiment IDs, got {derived_from!r}")
+    return Experiment(id=exp_id, path=path, text=text, profile=profile,
+                      title=doc.get("title", exp_id), requires=[], fixed={}, sweep={},
+                      sweep_vars={}, reference={}, ladder={}, metrics=[], cases=[], case_columns=[],
+                      timeseries=False, kind="derived", producers=producers,
+                      derived_from=derived_from)
+
+
 def load(exp_id, profile):
     """Read experiments/<exp_id>.toml and apply the profile's overrides."""
     if profile not in PROFILES:
@@ -290,10 +314,12 @@ def load(exp_id, profile):
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{_shown(path)}: {e}") from None
     where = _shown(path)
-    _check_keys(doc, TOP_KEYS, where, "keys")
     kind = doc.get("kind", "run")
     if kind not in KINDS:
         raise SpecError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if kind == "derived":
+        return _derived(exp_id, path, text, profile, doc, where)
+    _check_keys(doc, TOP_KEYS, where, "keys")
     overrides = doc.get("profile", {})
     if set(overrides) - set(PROFILES):
         raise SpecError(f"{where}: unknown profiles {sorted(set(overrides) - set(PROFILES))} "

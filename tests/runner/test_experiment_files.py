@@ -1,8 +1,8 @@
 """The experiment-file parser (experiments/nbodylab/spec.py) refuses a bad file with one clear
 line: each case below is a valid file with one thing wrong, and must raise a SpecError whose
-message is one line naming the file and the problem; through `runner.py run` the same file ends
-the runner with exit status 2, that one line on stderr and no results written. Run by CTest
-(tests/CMakeLists.txt)."""
+message is one line naming the file and the problem; through `runner.py run` such a file, or a
+derived experiment (no runs of its own) whose results are missing, ends the runner with exit status
+2, one line on stderr and no results written. Run by CTest (tests/CMakeLists.txt)."""
 import contextlib
 import io
 import sys
@@ -20,6 +20,10 @@ t-end = "10P"
 [sweep]
 e = [0.5, 0.9]
 dt = ["P/64", "P/128"]
+"""
+DERIVED = """title = "results a collector writes"
+kind = "derived"
+producer = "tools/gpu/collect_results.py"
 """
 
 # (what is wrong, the file, words the message must contain)
@@ -44,6 +48,12 @@ BAD = [
     ("a flag both swept and fixed", VALID.replace('t-end = "10P"', "e = 0.1"), ["['e'] both swept and fixed"]),
     ("[ladder] in a run experiment", VALID + "[ladder]\nleave = 1e-6\n", ['kind = "convergence"']),
     ("a TOML syntax error", VALID + "[sweep\n", ["E90_bad.toml"]),
+    ("a derived experiment with runs", DERIVED + "[sweep]\nn = [4]\n",
+     ['unknown keys for kind = "derived"', "['sweep']"]),
+    ("a derived experiment without a producer", DERIVED.replace("producer", "# producer"), ["needs producer"]),
+    ("a derived experiment whose producer does not exist", DERIVED.replace("collect_results", "collect_nothing"),
+     ["needs producer", "collect_nothing"]),
+    ("a derived experiment derived from a number", DERIVED + "derived_from = [9]\n", ["derived_from must list"]),
 ]
 
 
@@ -76,17 +86,25 @@ def main():
             ok &= check("an unknown experiment: refused, naming the known ones",
                         "unknown experiment 'E91_missing'" in str(e) and "known: E90_bad" in str(e))
 
-        path.write_text(BAD[1][1])  # an unknown kind, through the runner
-        results = set(spec.ROOT.joinpath("results").glob("E90_bad*"))
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            rc = runner.main(["run", "E90_bad", "--profile", "smoke", "--nbody", sys.executable])
-        lines = err.getvalue().splitlines()
-        ok &= check("runner.py run: exit status 2", rc == 2)
-        ok &= check("runner.py run: one line on stderr, the parser's",
-                    len(lines) == 1 and lines[0].startswith("runner: error: ") and "kind must be one of" in lines[0])
-        ok &= check("runner.py run: no results written",
-                    set(spec.ROOT.joinpath("results").glob("E90_bad*")) == results == set())
+        path.write_text(DERIVED)
+        derived = spec.load("E90_bad", "smoke")
+        ok &= check("a derived experiment loads, with its producer and nothing to run",
+                    derived.kind == "derived" and derived.producers == ["tools/gpu/collect_results.py"]
+                    and not derived.sweep and not derived.cases)
+
+        for what, text, words in [("an unknown kind", BAD[1][1], ["kind must be one of"]),
+                                  ("a derived experiment without results", DERIVED,
+                                   ["no runs of its own", "results/E90_bad.csv", "tools/gpu/collect_results.py"])]:
+            path.write_text(text)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = runner.main(["run", "E90_bad", "--profile", "smoke", "--nbody", sys.executable])
+            lines = err.getvalue().splitlines()
+            ok &= check(f"runner.py run, {what}: exit status 2, one line on stderr naming {words}",
+                        rc == 2 and len(lines) == 1 and lines[0].startswith("runner: error: ")
+                        and all(w in lines[0] for w in words))
+            ok &= check(f"runner.py run, {what}: no results written",
+                        not list(spec.ROOT.joinpath("results").glob("E90_bad*")))
     return 0 if ok else 1
 
 
