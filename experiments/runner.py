@@ -134,9 +134,12 @@ def reuse_derived(exp):
     if missing:
         raise UserError(f"{exp.id} has no runs of its own (kind derived) and {', '.join(missing)} is "
                         f"missing: {' or '.join(exp.producers)} writes it (see tools/gpu/README.md)")
+    producer = files.read_json(files.sidecar(csv_path)).get("producer")
+    if producer not in exp.producers:
+        raise UserError(f"results/{exp.id}.meta.json names the producer {producer!r}, not one of "
+                        f"{', '.join(exp.producers)} (experiments/{exp.id}.toml)")
     print(f"[{tag}] derived, no runs of its own: reusing the committed results/{exp.id}.csv, written "
-          f"by {' or '.join(exp.producers)}"
-          + "".join(f" from results/{d}.csv" for d in exp.derived_from), file=sys.stderr)
+          f"by {producer}" + "".join(f" from results/{d}.csv" for d in exp.derived_from), file=sys.stderr)
     return 0
 
 

@@ -174,7 +174,8 @@ def main():
 
     rows = [[k[0], k[1], k[2], repr(e), MEASURES[q], theory(d, k), "" if f is None else repr(f), used, window]
             for q in MEASURES for k in keys for e in es for f, used, window in [fits[q, k, e]]]
-    paper.write_derived_csv(ROOT / "results" / f"{EXP}_orders.csv",
+    paper.write_derived_csv(f"{EXP}_orders", "E01: fitted convergence order per method, precision, "
+                            "eccentricity and error measure",
                             ["method", "order_flag", "precision", "e", "error", "theory", "fitted", "n_used",
                              "n_window"], rows, EXP, __file__)
 
@@ -229,8 +230,8 @@ def main():
     verdict = {k: measured(k) for k in double_keys} if 0.5 in es else {}
     within = [k for k, (v, _) in verdict.items() if v is not None and abs(v - theory(d, k)) <= TOLERANCE]
     # The measured order per method, for the method table of the paper (figures/E03_*.py).
-    paper.write_derived_csv(ROOT / "results" / f"{EXP}_measured.csv",
-                            ["method", "order_flag", "theory", "measured", "how"],
+    paper.write_derived_csv(f"{EXP}_measured", "E01: the measured order per method at e = 0.5 "
+                            "(the method table's column)", ["method", "order_flag", "theory", "measured", "how"],
                             [[k[0], k[1], theory(d, k), "" if v is None else f"{v:.2f}", how]
                              for k, (v, how) in verdict.items()], EXP, __file__)
     macros = {

@@ -4,7 +4,7 @@ helpers shared by the figure scripts.
 Modules:
   files        atomic writes, CSV reading/writing, the X.csv -> X.meta.json sidecar rule
   spec         experiment TOML files: schema, kinds, profiles, sweep expansion
-  provenance   host description and `nbody --build-info`
+  provenance   host description, `nbody --build-info`, the one .meta.json schema of results/
   points       the store of finished points (results/.points/), which makes every kind resumable
   sweep        running the points of one experiment (kind "run": parallel, resumable)
   bench        running a timing experiment (kind = "bench" or "tune": `nbody bench` or `nbody tune`

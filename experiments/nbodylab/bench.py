@@ -30,8 +30,9 @@ import time
 
 from . import RESULTS_DIR, files, provenance
 from .points import PointStore
+from .provenance import display
 from .spec import fmt
-from .sweep import PointFailed, display
+from .sweep import PointFailed
 
 # Version of the stored bench records: bump it when their layout changes.
 #   1  kind, params, bench (the CSV row as strings), load_before, load_after, cmd, nbody_sha256,
@@ -192,25 +193,19 @@ def run(exp, nbody, force, build_info):
     rows = [[fmt(p["params"].get(k)) for k in exp.params] + [row[m] for m in metrics]
             + [fmt(r["load_before"]), fmt(r["load_after"])] + ([fmt(r.get("gpu_sm_clock_mhz"))] if clocked else [])
             for p, r in zip(points, records) for row in r["rows"]]
-    meta = {
-        "experiment": exp.id,
-        "title": exp.title,
-        "profile": exp.profile,
-        "kind": exp.kind,
-        "created_utc": provenance.utc_now(),
-        "columns": header,
-        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
-        "host": provenance.host(),
-        "runner": {"argv": sys.argv, "jobs": 1, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-                   "sched_policy": _sched_policy(),
-                   "record_format": RECORD_FORMAT, "points_run": len(pending),
-                   "points_reused": len(points) - len(pending),
-                   "seconds": round(time.monotonic() - start, 1)},
-        "experiment_toml": exp.text,
-        "points": [{"params": p["params"], "cmd": r["cmd"], "finished_utc": r["finished_utc"],
-                    "compiler_flags": r["rows"][0].get("compiler_flags")}
-                   for p, r in zip(points, records)],
-    }
+    meta = provenance.results_meta(
+        exp.id, exp.title, provenance.RUNNER, header, [display(exp.path)],
+        profile=exp.profile, kind=exp.kind,
+        nbody={"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
+        host=provenance.host(),
+        runner={"argv": sys.argv, "jobs": 1, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+                "sched_policy": _sched_policy(), "record_format": RECORD_FORMAT,
+                "points_run": len(pending), "points_reused": len(points) - len(pending),
+                "seconds": round(time.monotonic() - start, 1)},
+        experiment_toml=exp.text,
+        points=[{"params": p["params"], "cmd": r["cmd"], "finished_utc": r["finished_utc"],
+                 "compiler_flags": r["rows"][0].get("compiler_flags")}
+                for p, r in zip(points, records)])
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     files.write_csv(csv_path, header, rows, meta)
     print(f"[{tag}] wrote {display(csv_path)} ({len(rows)} rows) and its .meta.json",

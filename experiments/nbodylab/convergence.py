@@ -52,8 +52,9 @@ from pathlib import Path
 
 from . import RESULTS_DIR, files, provenance
 from .points import PointStore
+from .provenance import display
 from .spec import SpecError, fmt
-from .sweep import RUN_FAILED, PointFailed, _call, _kill_children, display
+from .sweep import RUN_FAILED, PointFailed, _call, _kill_children
 
 # Version of the stored run records: bump it when their layout changes.
 #   1  kind, params, summary, failure, cmd, nbody_sha256, finished_utc (+ <hash>.snapshots.csv)
@@ -326,20 +327,23 @@ def run(exp, nbody, jobs, force, build_info):
         print(f"[{tag}] error: {display(nbody)} changed during the run; re-run", file=sys.stderr)
         return 1
 
-    meta = {
-        "experiment": exp.id, "title": exp.title, "profile": exp.profile, "kind": "convergence",
-        "created_utc": provenance.utc_now(),
-        "nbody": {"path": display(nbody), "sha256": runs.sha, "build_info": build_info},
-        "host": provenance.host(),
-        "runner": {"argv": sys.argv, "jobs": jobs, "record_format": RECORD_FORMAT,
-                   "runs_run": runs.ran, "runs_reused": runs.reused,
-                   "seconds": round(time.monotonic() - start, 1)},
-        "experiment_toml": exp.text,
-        "definitions": {"delta": "max(max_i |r_i - r'_i| / R, max_i |v_i - v'_i| / V), R and V the "
-                                 "RMS of |r_i| and |v_i| of the reference, at each output time",
-                        "digits": "-log10(delta)", "agree_digits": ladder.digits,
-                        "leave": ladder.leave},
-    }
+    host = provenance.host()
+    seconds = round(time.monotonic() - start, 1)
+
+    def meta(columns, **extra):
+        return provenance.results_meta(
+            exp.id, exp.title, provenance.RUNNER, columns, [display(exp.path)],
+            profile=exp.profile, kind="convergence",
+            nbody={"path": display(nbody), "sha256": runs.sha, "build_info": build_info},
+            host=host,
+            runner={"argv": sys.argv, "jobs": jobs, "record_format": RECORD_FORMAT,
+                    "runs_run": runs.ran, "runs_reused": runs.reused, "seconds": seconds},
+            experiment_toml=exp.text,
+            definitions={"delta": "max(max_i |r_i - r'_i| / R, max_i |v_i - v'_i| / V), R and V "
+                                  "the RMS of |r_i| and |v_i| of the reference, at each output time",
+                         "digits": "-log10(delta)", "agree_digits": ladder.digits,
+                         "leave": ladder.leave},
+            **extra)
     step_keys = list(dict.fromkeys(k for s, _ in ladder.steps for k in s))
     summary_keys = ["fevals", "steps", "rejected", "dE_rel_max", "wall_s"]
     # device: the GPU and launch shape of a GPU engine's run (its last part's), empty on the CPU
@@ -351,9 +355,8 @@ def run(exp, nbody, jobs, force, build_info):
                fmt(r["digits_min"]), fmt(r["digits_end"]), fmt(r["converged"])]
             for r in ladder_rows]
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
-    files.write_csv(csv_path, header, rows, {
-        **meta, "columns": header,
-        "commands": [r["record"]["cmd"] for r in ladder_rows]})
+    files.write_csv(csv_path, header, rows,
+                    meta(header, commands=[r["record"]["cmd"] for r in ladder_rows]))
 
     m_header = exp.params + summary_keys + ["delta_end", "t_leave", "reference_digits", "failure"]
     m_rows = [[fmt(r["params"].get(k)) for k in exp.params]
@@ -361,14 +364,14 @@ def run(exp, nbody, jobs, force, build_info):
               + [fmt(r["delta_end"]), fmt(r["t_leave"]), fmt(r["reference_digits"]),
                  r["record"]["failure"]] for r in method_rows]
     m_path = RESULTS_DIR / f"{exp.id}_methods.csv"
-    files.write_csv(m_path, m_header, m_rows, {
-        **meta, "columns": m_header, "commands": [r["record"]["cmd"] for r in method_rows]})
+    files.write_csv(m_path, m_header, m_rows,
+                    meta(m_header, commands=[r["record"]["cmd"] for r in method_rows]))
 
     s_header = sweep_names + ["role", "run", "t", "delta"]
     s_rows = [[fmt(b.get(k)) for k in sweep_names] + [role, name, fmt(t), f"{float(x):.6e}"]
               for b, role, name, t, x in series_rows]
     s_path = RESULTS_DIR / f"{exp.id}_timeseries.csv"
-    files.write_csv(s_path, s_header, s_rows, {**meta, "columns": s_header})
+    files.write_csv(s_path, s_header, s_rows, meta(s_header))
     for p, n in ((csv_path, len(rows)), (m_path, len(m_rows)), (s_path, len(s_rows))):
         print(f"[{tag}] wrote {display(p)} ({n} rows) and its .meta.json", file=sys.stderr)
     return 0

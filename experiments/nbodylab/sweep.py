@@ -24,8 +24,9 @@ import threading
 import time
 from pathlib import Path
 
-from . import RESULTS_DIR, ROOT, files, provenance
+from . import RESULTS_DIR, files, provenance
 from .points import PointStore
+from .provenance import display
 from .spec import fmt
 
 # Version of the stored point records: bump it when their layout changes.
@@ -47,12 +48,6 @@ class PointFailed(Exception):
 # point is a result, not a fault of the experiment: it is recorded with the reason (CSV column
 # `failure`, its metrics empty), so that a sweep may go beyond where a method works.
 RUN_FAILED = 3
-
-
-def display(path):
-    """A path as recorded in provenance: relative to the repository when inside it."""
-    path = Path(path).resolve()
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 _children = set()  # nbody processes now running, killed if the runner is interrupted
@@ -300,24 +295,18 @@ def run(exp, nbody, jobs, force, build_info):
     header = exp.params + list(values[0])
     rows = [[fmt(p["params"].get(k)) for k in exp.params] + [fmt(v) for v in m.values()]
             for p, m in zip(points, values)]
-    meta = {
-        "experiment": exp.id,
-        "title": exp.title,
-        "profile": exp.profile,
-        "created_utc": provenance.utc_now(),
-        "columns": header,
-        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info,
-                  "integrators": integrators},
-        "host": provenance.host(),
-        "runner": {"argv": sys.argv, "jobs": jobs,
-                   "omp_num_threads": env.get("OMP_NUM_THREADS"),
-                   "record_format": RECORD_FORMAT,
-                   "points_run": len(pending) - len(failures),
-                   "points_reused": len(points) - len(pending)},
-        "experiment_toml": exp.text,
-        "points": [{"params": p["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
-                    "finished_utc": r["finished_utc"]} for p, r in zip(points, records)],
-    }
+    meta = provenance.results_meta(
+        exp.id, exp.title, provenance.RUNNER, header, [display(exp.path)],
+        profile=exp.profile,
+        nbody={"path": display(nbody), "sha256": nbody_sha, "build_info": build_info,
+               "integrators": integrators},
+        host=provenance.host(),
+        runner={"argv": sys.argv, "jobs": jobs, "omp_num_threads": env.get("OMP_NUM_THREADS"),
+                "record_format": RECORD_FORMAT, "points_run": len(pending) - len(failures),
+                "points_reused": len(points) - len(pending)},
+        experiment_toml=exp.text,
+        points=[{"params": p["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
+                 "finished_utc": r["finished_utc"]} for p, r in zip(points, records)])
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     failed = [r for r in records if r.get("failure")]
     if failed:
