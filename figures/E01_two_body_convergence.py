@@ -22,13 +22,13 @@ from nbodylab import ROOT, paper  # noqa: E402
 
 EXP = "E01_two_body_convergence"
 E_VALUES = {0.5: "EHalf", 0.9: "ENineTenths"}  # eccentricity -> macro suffix
-WINDOW = (1e-12, 1e-3)  # the fit window of REPRODUCE.md: 1e-12 < error < 1e-3
+WINDOW = (1e-12, 1e-3)  # the fit window (docs/experiments.md, E01): 1e-12 < error < 1e-3
 # Runs in double-double reach ~1e-30 here: their window stops 3 decades above, at 1e-27 (as
 # double's 1e-12 stops 3 decades above its ~1e-15).
 WINDOWS = {"double": WINDOW, "dd": (1e-27, 1e-3)}
 MIN_POINTS = 3          # fewest points a slope is fitted to
 SLOPE_SPREAD = 0.5      # local slopes of a power-law run agree within this (see fit_order)
-TOLERANCE = 0.3         # a fit agrees with theory when |fitted - theory| <= TOLERANCE (issue 3)
+TOLERANCE = 0.3         # a fit agrees with theory when |fitted - theory| <= TOLERANCE (docs/experiments.md)
 MEASURES = {"pos_err": "position", "dE_rel_max": "energy"}  # CSV column -> name in the table
 GROUPS = [("orders 1 and 2", 1, 2), ("orders 3 to 6", 3, 6), ("orders 7 to 15", 7, 99)]
 LINESTYLES = {0.5: ("-", "o"), 0.9: ("--", "s")}
@@ -79,7 +79,7 @@ def theory(d, key):
 def fit_order(h, err, window=WINDOW):
     """Convergence order from error against step size h.
 
-    The points inside WINDOW (REPRODUCE.md) still include points outside the power-law regime
+    The points inside WINDOW still include points outside the power-law regime
     err ~ C h^p: at the coarse end, steps where the leading error terms have not yet taken over
     (DOPRI5 at e = 0.5 dips there), at the fine end, the round-off plateau of double precision,
     whose noise can mimic any slope. So the fit uses the window's points from the coarsest down
