@@ -133,7 +133,7 @@ def reuse_derived(exp):
     missing = [str(p.relative_to(ROOT)) for p in needed if not p.is_file()]
     if missing:
         raise UserError(f"{exp.id} has no runs of its own (kind derived) and {', '.join(missing)} is "
-                        f"missing: {' or '.join(exp.producers)} writes it (see tools/gpu/README.md)")
+                        f"missing: {' or '.join(exp.producers)} writes it (see experiments/{exp.id}.toml)")
     producer = files.read_json(files.sidecar(csv_path)).get("producer")
     if producer not in exp.producers:
         raise UserError(f"results/{exp.id}.meta.json names the producer {producer!r}, not one of "

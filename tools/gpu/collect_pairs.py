@@ -15,8 +15,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from collect_results import (E13_ALL, E13_BEST, E13_BEST_COLS, LOGS, RESULTS, Batch, best_shapes, device_run,
-                             files, load_clock, provenance, title, tune_rows, write_e24)
+from collect_results import (E13_ALL, E13_BEST, LOGS, RESULTS, Batch, best_shapes, device_run, files,
+                             load_clock, provenance, title, tune_rows, write_e24)
 
 
 def main(path):
