@@ -32,10 +32,10 @@ run, `digits_min` over the output times and `digits_end` at the last, and `conve
 results/<ID>_methods.csv (each compared run: delta at the end, `t_leave`, the first output time
 with delta > leave, empty when it never leaves, and the reference's own digits), and
 results/<ID>_timeseries.csv (delta against the reference at every output time, for every run),
-each with its .meta.json. Runs are stored in results/.points/<ID>/<hash>.json (nbodylab/points.py)
-with their snapshots beside them (<hash>.snapshots.csv), so an interrupted study resumes; a run in parts
-keeps its finished parts (summary, snapshots, checkpoint) in <hash>.parts/ until the last one is
-done, and its record lists them.
+each with its .meta.json. Runs are stored in results/.points/<ID>/<hash>.json
+(nbodylab/points.py) with their snapshots beside them (<hash>.snapshots.csv), so an interrupted
+study resumes; a run in parts keeps its finished parts (summary, snapshots, checkpoint) in
+<hash>.parts/ until the last one is done, and its record lists them.
 """
 import concurrent.futures as cf
 import decimal

@@ -36,14 +36,8 @@ def write_derived_csv(name, title, header, rows, parent_exp_id, script):
     its .meta.json (producer: the script; source: the parent, whose own provenance says how it was
     measured). Left alone when it would not change, so that drawing the figures again leaves
     results/ as it was."""
-    path = RESULTS_DIR / f"{name}.csv"
-    meta = provenance.results_meta(parent_exp_id, title, script, header,
-                                   [f"results/{parent_exp_id}.csv"])
-    if path.is_file() and files.sidecar(path).is_file() and \
-            path.read_text(encoding="utf-8") == files.csv_text(header, rows) and \
-            {**files.read_json(files.sidecar(path)), "created_utc": None} == {**meta, "created_utc": None}:
-        return
-    files.write_csv(path, header, rows, meta)
+    provenance.write_unless_same(RESULTS_DIR / f"{name}.csv", header, rows, provenance.results_meta(
+        parent_exp_id, title, script, header, [f"results/{parent_exp_id}.csv"]))
 
 
 def tex_escape(text):

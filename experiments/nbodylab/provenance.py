@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import ROOT
+from . import ROOT, files
 
 # Version of the schema of results/*.meta.json (results_meta): bump it when the common keys change.
 META_FORMAT = 1
@@ -48,6 +48,18 @@ def results_meta(experiment, title, producer, columns, sources, created_utc=None
     return {"meta_format": META_FORMAT, "experiment": experiment, "title": title,
             "created_utc": created_utc or utc_now(), "producer": _in_repository(producer),
             "columns": list(columns), "sources": [_in_repository(s) for s in sources], **sections}
+
+
+def write_unless_same(path, header, rows, meta):
+    """X.csv and its X.meta.json (files.write_csv), left alone when they hold the same already but
+    for created_utc: deriving or collecting again from unchanged inputs changes nothing."""
+    path = Path(path)
+    if path.is_file() and files.sidecar(path).is_file() and \
+            path.read_text(encoding="utf-8") == files.csv_text(header, rows) and \
+            {**files.read_json(files.sidecar(path)), "created_utc": None} == {**meta, "created_utc": None}:
+        return False
+    files.write_csv(path, header, rows, meta)
+    return True
 
 
 def _in_repository(path):

@@ -19,26 +19,28 @@ from collect_results import LOGS, RESULTS, files, provenance, title
 # The Nsight Compute reports behind E24's macros: (engine, launch, what an instruction count is
 # per, the report with the issue slots, the instruction count by opcode).
 NSIGHT = [("cuda-tiled", "block=512,ipt=2 (the register-cap probe's kernel)", "interaction",
-           "regcap_probe/ncu_float_2p20_i2_b512_details.txt", "regcap_probe/ncu_float_2p20_i2_b512_by_opcode.txt"),
-          ("cuda-pairs", "block=256,ipt=8", "pair", "pairs_final/ncu_details_float.txt", "pairs_final/ncu_by_opcode.txt")]
-
-
-def shown(path):
-    return provenance.display(path) + ("/" if path.is_dir() else "")
+           "regcap_probe/ncu_float_2p20_i2_b512_details.txt",
+           "regcap_probe/ncu_float_2p20_i2_b512_by_opcode.txt"),
+          ("cuda-pairs", "block=256,ipt=8", "pair",
+           "pairs_final/ncu_details_float.txt", "pairs_final/ncu_by_opcode.txt")]
 
 
 def write(name, exp_id, what, columns, rows, sources, **parameters):
-    meta = provenance.results_meta(exp_id, title(exp_id, what), __file__, columns, [shown(s) for s in sources],
+    """results/<name>.csv and its .meta.json (unless they hold these already); `sources`: the log
+    files the rows come from."""
+    meta = provenance.results_meta(exp_id, title(exp_id, what), __file__, columns, sources,
                                    parameters=parameters)
-    files.write_csv(RESULTS / f"{name}.csv", columns, rows, meta)
-    print(f"wrote results/{name}.csv ({len(rows)} rows)")
+    written = provenance.write_unless_same(RESULTS / f"{name}.csv", columns, rows, meta)
+    print(f"{'wrote' if written else 'unchanged:'} results/{name}.csv ({len(rows)} rows)")
 
 
 def test_norms():
     paths = sorted(LOGS.glob("*/tests_worst_norms.csv"))
-    rows = [[p.parent.name, r["engine"], r["tolerance"], r["worst_norm"]] for p in paths for r in files.read_csv(p)]
-    write("E09_gpu_time_vs_n_test_norms", "E09_gpu_time_vs_n", "the worst norm of each GPU engine against `simple` in the "
-          "GPU test runs", ["batch", "engine", "tolerance", "worst_norm"], rows, paths,
+    rows = [[p.parent.name, r["engine"], r["tolerance"], r["worst_norm"]]
+            for p in paths for r in files.read_csv(p)]
+    write("E09_gpu_time_vs_n_test_norms", "E09_gpu_time_vs_n",
+          "the worst norm of each GPU engine against `simple` in the GPU test runs",
+          ["batch", "engine", "tolerance", "worst_norm"], rows, paths,
           norm="max_i |a_i - a_i,ref| / sum_j |a_ij| against the `simple` engine in the same precision, "
                "the worst over a test run's comparisons (nbody_tests \"[gpu]\")")
 
