@@ -10,6 +10,7 @@ Commands
                 (figures/ID.pdf, .png) and the LaTeX it generates in paper/generated/;
                 without ID, every figures/E*.py.
   all           `run` every experiments/E*.toml in order, then every figures/E*.py.
+                Figure scripts read only results/, so each runs alone and in any order.
 
 Profiles (--profile, default "default")
   smoke    seconds: a few points, for CI
@@ -19,10 +20,10 @@ Profiles (--profile, default "default")
 Execution
   Points run in parallel (--jobs, default: the number of cores); with more than one job each
   nbody gets OMP_NUM_THREADS=1. A finished point is stored at once in
-  results/.points/ID/<hash>.json (a versioned record: see nbodylab/sweep.py), the hash
-  covering its nbody arguments, whether it records a timeseries, the record format and the
-  sha256 of the nbody binary, so re-running an interrupted sweep only runs what is missing
-  (--force runs everything again). A run that nbody could not carry through (exit code 3: a
+  results/.points/ID/<hash>.json (a versioned record: see nbodylab/points.py), the hash
+  covering its nbody arguments (and, for a sweep, whether it records a timeseries), the record
+  format and the sha256 of the nbody binary, so re-running an interrupted experiment of any kind
+  only runs what is missing (--force runs everything again). A run that nbody could not carry through (exit code 3: a
   non-finite state, a step-size underflow, an implicit solve that does not converge at that
   step) is a result: it is recorded with nbody's reason in the CSV column `failure`, its metrics
   empty. Any other failed point (bad input, a crash) is reported with its command and the last
@@ -33,8 +34,8 @@ Execution
 Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml, and
 E03_integrators_collision.toml for [[cases]] and bundles)
   title       = "one line"                   what the experiment measures
-  kind        = "run" | "bench" | "tune" | "convergence"  optional: the nbody subcommand of
-                                             every point (default run); "bench" points are timings,
+  kind        = "run" | "bench" | "tune" | "convergence" | "derived"  optional: how it runs
+                                             (default run: `nbody run` points); "bench" points are timings,
                                              run one at a time with every core, their CSV row the
                                              result (see E07_cpu_engines.toml, nbodylab/bench.py);
                                              "tune": GPU launch-shape sweeps, one row per shape
@@ -44,7 +45,15 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              with its converged trajectory (see
                                              E22_brutus_convergence.toml, nbodylab/convergence.py;
                                              [ladder] part-length runs each ladder run in
-                                             checkpointed parts, resumed after an interruption)
+                                             checkpointed parts, resumed after an interruption);
+                                             "derived": no runs of its own; its results are
+                                             written by the collector(s) named by
+                                             producer = "tools/gpu/collect_....py" (or a list),
+                                             from device runs or from the results of the
+                                             experiments listed in derived_from = ["ID", ...];
+                                             `run` checks that they are there and reuses them
+                                             (see E24_roofline.toml). Its only other keys are
+                                             title and description.
   requires    = "cuda" | ["cuda", ...]       optional: features `nbody --build-info` must report
                                              ([profile.full] requires = ...: that profile only)
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
@@ -95,7 +104,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbodylab import ROOT, bench, convergence, provenance, spec, sweep  # noqa: E402
+from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, provenance, spec, sweep  # noqa: E402
 
 FIGURES_DIR = ROOT / "figures"
 DEFAULT_NBODY = ROOT / "build" / "nbody"
@@ -115,8 +124,29 @@ def provides(build_info, feature):
     return any(e.split("-")[0] == feature for e in build.get("gpu_engines", []))
 
 
+def reuse_derived(exp):
+    """A derived experiment has no runs: check that its committed results are there (and the
+    results it is computed from), and say who wrote them."""
+    tag = exp.id.split("_")[0]
+    csv_path = RESULTS_DIR / f"{exp.id}.csv"
+    needed = [csv_path, files.sidecar(csv_path)] + [RESULTS_DIR / f"{d}.csv" for d in exp.derived_from]
+    missing = [str(p.relative_to(ROOT)) for p in needed if not p.is_file()]
+    if missing:
+        raise UserError(f"{exp.id} has no runs of its own (kind derived) and {', '.join(missing)} is "
+                        f"missing: {' or '.join(exp.producers)} writes it (see experiments/{exp.id}.toml)")
+    producer = files.read_json(files.sidecar(csv_path)).get("producer")
+    if producer not in exp.producers:
+        raise UserError(f"results/{exp.id}.meta.json names the producer {producer!r}, not one of "
+                        f"{', '.join(exp.producers)} (experiments/{exp.id}.toml)")
+    print(f"[{tag}] derived, no runs of its own: reusing the committed results/{exp.id}.csv, written "
+          f"by {producer}" + "".join(f" from results/{d}.csv" for d in exp.derived_from), file=sys.stderr)
+    return 0
+
+
 def run_experiment(exp_id, args):
     exp = spec.load(exp_id, args.profile)
+    if exp.kind == "derived":
+        return reuse_derived(exp)
     nbody = Path(args.nbody)
     if not nbody.is_file():
         raise UserError(f"nbody binary not found: {nbody} (build it with `make build`, "
@@ -127,7 +157,7 @@ def run_experiment(exp_id, args):
         raise UserError(str(e)) from None
     missing = [f for f in exp.requires if not provides(info, f)]
     if missing:
-        csv_path = sweep.RESULTS_DIR / f"{exp.id}.csv"
+        csv_path = RESULTS_DIR / f"{exp.id}.csv"
         if not csv_path.is_file():
             raise UserError(f"{exp.id} needs {', '.join(missing)}, which this machine/build "
                             f"lacks, and there is no committed results/{exp.id}.csv to reuse")

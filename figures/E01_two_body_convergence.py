@@ -22,13 +22,13 @@ from nbodylab import ROOT, paper  # noqa: E402
 
 EXP = "E01_two_body_convergence"
 E_VALUES = {0.5: "EHalf", 0.9: "ENineTenths"}  # eccentricity -> macro suffix
-WINDOW = (1e-12, 1e-3)  # the fit window of REPRODUCE.md: 1e-12 < error < 1e-3
+WINDOW = (1e-12, 1e-3)  # the fit window (docs/experiments.md, E01): 1e-12 < error < 1e-3
 # Runs in double-double reach ~1e-30 here: their window stops 3 decades above, at 1e-27 (as
 # double's 1e-12 stops 3 decades above its ~1e-15).
 WINDOWS = {"double": WINDOW, "dd": (1e-27, 1e-3)}
 MIN_POINTS = 3          # fewest points a slope is fitted to
 SLOPE_SPREAD = 0.5      # local slopes of a power-law run agree within this (see fit_order)
-TOLERANCE = 0.3         # a fit agrees with theory when |fitted - theory| <= TOLERANCE (issue 3)
+TOLERANCE = 0.3         # a fit agrees with theory when |fitted - theory| <= TOLERANCE (docs/experiments.md)
 MEASURES = {"pos_err": "position", "dE_rel_max": "energy"}  # CSV column -> name in the table
 GROUPS = [("orders 1 and 2", 1, 2), ("orders 3 to 6", 3, 6), ("orders 7 to 15", 7, 99)]
 LINESTYLES = {0.5: ("-", "o"), 0.9: ("--", "s")}
@@ -79,7 +79,7 @@ def theory(d, key):
 def fit_order(h, err, window=WINDOW):
     """Convergence order from error against step size h.
 
-    The points inside WINDOW (REPRODUCE.md) still include points outside the power-law regime
+    The points inside WINDOW still include points outside the power-law regime
     err ~ C h^p: at the coarse end, steps where the leading error terms have not yet taken over
     (DOPRI5 at e = 0.5 dips there), at the fine end, the round-off plateau of double precision,
     whose noise can mimic any slope. So the fit uses the window's points from the coarsest down
@@ -160,21 +160,68 @@ def plot(d, keys, es):
         fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
 
 
+def fit_all(d, keys, es):
+    """fits[measure, key, e] = (order or None, points used, points in window)."""
+    return {(q, k, e): fit_order(1.0 / s["n"], np.abs(s[q]), WINDOWS[k[2]])
+            for q in MEASURES for k in keys for e in es for s in [series(d, k, e)]}
+
+
+def agrees(d, fit, key):
+    return fit[0] is not None and abs(fit[0] - theory(d, key)) <= TOLERANCE
+
+
+def best_at(fits, k, e):
+    """The position-error fit, or the energy one where the position error has no fit."""
+    f = fits["pos_err", k, e]
+    return f if f[0] is not None else fits["dE_rel_max", k, e]
+
+
+def verdicts(d, keys, es, fits):
+    """The measured order of every double-precision method at e = 0.5, {key: (order or None, how)}:
+    its double-precision fit when that agrees with the theory, else its double-double fit, else
+    the finest local slope in double-double (pre-asymptotic fits); and those finest slopes,
+    {dd key: slope or None}."""
+    dd_keys = [k for k in keys if k[2] == "dd"]
+    dd_finest = {k: finest_slope(1.0 / series(d, k, 0.5)["n"], np.abs(series(d, k, 0.5)["pos_err"]), WINDOWS["dd"])
+                 for k in dd_keys if 0.5 in es}
+
+    def measured(k):
+        for cand in (k, (k[0], k[1], "dd")):
+            if cand in keys and agrees(d, best_at(fits, cand, 0.5), cand):
+                return best_at(fits, cand, 0.5)[0], "fit" + (" in dd" if cand[2] == "dd" else "")
+        if (k[0], k[1], "dd") in dd_finest and dd_finest[k[0], k[1], "dd"] is not None:
+            return dd_finest[k[0], k[1], "dd"], "finest slope in dd"
+        return best_at(fits, k, 0.5)[0], "fit"
+    verdict = {k: measured(k) for k in keys if k[2] == "double"} if 0.5 in es else {}
+    return verdict, dd_finest
+
+
+def measured_text(verdict):
+    """{(method, order flag): (measured order as the paper shows it, or "", how)}."""
+    return {(k[0], k[1]): ("" if v is None else f"{v:.2f}", how) for k, (v, how) in verdict.items()}
+
+
+def measured_orders():
+    """The measured order per method at e = 0.5, computed from results/E01_two_body_convergence.csv
+    alone, as measured_text gives it: the column of the paper's method table
+    (figures/E03_integrators_collision.py), and results/E01_two_body_convergence_measured.csv."""
+    d, _, _ = load()
+    es = sorted(float(e) for e in set(d["e"]))
+    keys = series_keys(d)
+    return measured_text(verdicts(d, keys, es, fit_all(d, keys, es))[0])
+
+
 def main():
     d, meta, failed = load()
     es = sorted(float(e) for e in set(d["e"]))
     keys = series_keys(d)
-    # fits[measure, key, e] = (order or None, points used, points in window)
-    fits = {(q, k, e): fit_order(1.0 / s["n"], np.abs(s[q]), WINDOWS[k[2]])
-            for q in MEASURES for k in keys for e in es for s in [series(d, k, e)]}
+    fits = fit_all(d, keys, es)
     plot(d, keys, es)
-
-    def agrees(fit, key):
-        return fit[0] is not None and abs(fit[0] - theory(d, key)) <= TOLERANCE
 
     rows = [[k[0], k[1], k[2], repr(e), MEASURES[q], theory(d, k), "" if f is None else repr(f), used, window]
             for q in MEASURES for k in keys for e in es for f, used, window in [fits[q, k, e]]]
-    paper.write_derived_csv(ROOT / "results" / f"{EXP}_orders.csv",
+    paper.write_derived_csv(f"{EXP}_orders", "E01: fitted convergence order per method, precision, "
+                            "eccentricity and error measure",
                             ["method", "order_flag", "precision", "e", "error", "theory", "fitted", "n_used",
                              "n_window"], rows, EXP, __file__)
 
@@ -186,9 +233,9 @@ def main():
         fitted, used, window = fits[q, k, e]
         if fitted is None:  # explained in the caption
             return f"--- (0/{window})"
-        mark = "" if agrees(fits[q, k, e], k) else r" \textbf{(off)}"
+        mark = "" if agrees(d, fits[q, k, e], k) else r" \textbf{(off)}"
         finest = finest_slope(1.0 / series(d, k, e)["n"], np.abs(series(d, k, e)[q]), WINDOWS[k[2]])
-        tail = "" if agrees(fits[q, k, e], k) or finest is None else rf", {finest:.2f}"
+        tail = "" if agrees(d, fits[q, k, e], k) or finest is None else rf", {finest:.2f}"
         return rf"{fitted:.2f} ({used}/{window}){mark}{tail}"
 
     cols = [(e, q) for e in E_VALUES for q in MEASURES]
@@ -208,31 +255,14 @@ def main():
     info, host = paper.build(meta), meta["host"]
     n = d["n"]
     fitted_all = [(q, k, e) for (q, k, e), (f, _, _) in fits.items() if f is not None]
-    def best_at(k, e):
-        """The position-error fit, or the energy one where the position error has no fit."""
-        f = fits["pos_err", k, e]
-        return f if f[0] is not None else fits["dE_rel_max", k, e]
-
     double_keys = [k for k in keys if k[2] == "double"]
     dd_keys = [k for k in keys if k[2] == "dd"]
-    dd_finest = {k: finest_slope(1.0 / series(d, k, 0.5)["n"], np.abs(series(d, k, 0.5)["pos_err"]), WINDOWS["dd"])
-                 for k in dd_keys if 0.5 in es}
-    # The issue's verdict at e = 0.5, per method: its double-precision fit when that agrees, else
-    # its double-double fit, else the finest local slope in double-double (pre-asymptotic fits).
-    def measured(k):
-        for cand in (k, (k[0], k[1], "dd")):
-            if cand in keys and agrees(best_at(cand, 0.5), cand):
-                return best_at(cand, 0.5)[0], "fit" + (" in dd" if cand[2] == "dd" else "")
-        if (k[0], k[1], "dd") in dd_finest and dd_finest[k[0], k[1], "dd"] is not None:
-            return dd_finest[k[0], k[1], "dd"], "finest slope in dd"
-        return best_at(k, 0.5)[0], "fit"
-    verdict = {k: measured(k) for k in double_keys} if 0.5 in es else {}
+    verdict, dd_finest = verdicts(d, keys, es, fits)
     within = [k for k, (v, _) in verdict.items() if v is not None and abs(v - theory(d, k)) <= TOLERANCE]
-    # The measured order per method, for the method table of the paper (figures/E03_*.py).
-    paper.write_derived_csv(ROOT / "results" / f"{EXP}_measured.csv",
-                            ["method", "order_flag", "theory", "measured", "how"],
-                            [[k[0], k[1], theory(d, k), "" if v is None else f"{v:.2f}", how]
-                             for k, (v, how) in verdict.items()], EXP, __file__)
+    paper.write_derived_csv(f"{EXP}_measured", "E01: the measured order per method at e = 0.5 "
+                            "(the method table's column)", ["method", "order_flag", "theory", "measured", "how"],
+                            [[m, flag, theory(d, (m, flag, "double")), value, how]
+                             for (m, flag), (value, how) in measured_text(verdict).items()], EXP, __file__)
     macros = {
         "EOneAllMethods": str(len(verdict)),
         "EOneAllWithin": str(len(within)),
@@ -242,10 +272,10 @@ def main():
                                   if how == "finest slope in dd") or "none",
         "EOneDdMethods": str(len(dd_keys)),
         "EOneDdWindowLow": paper.tex_sci(WINDOWS["dd"][0], 1),
-        "EOneDdHalfAgree": str(sum(agrees(best_at(k, 0.5), k) for k in dd_keys if 0.5 in es)),
-        "EOneDdHalfOff": ", ".join(rf"\texttt{{{label(k)}}} ({best_at(k, 0.5)[0]:.2f} against {theory(d, k)})"
-                                   for k in dd_keys if 0.5 in es and best_at(k, 0.5)[0] is not None
-                                   and not agrees(best_at(k, 0.5), k)) or "none",
+        "EOneDdHalfAgree": str(sum(agrees(d, best_at(fits, k, 0.5), k) for k in dd_keys if 0.5 in es)),
+        "EOneDdHalfOff": ", ".join(rf"\texttt{{{label(k)}}} ({best_at(fits, k, 0.5)[0]:.2f} against {theory(d, k)})"
+                                   for k in dd_keys if 0.5 in es and best_at(fits, k, 0.5)[0] is not None
+                                   and not agrees(d, best_at(fits, k, 0.5), k)) or "none",
         "EOneDdFinest": ", ".join(rf"\texttt{{{k[0]}}} {s:.2f}" for k, s in dd_finest.items() if s is not None) or "none",
         "EOneDdFinestWithin": str(sum(1 for k, s in dd_finest.items() if s is not None and abs(s - theory(d, k)) <= TOLERANCE)),
         "EOneMachine": paper.tex_escape(paper.machine(meta)),
@@ -272,13 +302,13 @@ def main():
         "EOneSlopeSpread": f"{SLOPE_SPREAD}",
         "EOneMinPoints": str(MIN_POINTS),
         "EOneFitsTotal": str(len(fitted_all)),
-        "EOneFitsPassed": str(sum(agrees(fits[f], f[1]) for f in fitted_all)),
-        "EOneHalfAgree": str(sum(agrees(best_at(k, 0.5), k) for k in double_keys if 0.5 in es)),
+        "EOneFitsPassed": str(sum(agrees(d, fits[f], f[1]) for f in fitted_all)),
+        "EOneHalfAgree": str(sum(agrees(d, best_at(fits, k, 0.5), k) for k in double_keys if 0.5 in es)),
         "EOneHalfOff": ", ".join(rf"\texttt{{{label(k)}}}" for k in double_keys
-                                 if 0.5 in es and best_at(k, 0.5)[0] is not None
-                                 and not agrees(best_at(k, 0.5), k)) or "none",
+                                 if 0.5 in es and best_at(fits, k, 0.5)[0] is not None
+                                 and not agrees(d, best_at(fits, k, 0.5), k)) or "none",
         "EOneHalfNoFit": ", ".join(rf"\texttt{{{label(k)}}}" for k in double_keys
-                                   if 0.5 in es and best_at(k, 0.5)[0] is None) or "none",
+                                   if 0.5 in es and best_at(fits, k, 0.5)[0] is None) or "none",
     }
     for k in keys:
         for e, suffix in E_VALUES.items():

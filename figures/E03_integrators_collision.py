@@ -7,7 +7,8 @@ Reads results/E03_integrators_collision.csv (+ .meta.json); writes
   paper/generated/E03_cost.tex         cheapest run per method reaching max|dE/E0| <= targets
   paper/generated/E03_numbers.tex      \\newcommand macros for every number the text quotes
   paper/generated/integrators_zoo.tex  the method table, from `nbody list integrators --json`
-                                       as recorded with these results (the binary that ran them)
+                                       as recorded with these results (the binary that ran them),
+                                       with the orders E01 measured (from results/E01_*.csv)
 """
 import sys
 from pathlib import Path
@@ -19,7 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, files, methods, paper  # noqa: E402
+from nbodylab import ROOT, methods, paper  # noqa: E402
+from E01_two_body_convergence import EXP as E01, measured_orders  # noqa: E402  (the method table's measured orders)
 
 EXP = "E03_integrators_collision"
 TARGETS = (1e-8, 1e-12)  # max|dE/E0| thresholds of the cost table
@@ -128,13 +130,11 @@ def cost_to_reach(d, idx, target):
 
 
 def e01_measured():
-    """{method: (measured order, how)} at e = 0.5 from E01 (Adams methods: their default order 5),
-    or None when E01's figure script has not written it."""
-    path = ROOT / "results" / "E01_two_body_convergence_measured.csv"
-    if not path.is_file():
+    """{method: (measured order, how)} at e = 0.5, worked out from results/E01 by E01's own code
+    (Adams methods: their default order 5), or None while E01 has no results."""
+    if not (paper.RESULTS_DIR / f"{E01}.csv").is_file():
         return None
-    return {r["method"]: (r["measured"], r["how"]) for r in files.read_csv(path)
-            if r["order_flag"] in ("", "5")}
+    return {m: v for (m, flag), v in measured_orders().items() if flag in ("", "5")}
 
 
 def fmt_int(x):
@@ -151,7 +151,7 @@ def main():
     integrators = meta["nbody"].get("integrators")
     if integrators:
         paper.write_tex("integrators_zoo.tex", methods.zoo_table(integrators, e01_measured()), __file__,
-                        sources[:1] + [f"results/{EXP}.meta.json", "results/E01_two_body_convergence_measured.csv"])
+                        sources[:1] + [f"results/{EXP}.meta.json", f"results/{E01}.csv"])
     orders = {e["name"]: e.get("order") for e in (integrators or [])}
 
     # Cost table: per method (Adams: best order) and law, the force evaluations at which the

@@ -20,7 +20,7 @@ from nbodylab import ROOT, methods, paper  # noqa: E402
 
 EXP = "E04_extended_precision_collision"
 FLOOR = 1e-34  # exact zeros are drawn here (log axes)
-TARGET = 1e-24  # the bound on the tightest setting's max|dE/E0|
+TARGET = 1e-24  # the target bound on the tightest setting's max|dE/E0| (docs/experiments.md, E04)
 QUANTITIES = [("dE_rel", r"$|\Delta E / E_0|$ at $T_{\max}$"),
               ("P_rel", r"$|\Delta \mathbf{P}|\,/\sum_i m_i|\mathbf{v}_i|$"),
               ("L_rel", r"$|\Delta \mathbf{L}|\,/\sum_i m_i|\mathbf{r}_i\times\mathbf{v}_i|$")]

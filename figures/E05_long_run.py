@@ -4,13 +4,13 @@ time, force evaluations per interval dT = 0.3 and in total, for DOPRI5, Verner 6
 
 Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv (+ .meta.json), the
 runner's run at the chosen profile, and, when present, results/E05_long_run_gpu*.csv, the full run
-(N = 512, T_max = 300) on the GPU in parts (tools/gpu/collect_e05.py); writes
+(N = 512, T_max = 300) on the GPU in parts, and
+results/E05_long_run_gpu_probe.csv (what the three runs cost at once on one GPU); writes
   figures/E05_long_run.pdf, .png, figures/E05_long_run_gpu.pdf, .png
   figures/E05_long_run_gpu_two_runs.pdf, .png   (with results/E05_long_run_gpu_serial*.csv, the
                                                  first GPU run: both runs' energy error)
   paper/generated/E05_numbers.tex  \\newcommand macros for every number the text quotes
 """
-import re
 import sys
 from pathlib import Path
 
@@ -21,18 +21,31 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, files, methods, paper  # noqa: E402
+from nbodylab import ROOT, methods, paper  # noqa: E402
 
 EXP = "E05_long_run"
 GPU_EXP = "E05_long_run_gpu"
 SERIAL_EXP = "E05_long_run_gpu_serial"  # the first full GPU run: one method after another, whole GPU each
-CONCURRENCY_PROBE = ROOT / "tools" / "gpu" / "logs" / "e05_concurrent" / "per_eval.csv"
+PROBE = "E05_long_run_gpu_probe"  # E05's three runs alone, at once, and at once under MPS
 APART = 1e-6      # two runs' |dE/E0| "part" at the first sample where they differ by more than this
-GPU_HOUR_TARGET = 3600.0  # issue 6: E05's full run in at most one GPU-hour
+GPU_HOUR_TARGET = 3600.0  # the target: E05's full run in at most one GPU-hour (docs/experiments.md)
 AB_STEP = 1e-6            # Adams-Bashforth 5's fixed step in E05 (experiments/E05_long_run.toml)
 DT_WINDOW = 0.3   # S0's interval for counting force evaluations
 FLOOR = 1e-18     # exact zeros drawn here (log axes)
 S0_METHODS = ("dopri5", "verner65", "adams-bashforth")  # quoted in the paper's text
+# The macros of the GPU runs this script writes: the paper quotes them whether or not the GPU
+# results are there (the per-method ones for each of S0_METHODS).
+GPU_MACROS = [
+    *(f"EFiveGpu{k}" for k in ("Commits", "Complete", "Device", "EmbeddedOverAdams", "HoursTotal", "MinPairDist",
+                               "Missing", "SecondsTotal", "Shared", "StepText", "TargetVerdict", "UsPerEvalAll",
+                               "VerdictTotal")),
+    *(f"EFiveGpu{paper.macro_part(m)}{k}" for m in S0_METHODS
+      for k in ("EnergyMax", "Fevals", "Parts", "Seconds", "UsPerEval")),
+    *(f"EFiveGpuRuns{k}" for k in ("PartAt", "PartFrom", "AgreeTo", "JumpMps", "JumpSerial", "AfterMax")),
+    *(f"EFiveGpuSerial{k}" for k in ("Commits", "HoursTotal", "SecondsTotal", "UsPerEvalAll")),
+    *(f"EFiveGpuSerial{paper.macro_part(m)}EnergyMax" for m in S0_METHODS),
+    *(f"EFiveGpuProbe{k}" for k in ("Alone", "Together", "Mps")),
+]
 
 
 
@@ -53,10 +66,7 @@ def label(row):
 def load(exp):
     rows, meta = paper.load_results(exp)
     rows, failed = paper.split_failures(rows)
-    path = paper.RESULTS_DIR / f"{exp}_timeseries.csv"
-    if not path.is_file():
-        raise paper.MissingResults(f"{path} is missing: run the experiment first")
-    ts = files.read_csv(path)
+    ts = paper.load_timeseries(exp)
     point_cols = [c for c in meta["columns"] if c in rows[0] and c in ts[0]
                   and c not in ("steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel",
                                 "L_rel", "min_pair_dist", "t", "wall_s")]
@@ -304,9 +314,9 @@ def two_runs(runs, serial_runs, serial_meta):
 
 
 def concurrency_probe_macros():
-    """The probe behind the MPS run (tools/gpu/logs/e05_concurrent/per_eval.csv): the range of the
-    three methods' cost per evaluation alone, three at once as plain processes, and under MPS."""
-    rows = files.read_csv(CONCURRENCY_PROBE)
+    """The probe behind the MPS run: the range of the three methods' cost per evaluation alone,
+    three at once as plain processes, and under MPS."""
+    rows, _ = paper.load_results(PROBE)
     macros = {}
     for case, name in (("alone", "Alone"), ("together", "Together"), ("mps", "Mps")):
         us = [float(r["us_per_eval"]) for r in rows if r["case"] == case]
@@ -326,13 +336,11 @@ def main():
             serial_runs, serial_meta, _ = load(SERIAL_EXP)
             macros.update(two_runs(runs, serial_runs, serial_meta))
             sources += [f"results/{SERIAL_EXP}.csv", f"results/{SERIAL_EXP}_timeseries.csv"]
-        if CONCURRENCY_PROBE.is_file():
+        if (paper.RESULTS_DIR / f"{PROBE}.csv").is_file():
             macros.update(concurrency_probe_macros())
-            sources.append(str(CONCURRENCY_PROBE.relative_to(ROOT)))
+            sources.append(f"results/{PROBE}.csv")
     paper.fill_missing(macros, ["EFiveGpu" + paper.macro_part(m) for m in S0_METHODS])
-    # Without the GPU results, every GPU macro the text quotes reads "---".
-    text = (ROOT / "paper" / "sections" / "E05.tex").read_text()
-    for name in re.findall(r"\\(EFive[A-Za-z]+)", text):
+    for name in GPU_MACROS:  # without the GPU results, each reads "---"
         macros.setdefault(name, "---")
     paper.write_macros("E05_numbers.tex", macros, __file__, sources)
     print(f"[E05] wrote figures/{EXP}*.pdf/.png, paper/generated/E05_numbers.tex", file=sys.stderr)

@@ -25,8 +25,8 @@ FAST = "openmp-simd"                 # the fastest double engine (E07)
 PRECISIONS = ["float", "double", "dd", "qd", "quad", "mp50"]
 # Rows of the table and bars of the figure, in order: (engine, precision).
 SERIES = [("openmp", p) for p in PRECISIONS] + [(FAST, "float"), (FAST, "double")]
-# Issue 4's must-show at N = 4096: dd at most 5 times double with `openmp`, at most 20 times the
-# fastest double engine. Seed S0: __float128 about 100 times double.
+# The targets at N = 4096 (docs/experiments.md, E06): dd at most 5 times double with `openmp`, at most
+# 20 times the fastest double engine. Seed S0: __float128 about 100 times double.
 MUST_N, MAX_DD_OVER_DOUBLE, MAX_DD_OVER_FASTEST, S0_QUAD = 4096, 5.0, 20.0, 100
 
 
@@ -155,7 +155,7 @@ def main():
             if value(s, n, "seconds_per_step") and value(s, n, "fevals_per_step") and value(s, n, "seconds_per_eval")]
     macros["ESixStepOverFourEvalsMin"] = f"{min(over):.2f}" if over else "---"
     macros["ESixStepOverFourEvalsMax"] = f"{max(over):.2f}" if over else "---"
-    # Issue 4's must-show, judged only where it is stated (N = 4096).
+    # The targets, judged only where they are stated (N = 4096).
     dd_d = ratio(("openmp", "dd"), MUST_N, "seconds_per_eval")
     dd_f = (value(("openmp", "dd"), MUST_N, "seconds_per_eval") / fastest_double(MUST_N)[1]
             if dd_d and fastest_double(MUST_N)[1] else None)

@@ -32,7 +32,7 @@ S0_SECONDS = {"simple": [0.0425, 0.1651, 0.6594, 2.65, 10.52],
               "openmp + block + opt.": [0.0037, 0.0128, 0.0495, 0.194, 0.774]}
 S0_CORES = 6
 S0_MATCH = {"simple": "simple", "openmp": "openmp", "openmp + block + opt.": "openmp-simd"}
-# Issue 5's targets on the 2-core machine at N = 32768.
+# The targets on the 2-core machine at N = 32768 (docs/experiments.md, E07).
 TARGET_RATE, TARGET_OVER_OPENMP = 3.5e9, 2.5
 
 
@@ -136,7 +136,7 @@ def main():
     # Numbers of this machine (results/E07_cpu_engines.csv) for the text.
     name, rows, meta = ms[0]
     t = table_of(rows)
-    # The numbers quoted are at S0's largest N (issue 5's targets are stated there), or at the
+    # The numbers quoted are at S0's largest N (the targets are stated there), or at the
     # largest N measured when a profile stops short of it (smoke).
     sizes = {int(r["n"]) for r in rows}
     nmax = S0_N[-1] if S0_N[-1] in sizes else max(sizes)

@@ -22,7 +22,7 @@ EXP = "E08_layout_precision"
 BASES = ["openmp-block", "openmp-simd"]
 COLOURS = {"openmp-block": "tab:green", "openmp-simd": "tab:red"}
 PRECISIONS = ["double", "float"]
-TARGET_FLOAT_OVER_DOUBLE = 2.0  # issue 5: openmp-simd in float at least twice its double rate
+TARGET_FLOAT_OVER_DOUBLE = 2.0  # the target: openmp-simd in float at least twice its double rate
 
 
 def main():
@@ -33,7 +33,7 @@ def main():
         base, layout = (e[:-4], "AoS") if e.endswith("-aos") else (e, "SoA")
         rate.setdefault((base, layout, r["precision"]), {})[int(r["n"])] = float(r["interactions_per_s"])
     ns = sorted({int(r["n"]) for r in rows})
-    nmax = 32768 if 32768 in ns else ns[-1]  # the N of issue 5's float/double target
+    nmax = 32768 if 32768 in ns else ns[-1]  # the N of the float/double target
 
     plt.rcParams.update({"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
                          "legend.fontsize": 7, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})

@@ -1,8 +1,8 @@
 """E09 figure and table: time of one force evaluation against N for the best CPU engine, OpenCL
 and CUDA, float, double and dd, on the H100 (seed S0's Table 3). Reads
-results/E09_gpu_time_vs_n.csv; writes figures/E09_gpu_time_vs_n.pdf/.png,
+results/E09_gpu_time_vs_n.csv and E09_gpu_time_vs_n_test_norms.csv; writes figures/E09_gpu_time_vs_n.pdf/.png,
 paper/generated/E09_table.tex and E09_numbers.tex."""
-from gpu_common import ROOT, device_text, load, plt, save, sci, write_macros, write_tex
+from gpu_common import device_text, load, plt, save, sci, write_macros, write_tex
 
 NAME = "E09_gpu_time_vs_n"
 rows, meta = load(NAME)
@@ -84,12 +84,10 @@ m = {
     "EnineOpenclDoubleMax": sci(rate("opencl-tiled", "double", 1048576)),
     "EnineDevice": device_text(meta, rows).replace("_", r"\_"),
 }
-# The worst norm against `simple` of any GPU engine in the H100 test runs (tools/gpu/logs/*/tests_worst_norms.csv).
+# The worst norm against `simple` of any GPU engine in the GPU test runs, per tolerance (that is, precision).
 worst = {}
-for path in sorted((ROOT / "tools" / "gpu" / "logs").glob("*/tests_worst_norms.csv")):
-    for line in path.read_text().splitlines()[1:]:
-        engine, tol, norm = line.split(",")
-        worst[float(tol)] = max(worst.get(float(tol), 0.0), float(norm))
+for r in load("E09_gpu_time_vs_n_test_norms")[0]:
+    worst[float(r["tolerance"])] = max(worst.get(float(r["tolerance"]), 0.0), float(r["worst_norm"]))
 m.update({"EnineWorstNormFloat": sci(worst[1e-5]), "EnineWorstNormDouble": sci(worst[1e-13]),
           "EnineWorstNormDd": sci(worst[1e-28])})
-write_macros("E09_numbers.tex", m, __file__, [f"results/{NAME}.csv", "tools/gpu/logs/*/tests_worst_norms.csv"])
+write_macros("E09_numbers.tex", m, __file__, [f"results/{NAME}.csv", "results/E09_gpu_time_vs_n_test_norms.csv"])

@@ -40,5 +40,5 @@ if __name__ == "__main__":
     if (paper.RESULTS_DIR / f"{EXP}.csv").is_file():
         main(EXP, tag="E22gpu", macro="ETwentyTwoGpu")
         versus_cpu()
-    else:  # a GPU run not yet taken (tools/gpu/e22_gpu.sh): nothing to draw, nothing quoted
-        print(f"[E22] no results/{EXP}.csv yet (a GPU run, tools/gpu/e22_gpu.sh): no figure", file=sys.stderr)
+    else:  # a GPU run not yet taken: nothing to draw, nothing quoted
+        print(f"[E22] no results/{EXP}.csv yet (a GPU run, see experiments/{EXP}.toml): no figure", file=sys.stderr)

@@ -1,8 +1,8 @@
 """E24 figure: measured interactions/s of every GPU engine against the H100's arithmetic limits at
 the measured SM clock (FP32 128 lanes/SM for float, FP64 64 lanes/SM for double and dd, divided
-by the operations one interaction issues in the compiled kernels). Reads results/E24_roofline.csv;
-writes figures/E24_roofline.pdf/.png and paper/generated/E24_numbers.tex."""
-from gpu_common import ROOT, device_text, load, plt, save, sci, write_macros
+by the operations one interaction issues in the compiled kernels). Reads results/E24_roofline.csv and
+E24_roofline_nsight_counts.csv; writes figures/E24_roofline.pdf/.png and paper/generated/E24_numbers.tex."""
+from gpu_common import device_text, load, plt, save, sci, write_macros
 
 NAME = "E24_roofline"
 rows, meta = load("E24_roofline")
@@ -32,27 +32,13 @@ for ax, p in zip(axes, ["float", "double", "dd"]):
     ax.set_xlabel("N")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-# Nsight Compute at N = 2^20 (tools/gpu/logs/): issue slots busy and instructions per interaction of
-# the float tiled kernel (regcap probe, block 512, 2 bodies per thread) and of cuda-pairs (256 x 8).
-LOGS = ROOT / "tools" / "gpu" / "logs"
-
-
-def ncu_issue_busy(path):
-    return next(float(line.split()[-1]) for line in path.read_text().splitlines() if "Issue Slots Busy" in line)
-
-
-def ncu_instructions(path, per):
-    """The number after the colon on the first line naming `per` ("per interaction", "per pair")."""
-    return next(line.split(":")[1].split()[0] for line in path.read_text().splitlines() if per in line)
-
-
-macros["ETwentyFourTiledIssueBusy"] = f"{ncu_issue_busy(LOGS / 'regcap_probe' / 'ncu_float_2p20_i2_b512_details.txt'):.0f}"
-macros["ETwentyFourTiledInstr"] = ncu_instructions(LOGS / "regcap_probe" / "ncu_float_2p20_i2_b512_by_opcode.txt",
-                                                   "per interaction")
-macros["ETwentyFourPairsIssueBusy"] = f"{ncu_issue_busy(LOGS / 'pairs_final' / 'ncu_details_float.txt'):.0f}"
-macros["ETwentyFourPairsInstr"] = ncu_instructions(LOGS / "pairs_final" / "ncu_by_opcode.txt", "per pair")
+# Nsight Compute at N = 2^20: issue slots busy and instructions per interaction (per pair) of the
+# float tiled kernel and of cuda-pairs.
+for r in load("E24_roofline_nsight_counts")[0]:
+    key = {"cuda-tiled": "Tiled", "cuda-pairs": "Pairs"}[r["engine"]]
+    macros[f"ETwentyFour{key}IssueBusy"] = f"{float(r['issue_slots_busy_percent']):.0f}"
+    macros[f"ETwentyFour{key}Instr"] = r["instructions"]
 axes[0].set_ylabel("interactions / s")
 fig.suptitle(f"E24: against the arithmetic limits; {device_text(meta, rows)}", fontsize=9)
 save(fig, NAME)
-write_macros("E24_numbers.tex", macros, __file__, ["results/E24_roofline.csv", "tools/gpu/logs/regcap_probe/",
-                                                   "tools/gpu/logs/pairs_final/"])
+write_macros("E24_numbers.tex", macros, __file__, ["results/E24_roofline.csv", "results/E24_roofline_nsight_counts.csv"])

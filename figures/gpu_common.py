@@ -1,7 +1,5 @@
-"""Shared helpers of the GPU figure scripts (E09-E13, E24): reading the committed H100 results
+"""Shared helpers of the GPU figure scripts (E09-E13, E24): reading the committed GPU results
 and their provenance, and the caption text naming the device run. Standard library + matplotlib."""
-import csv
-import json
 import sys
 from pathlib import Path
 
@@ -12,20 +10,9 @@ import matplotlib.pyplot as plt  # noqa: E402,F401
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
 from nbodylab import ROOT, paper  # noqa: E402
+from nbodylab.paper import load_results as load  # noqa: E402,F401  (rows and provenance of results/NAME.csv)
 
-RESULTS = ROOT / "results"
 FIGURES = ROOT / "figures"
-
-
-def load(name):
-    path = RESULTS / f"{name}.csv"
-    if not path.is_file():
-        raise SystemExit(f"{path.relative_to(ROOT)} is missing (a GPU result: tools/gpu/h100_batch.sh, "
-                         f"then tools/gpu/collect_results.py)")
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    meta = json.loads((RESULTS / f"{name}.meta.json").read_text())
-    return rows, meta
 
 
 def device_text(meta, rows=None):

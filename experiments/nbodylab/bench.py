@@ -13,15 +13,13 @@ environment as given (OpenMP uses every core unless OMP_NUM_THREADS says otherwi
 order: with n swept before engine, the engines of one size are measured back to back, so a
 change of machine load affects them alike. On a machine shared with other work,
 `chrt -f 10 python experiments/runner.py run ID --force` (root) holds that work off the cores
-while the timings run; the policy is recorded (runner.sched_policy in the .meta.json). A finished point is stored at once in
-results/.points/<ID>/<hash>.json (hash over the nbody arguments, the nbody binary's sha256 and
-RECORD_FORMAT), so an interrupted run resumes; `--force` measures everything again (do that for
-final numbers on a quiet machine).
+while the timings run; the policy is recorded (runner.sched_policy in the .meta.json). A finished
+point is stored at once (nbodylab/points.py: hash over the nbody arguments, the nbody binary's
+sha256 and RECORD_FORMAT), so an interrupted run resumes; `--force` measures everything again (do
+that for final numbers on a quiet machine).
 """
 import csv
-import hashlib
 import io
-import json
 import os
 import shlex
 import shutil
@@ -30,9 +28,11 @@ import subprocess
 import sys
 import time
 
-from . import files, provenance
+from . import RESULTS_DIR, files, provenance
+from .points import PointStore
+from .provenance import display
 from .spec import fmt
-from .sweep import POINTS_DIR, RESULTS_DIR, PointFailed, display
+from .sweep import PointFailed
 
 # Version of the stored bench records: bump it when their layout changes.
 #   1  kind, params, bench (the CSV row as strings), load_before, load_after, cmd, nbody_sha256,
@@ -127,35 +127,20 @@ def _measure(nbody, args, cmd, kind):
     return (rows if kind == "bench" else [launch_columns(r) for r in rows]), before, after, clock.mhz
 
 
-def _load_record(path, kind):
-    try:
-        record = files.read_json(path)
-    except (OSError, ValueError):
-        return None
-    if record.get("record_format") != RECORD_FORMAT or record.get("kind") != kind:
-        return None
-    return record
-
-
 def run(exp, nbody, force, build_info):
     """Measure every point of the bench or tune experiment `exp` not already stored; write
     results/<ID>.csv and its provenance. Returns the process exit status."""
     tag = exp.id.split("_", 1)[0]
     nbody_sha = provenance.sha256_file(nbody)
+    store = PointStore(exp.id, nbody_sha, RECORD_FORMAT, force)
     points = []
     for point in exp.points():
         args = exp.run_args(point)
-        key = json.dumps({exp.kind: args, "nbody_sha256": nbody_sha, "record_format": RECORD_FORMAT})
         points.append({"params": exp.columns(point), "args": args,
-                       "hash": hashlib.sha256(key.encode()).hexdigest()[:32],
+                       "hash": store.key(**{exp.kind: args}),
                        "cmd": shlex.join([display(nbody), *args])})
-    cache = POINTS_DIR / exp.id
-    done = {}
-    if not force:
-        for p in points:
-            record = _load_record(cache / f"{p['hash']}.json", exp.kind)
-            if record is not None:
-                done[p["hash"]] = record
+    done = {p["hash"]: r for p in points
+            if (r := store.load(p["hash"], lambda r: r.get("kind") == exp.kind)) is not None}
     pending = [p for p in dict((p["hash"], p) for p in points).values() if p["hash"] not in done]
     print(f"[{tag}] {exp.title}: {len(points)} timings (profile {exp.profile}, one at a time, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, {_sched_policy()}, "
@@ -171,12 +156,9 @@ def run(exp, nbody, force, build_info):
             except PointFailed as e:
                 failures.append(e)
                 continue
-            record = {"record_format": RECORD_FORMAT, "kind": exp.kind, "params": p["params"],
-                      "rows": rows, "load_before": before, "load_after": after, "gpu_sm_clock_mhz": mhz,
-                      "cmd": p["cmd"],
-                      "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
-            files.write_json(cache / f"{p['hash']}.json", record)  # atomic: resumable
-            done[p["hash"]] = record
+            record = done[p["hash"]] = store.store(p["hash"], {
+                "kind": exp.kind, "params": p["params"], "rows": rows, "load_before": before,
+                "load_after": after, "gpu_sm_clock_mhz": mhz, "cmd": p["cmd"]})
             shown = ", ".join(f"{c}={fmt(v)}" for c, v in p["params"].items())
             timed = [r for r in rows if r.get("status", "ok") == "ok"]
             best = max(timed, key=lambda r: float(r["interactions_per_s"])) if timed else None
@@ -211,25 +193,19 @@ def run(exp, nbody, force, build_info):
     rows = [[fmt(p["params"].get(k)) for k in exp.params] + [row[m] for m in metrics]
             + [fmt(r["load_before"]), fmt(r["load_after"])] + ([fmt(r.get("gpu_sm_clock_mhz"))] if clocked else [])
             for p, r in zip(points, records) for row in r["rows"]]
-    meta = {
-        "experiment": exp.id,
-        "title": exp.title,
-        "profile": exp.profile,
-        "kind": exp.kind,
-        "created_utc": provenance.utc_now(),
-        "columns": header,
-        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
-        "host": provenance.host(),
-        "runner": {"argv": sys.argv, "jobs": 1, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
-                   "sched_policy": _sched_policy(),
-                   "record_format": RECORD_FORMAT, "points_run": len(pending),
-                   "points_reused": len(points) - len(pending),
-                   "seconds": round(time.monotonic() - start, 1)},
-        "experiment_toml": exp.text,
-        "points": [{"params": p["params"], "cmd": r["cmd"], "finished_utc": r["finished_utc"],
-                    "compiler_flags": r["rows"][0].get("compiler_flags")}
-                   for p, r in zip(points, records)],
-    }
+    meta = provenance.results_meta(
+        exp.id, exp.title, provenance.RUNNER, header, [display(exp.path)],
+        profile=exp.profile, kind=exp.kind,
+        nbody={"path": display(nbody), "sha256": nbody_sha, "build_info": build_info},
+        host=provenance.host(),
+        runner={"argv": sys.argv, "jobs": 1, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+                "sched_policy": _sched_policy(), "record_format": RECORD_FORMAT,
+                "points_run": len(pending), "points_reused": len(points) - len(pending),
+                "seconds": round(time.monotonic() - start, 1)},
+        experiment_toml=exp.text,
+        points=[{"params": p["params"], "cmd": r["cmd"], "finished_utc": r["finished_utc"],
+                 "compiler_flags": r["rows"][0].get("compiler_flags")}
+                for p, r in zip(points, records)])
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     files.write_csv(csv_path, header, rows, meta)
     print(f"[{tag}] wrote {display(csv_path)} ({len(rows)} rows) and its .meta.json",

@@ -32,14 +32,13 @@ run, `digits_min` over the output times and `digits_end` at the last, and `conve
 results/<ID>_methods.csv (each compared run: delta at the end, `t_leave`, the first output time
 with delta > leave, empty when it never leaves, and the reference's own digits), and
 results/<ID>_timeseries.csv (delta against the reference at every output time, for every run),
-each with its .meta.json. Runs are stored in results/.points/<ID>/<hash>.json with their
-snapshots beside them (<hash>.snapshots.csv), so an interrupted study resumes; a run in parts
-keeps its finished parts (summary, snapshots, checkpoint) in <hash>.parts/ until the last one is
-done, and its record lists them.
+each with its .meta.json. Runs are stored in results/.points/<ID>/<hash>.json
+(nbodylab/points.py) with their snapshots beside them (<hash>.snapshots.csv), so an interrupted
+study resumes; a run in parts keeps its finished parts (summary, snapshots, checkpoint) in
+<hash>.parts/ until the last one is done, and its record lists them.
 """
 import concurrent.futures as cf
 import decimal
-import hashlib
 import itertools
 import json
 import math
@@ -51,10 +50,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import files, provenance
+from . import RESULTS_DIR, files, provenance
+from .points import PointStore
+from .provenance import display
 from .spec import SpecError, fmt
-from .sweep import (POINTS_DIR, RESULTS_DIR, RUN_FAILED, PointFailed, _call, _kill_children,
-                    display)
+from .sweep import RUN_FAILED, PointFailed, _call, _kill_children
 
 # Version of the stored run records: bump it when their layout changes.
 #   1  kind, params, summary, failure, cmd, nbody_sha256, finished_utc (+ <hash>.snapshots.csv)
@@ -148,32 +148,24 @@ class Runs:
     def __init__(self, exp, nbody, force):
         self.exp, self.nbody, self.force = exp, nbody, force
         self.sha = provenance.sha256_file(nbody)
-        self.cache = POINTS_DIR / exp.id
+        self.store = PointStore(exp.id, self.sha, RECORD_FORMAT, force)
         self.ran = self.reused = 0
 
-    def key(self, args):
-        text = json.dumps({"run": args, "nbody_sha256": self.sha, "record_format": RECORD_FORMAT})
-        return hashlib.sha256(text.encode()).hexdigest()[:32]
-
     def snapshots_path(self, record):
-        return self.cache / f"{record['hash']}.snapshots.csv"
+        return self.store.path(record["hash"], ".snapshots.csv")
 
     def run(self, params, args, env, part_length=None):
         """The record of one run (cached); a run nbody could not carry through (exit 3) is a
         record with `failure` set. With part_length, the run goes in parts (run_in_parts)."""
-        h = self.key(args)
-        path = self.cache / f"{h}.json"
+        h = self.store.key(run=args)
         cmd = shlex.join([display(self.nbody), *args, "--summary", "<tmp>/summary.json",
                           "--snapshots", f"<points>/{h}.snapshots.csv"])
-        if not self.force and path.is_file():
-            record = files.read_json(path)
-            if record.get("record_format") == RECORD_FORMAT and (
-                    record.get("failure") or self.snapshots_path(record).is_file()):
-                self.reused += 1
-                return record
-        record = {"record_format": RECORD_FORMAT, "kind": "convergence", "hash": h,
-                  "params": params, "summary": None, "failure": "", "cmd": cmd,
-                  "nbody_sha256": self.sha}
+        record = self.store.load(h, lambda r: r.get("failure") or self.snapshots_path(r).is_file())
+        if record is not None:
+            self.reused += 1
+            return record
+        record = {"kind": "convergence", "hash": h, "params": params, "summary": None,
+                  "failure": "", "cmd": cmd}
         try:
             if part_length:
                 record["summary"], record["parts"] = self.run_in_parts(h, args, env, part_length)
@@ -183,16 +175,14 @@ class Runs:
                     _call(self.nbody, [*args, "--summary", str(tmp / "summary.json"),
                                        "--snapshots", str(tmp / "snapshots.csv")], env, cmd)
                     record["summary"] = files.read_json(tmp / "summary.json")
-                    self.cache.mkdir(parents=True, exist_ok=True)
+                    self.store.dir.mkdir(parents=True, exist_ok=True)
                     shutil.move(tmp / "snapshots.csv", self.snapshots_path(record))
         except PointFailed as e:
             if e.exit_code != RUN_FAILED:
                 raise
             record["failure"] = e.message.split("run failed: ", 1)[-1]
-        record["finished_utc"] = provenance.utc_now()
-        files.write_json(path, record)
         self.ran += 1
-        return record
+        return self.store.store(h, record)
 
     def run_in_parts(self, h, args, env, part_length):
         """Run in parts that stop at multiples of part_length (`--stop-at`), each resumed from
@@ -202,7 +192,7 @@ class Runs:
         part's summary with the parts' wall times added up, and a list of the parts (end time,
         evaluations so far, wall time, device, command line); the parts' snapshots are joined
         into <hash>.snapshots.csv."""
-        parts_dir = self.cache / f"{h}.parts"
+        parts_dir = self.store.path(h, ".parts")
         if self.force:
             shutil.rmtree(parts_dir, ignore_errors=True)
         parts_dir.mkdir(parents=True, exist_ok=True)
@@ -240,7 +230,7 @@ class Runs:
                   ["parameters"]["command_line"]} for i, s in enumerate(summaries, 1)]
         texts = [part(i, "snapshots.csv").read_text() for i in range(1, k)]
         text = texts[0] + "".join(t.split("\n", 1)[1] for t in texts[1:])  # one header
-        files.write_text(self.cache / f"{h}.snapshots.csv", text)
+        files.write_text(self.store.path(h, ".snapshots.csv"), text)
         summary = {**summaries[-1], "wall_s": sum(s["wall_s"] for s in summaries)}
         return summary, parts
 
@@ -337,20 +327,23 @@ def run(exp, nbody, jobs, force, build_info):
         print(f"[{tag}] error: {display(nbody)} changed during the run; re-run", file=sys.stderr)
         return 1
 
-    meta = {
-        "experiment": exp.id, "title": exp.title, "profile": exp.profile, "kind": "convergence",
-        "created_utc": provenance.utc_now(),
-        "nbody": {"path": display(nbody), "sha256": runs.sha, "build_info": build_info},
-        "host": provenance.host(),
-        "runner": {"argv": sys.argv, "jobs": jobs, "record_format": RECORD_FORMAT,
-                   "runs_run": runs.ran, "runs_reused": runs.reused,
-                   "seconds": round(time.monotonic() - start, 1)},
-        "experiment_toml": exp.text,
-        "definitions": {"delta": "max(max_i |r_i - r'_i| / R, max_i |v_i - v'_i| / V), R and V the "
-                                 "RMS of |r_i| and |v_i| of the reference, at each output time",
-                        "digits": "-log10(delta)", "agree_digits": ladder.digits,
-                        "leave": ladder.leave},
-    }
+    host = provenance.host()
+    seconds = round(time.monotonic() - start, 1)
+
+    def meta(columns, **extra):
+        return provenance.results_meta(
+            exp.id, exp.title, provenance.RUNNER, columns, [display(exp.path)],
+            profile=exp.profile, kind="convergence",
+            nbody={"path": display(nbody), "sha256": runs.sha, "build_info": build_info},
+            host=host,
+            runner={"argv": sys.argv, "jobs": jobs, "record_format": RECORD_FORMAT,
+                    "runs_run": runs.ran, "runs_reused": runs.reused, "seconds": seconds},
+            experiment_toml=exp.text,
+            definitions={"delta": "max(max_i |r_i - r'_i| / R, max_i |v_i - v'_i| / V), R and V "
+                                  "the RMS of |r_i| and |v_i| of the reference, at each output time",
+                         "digits": "-log10(delta)", "agree_digits": ladder.digits,
+                         "leave": ladder.leave},
+            **extra)
     step_keys = list(dict.fromkeys(k for s, _ in ladder.steps for k in s))
     summary_keys = ["fevals", "steps", "rejected", "dE_rel_max", "wall_s"]
     # device: the GPU and launch shape of a GPU engine's run (its last part's), empty on the CPU
@@ -362,9 +355,8 @@ def run(exp, nbody, jobs, force, build_info):
                fmt(r["digits_min"]), fmt(r["digits_end"]), fmt(r["converged"])]
             for r in ladder_rows]
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
-    files.write_csv(csv_path, header, rows, {
-        **meta, "columns": header,
-        "commands": [r["record"]["cmd"] for r in ladder_rows]})
+    files.write_csv(csv_path, header, rows,
+                    meta(header, commands=[r["record"]["cmd"] for r in ladder_rows]))
 
     m_header = exp.params + summary_keys + ["delta_end", "t_leave", "reference_digits", "failure"]
     m_rows = [[fmt(r["params"].get(k)) for k in exp.params]
@@ -372,14 +364,14 @@ def run(exp, nbody, jobs, force, build_info):
               + [fmt(r["delta_end"]), fmt(r["t_leave"]), fmt(r["reference_digits"]),
                  r["record"]["failure"]] for r in method_rows]
     m_path = RESULTS_DIR / f"{exp.id}_methods.csv"
-    files.write_csv(m_path, m_header, m_rows, {
-        **meta, "columns": m_header, "commands": [r["record"]["cmd"] for r in method_rows]})
+    files.write_csv(m_path, m_header, m_rows,
+                    meta(m_header, commands=[r["record"]["cmd"] for r in method_rows]))
 
     s_header = sweep_names + ["role", "run", "t", "delta"]
     s_rows = [[fmt(b.get(k)) for k in sweep_names] + [role, name, fmt(t), f"{float(x):.6e}"]
               for b, role, name, t, x in series_rows]
     s_path = RESULTS_DIR / f"{exp.id}_timeseries.csv"
-    files.write_csv(s_path, s_header, s_rows, {**meta, "columns": s_header})
+    files.write_csv(s_path, s_header, s_rows, meta(s_header))
     for p, n in ((csv_path, len(rows)), (m_path, len(m_rows)), (s_path, len(s_rows))):
         print(f"[{tag}] wrote {display(p)} ({n} rows) and its .meta.json", file=sys.stderr)
     return 0

@@ -3,10 +3,9 @@ generated LaTeX (tables, \\newcommand macros) for the paper. Standard library on
 import re
 from pathlib import Path
 
-from . import ROOT, files, provenance
+from . import RESULTS_DIR, ROOT, files, provenance
 
 GENERATED_DIR = ROOT / "paper" / "generated"
-RESULTS_DIR = ROOT / "results"
 DIGITS = "Zero One Two Three Four Five Six Seven Eight Nine".split()
 
 
@@ -32,14 +31,13 @@ def load_timeseries(exp_id):
     return files.read_csv(path)
 
 
-def write_derived_csv(path, header, rows, parent_exp_id, script):
-    """A CSV computed from results/<parent>.csv; its sidecar copies the parent's provenance."""
-    parent = RESULTS_DIR / f"{parent_exp_id}.csv"
-    meta = dict(files.read_json(files.sidecar(parent)))
-    meta["derived"] = {"from": str(parent.relative_to(ROOT)),
-                       "script": str(Path(script).resolve().relative_to(ROOT)),
-                       "created_utc": provenance.utc_now(), "columns": list(header)}
-    files.write_csv(path, header, rows, meta)
+def write_derived_csv(name, title, header, rows, parent_exp_id, script):
+    """results/<name>.csv, a table a figure script computed from results/<parent_exp_id>.csv, and
+    its .meta.json (producer: the script; source: the parent, whose own provenance says how it was
+    measured). Left alone when it would not change, so that drawing the figures again leaves
+    results/ as it was."""
+    provenance.write_unless_same(RESULTS_DIR / f"{name}.csv", header, rows, provenance.results_meta(
+        parent_exp_id, title, script, header, [f"results/{parent_exp_id}.csv"]))
 
 
 def tex_escape(text):

@@ -1,4 +1,4 @@
-"""Provenance: what ran, where, when."""
+"""Provenance: what ran, where, when; and the one .meta.json schema of results/."""
 import datetime
 import hashlib
 import json
@@ -6,10 +6,66 @@ import os
 import platform
 import subprocess
 import sys
+from pathlib import Path
+
+from . import ROOT, files
+
+# Version of the schema of results/*.meta.json (results_meta): bump it when the common keys change.
+META_FORMAT = 1
+# The keys every results/*.meta.json begins with, in this order.
+META_KEYS = ("meta_format", "experiment", "title", "created_utc", "producer", "columns", "sources")
+RUNNER = "experiments/runner.py"  # the producer of the runner's results, whatever the kind
 
 
 def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def display(path):
+    """A path as recorded in provenance: relative to the repository when inside it."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def results_meta(experiment, title, producer, columns, sources, created_utc=None, **sections):
+    """The provenance of a file in results/, its sidecar X.meta.json (files.write_csv writes both),
+    in the one schema of results/ whoever writes it:
+      meta_format  META_FORMAT, the version of this schema
+      experiment   the experiment the file belongs to: experiments/<experiment>.toml
+      title        what the file holds, in one line
+      created_utc  when it was written (default: now)
+      producer     the program that wrote it, a repository path: experiments/runner.py, a collector
+                   (tools/gpu/collect_*.py), the figure script of a derived table
+      columns      the CSV's header
+      sources      what it was made from, repository paths: the experiment file (the runner's
+                   results), the results it was computed from, the kept logs of the device runs
+                   it was collected from (evidence/)
+    then the producer's own sections: the runner's profile, kind, nbody (binary, build info),
+    host, runner, experiment_toml, points; a collector's device_runs and parameters."""
+    clash = sorted(set(sections) & set(META_KEYS))
+    if clash:
+        raise ValueError(f"{clash} are common keys of results_meta, not sections")
+    return {"meta_format": META_FORMAT, "experiment": experiment, "title": title,
+            "created_utc": created_utc or utc_now(), "producer": _in_repository(producer),
+            "columns": list(columns), "sources": [_in_repository(s) for s in sources], **sections}
+
+
+def write_unless_same(path, header, rows, meta):
+    """X.csv and its X.meta.json (files.write_csv), left alone when they hold the same already but
+    for created_utc: deriving or collecting again from unchanged inputs changes nothing."""
+    path = Path(path)
+    if path.is_file() and files.sidecar(path).is_file() and \
+            path.read_text(encoding="utf-8") == files.csv_text(header, rows) and \
+            {**files.read_json(files.sidecar(path)), "created_utc": None} == {**meta, "created_utc": None}:
+        return False
+    files.write_csv(path, header, rows, meta)
+    return True
+
+
+def _in_repository(path):
+    """A repository path as recorded: absolute paths made relative to the repository, relative
+    ones (already relative to it; a folder ends with /) kept as written."""
+    return display(path) if Path(path).is_absolute() else str(path)
 
 
 def sha256_file(path):

@@ -21,12 +21,22 @@ PROFILES = ("smoke", "default", "full")
 # `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "tune": each point is one
 # `nbody tune`, a sweep of GPU launch shapes giving one row per shape (nbodylab/bench.py too);
 # "convergence": a Brutus-style ladder of ever more precise runs and the [[cases]] compared with
-# its converged trajectory (nbodylab/convergence.py, table [ladder]).
-KINDS = ("run", "bench", "tune", "convergence")
+# its converged trajectory (nbodylab/convergence.py, table [ladder]); "derived": no runs of its
+# own, its results written by a collector (`producer`) from device runs or from other results
+# (`derived_from`), which the runner checks and reuses.
+KINDS = ("run", "bench", "tune", "convergence", "derived")
 TIMING_KINDS = ("bench", "tune")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
-TOP_KEYS = {"title", "description", "requires", "metrics", "timeseries", "profile", "cases", "kind",
-            *SECTIONS}
+# The top-level keys of an experiment file, each with the TOML type it takes.
+TOP_KEYS = {"title": str, "description": str, "kind": str, "requires": (str, list),
+            "metrics": list, "timeseries": bool, "cases": list, "profile": dict,
+            **{s: dict for s in SECTIONS}}
+# The keys of a derived experiment: what it is, and who writes its results from what.
+DERIVED_KEYS = {"title": str, "description": str, "kind": str, "producer": (str, list),
+                "derived_from": list}
+# What a [profile.NAME] table may override.
+PROFILE_KEYS = {"requires": (str, list), "cases": list, **{s: dict for s in SECTIONS}}
+TYPE_NAMES = {str: "a string", list: "a list", bool: "true or false", dict: "a table"}
 # Summary fields (nbody run --summary) copied into the results CSV unless `metrics` says otherwise.
 DEFAULT_METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel", "L_rel",
                    "t", "wall_s"]
@@ -177,8 +187,9 @@ class Experiment:
     cases: list        # [[cases]] of the profile: list of {flag: list of values}; [] = none
     case_columns: list  # union of the case keys of every profile, in order of first appearance
     timeseries: bool   # each point also writes --diagnostics; rows kept in its record
-    kind: str = "run"  # the nbody subcommand of every point: "run" (nbodylab/sweep.py) or
-                       # "bench" (timings, one point at a time: nbodylab/bench.py)
+    kind: str = "run"  # one of KINDS: how the runner runs it
+    producers: list = ()     # kind "derived": the programs that write its results (repository paths)
+    derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
 
     @property
     def params(self):
@@ -259,6 +270,36 @@ def _cases(raw, where):
     return out
 
 
+def _check_keys(table, types, where, what):
+    """Every key of `table` known (one of `types`) and of its type."""
+    unknown = set(table) - set(types)
+    if unknown:
+        raise SpecError(f"{where}: unknown {what} {sorted(unknown)} (valid: {sorted(types)})")
+    for k, v in table.items():
+        allowed = types[k] if isinstance(types[k], tuple) else (types[k],)
+        if not isinstance(v, allowed):
+            raise SpecError(f"{where}: {k} must be {' or '.join(TYPE_NAMES[t] for t in allowed)}, "
+                            f"got {v!r}")
+
+
+def _derived(exp_id, path, text, profile, doc, where):
+    """A derived experiment: no runs, a producer (or several) of its results."""
+    _check_keys(doc, DERIVED_KEYS, where, 'keys for kind = "derived" (it has no runs of its own)')
+    producers = doc.get("producer", [])
+    producers = [producers] if isinstance(producers, str) else producers
+    if not producers or not all(isinstance(p, str) and (ROOT / p).is_file() for p in producers):
+        raise SpecError(f"{where}: a derived experiment needs producer = the program(s) that write its "
+                        f"results, as repository paths of existing files, got {producers!r}")
+    derived_from = doc.get("derived_from", [])
+    if not all(isinstance(d, str) for d in derived_from):
+        raise SpecError(f"{where}: derived_from must list experiment IDs, got {derived_from!r}")
+    return Experiment(id=exp_id, path=path, text=text, profile=profile,
+                      title=doc.get("title", exp_id), requires=[], fixed={}, sweep={},
+                      sweep_vars={}, reference={}, ladder={}, metrics=[], cases=[], case_columns=[],
+                      timeseries=False, kind="derived", producers=producers,
+                      derived_from=derived_from)
+
+
 def load(exp_id, profile):
     """Read experiments/<exp_id>.toml and apply the profile's overrides."""
     if profile not in PROFILES:
@@ -273,14 +314,29 @@ def load(exp_id, profile):
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{_shown(path)}: {e}") from None
     where = _shown(path)
-    unknown = set(doc) - TOP_KEYS
-    if unknown:
-        raise SpecError(f"{where}: unknown keys {sorted(unknown)} (valid: {sorted(TOP_KEYS)})")
-    sections = {s: dict(doc.get(s, {})) for s in SECTIONS}
+    kind = doc.get("kind", "run")
+    if kind not in KINDS:
+        raise SpecError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if kind == "derived":
+        return _derived(exp_id, path, text, profile, doc, where)
+    _check_keys(doc, TOP_KEYS, where, "keys")
     overrides = doc.get("profile", {})
     if set(overrides) - set(PROFILES):
         raise SpecError(f"{where}: unknown profiles {sorted(set(overrides) - set(PROFILES))} "
                         f"(valid: {', '.join(PROFILES)})")
+    for name, table in overrides.items():
+        _check_keys(table, PROFILE_KEYS, f"{where} [profile.{name}]", "tables")
+        for section in ("sweep", "sweep_vars"):
+            # The CSV columns must not depend on the profile.
+            extra = set(table.get(section, {})) - set(doc.get(section, {}))
+            if extra:
+                raise SpecError(f"{where}: [profile.{name}.{section}] sweeps {sorted(extra)}, "
+                                f"which [{section}] does not")
+    for table in [doc, *overrides.values()]:
+        for k in ("requires", "metrics"):
+            if isinstance(table.get(k), list) and not all(isinstance(v, str) for v in table[k]):
+                raise SpecError(f"{where}: {k} must list strings, got {table[k]!r}")
+    sections = {s: dict(doc.get(s, {})) for s in SECTIONS}
     # [[cases]] and every profile's [[profile.NAME.cases]] (which replaces the whole list):
     # the case columns are the union over all of them, so that they do not depend on the
     # profile either.
@@ -294,21 +350,14 @@ def load(exp_id, profile):
     if not sections["sweep"] and not sections["sweep_vars"] and not active_cases:
         raise SpecError(f"{where}: [sweep] and [[cases]] are empty: nothing to run")
     for section, values in overrides.get(profile, {}).items():
-        if section in ("cases", "requires"):
-            continue
-        if section not in SECTIONS:
-            raise SpecError(f"{where}: [profile.{profile}.{section}] is not one of "
-                            f"{SECTIONS + ('cases',)}")
-        if section in ("sweep", "sweep_vars"):
-            # The CSV columns must not depend on the profile.
-            extra = set(values) - set(sections[section])
-            if extra:
-                raise SpecError(f"{where}: [profile.{profile}.{section}] sweeps {sorted(extra)}, "
-                                f"which [{section}] does not")
-        sections[section].update(values)
+        if section in SECTIONS:
+            sections[section].update(values)
 
-    for s in ("sweep", "sweep_vars"):
-        sections[s] = {k: expand(k, v) for k, v in sections[s].items()}
+    try:
+        for s in ("sweep", "sweep_vars"):
+            sections[s] = {k: expand(k, v) for k, v in sections[s].items()}
+    except SpecError as e:
+        raise SpecError(f"{where}: {e}") from None
     for k, values in sections["sweep_vars"].items():
         if any(isinstance(v, Bundle) for v in values):
             raise SpecError(f"{where}: [sweep_vars] {k} is a bundle sweep; bundles hold flags, "
@@ -323,15 +372,10 @@ def load(exp_id, profile):
         raise SpecError(f"{where}: {sorted(clash)} set both in [[cases]] and in "
                         f"[sweep]/[sweep_vars]/[fixed]")
     timeseries = doc.get("timeseries", False)
-    kind = doc.get("kind", "run")
-    if kind not in KINDS:
-        raise SpecError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
     if kind in TIMING_KINDS and (timeseries or sections["reference"]):
         raise SpecError(f"{where}: a {kind} experiment has no timeseries or [reference]")
     if (kind == "convergence") != bool(sections["ladder"]):
         raise SpecError(f"{where}: [ladder] belongs to, and is needed by, kind = \"convergence\"")
-    if not isinstance(timeseries, bool):
-        raise SpecError(f"{where}: timeseries must be true or false, got {timeseries!r}")
     # A profile may need hardware the others do not ([profile.full] requires = "cuda").
     requires = overrides.get(profile, {}).get("requires", doc.get("requires", []))
     return Experiment(

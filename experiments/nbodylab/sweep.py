@@ -1,6 +1,7 @@
-"""Running one experiment: its points in parallel, each finished point cached so that an
-interrupted sweep resumes, then results/<ID>.csv and its provenance (and, for an experiment
-with `timeseries = true`, results/<ID>_timeseries.csv with the same provenance).
+"""Running one experiment: its points in parallel, each finished point stored at once
+(nbodylab/points.py) so that an interrupted sweep resumes, then results/<ID>.csv and its
+provenance (and, for an experiment with `timeseries = true`, results/<ID>_timeseries.csv with the
+same provenance).
 
 A point's record (results/.points/<ID>/<hash>.json) holds: record_format, params (its column
 values), errors (pos_err, vel_err against the reference, or {}), summary (the whole
@@ -12,7 +13,6 @@ RECORD_FORMAT, so a record is reused only for the very same run."""
 import concurrent.futures as cf
 import csv
 import decimal
-import hashlib
 import json
 import os
 import shlex
@@ -24,11 +24,11 @@ import threading
 import time
 from pathlib import Path
 
-from . import ROOT, files, provenance
+from . import RESULTS_DIR, files, provenance
+from .points import PointStore
+from .provenance import display
 from .spec import fmt
 
-RESULTS_DIR = ROOT / "results"
-POINTS_DIR = RESULTS_DIR / ".points"
 # Version of the stored point records: bump it when their layout changes.
 #   1  params, errors, summary, cmd, reference_cmd, nbody_sha256, finished_utc
 #   2  + record_format, timeseries (the --diagnostics rows, or null)
@@ -48,12 +48,6 @@ class PointFailed(Exception):
 # point is a result, not a fault of the experiment: it is recorded with the reason (CSV column
 # `failure`, its metrics empty), so that a sweep may go beyond where a method works.
 RUN_FAILED = 3
-
-
-def display(path):
-    """A path as recorded in provenance: relative to the repository when inside it."""
-    path = Path(path).resolve()
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 _children = set()  # nbody processes now running, killed if the runner is interrupted
@@ -149,18 +143,10 @@ def _read_diagnostics(path):
     return {"columns": header, "rows": body}
 
 
-def _load_record(path, timeseries):
-    """A stored point record, or None when it cannot be reused (another record format, or a
-    timeseries needed that it lacks): the point is then run again."""
-    try:
-        record = files.read_json(path)
-    except (OSError, ValueError):
-        return None
-    if record.get("record_format") != RECORD_FORMAT:
-        return None
-    if timeseries and not record.get("timeseries") and not record.get("failure"):
-        return None
-    return record
+def _has_timeseries(record):
+    """Whether a stored record serves an experiment with a timeseries: a run that could not be
+    carried through has none, any other must have recorded it."""
+    return bool(record.get("timeseries") or record.get("failure"))
 
 
 def run(exp, nbody, jobs, force, build_info):
@@ -184,6 +170,7 @@ def run(exp, nbody, jobs, force, build_info):
                 **{m: record["summary"][m] for m in exp.metrics}, "failure": ""}
 
     nbody_sha = provenance.sha256_file(nbody)
+    store = PointStore(exp.id, nbody_sha, RECORD_FORMAT, force)
     integrators = provenance.integrator_list(nbody)
     outputs = ["--final-state", f"{TMP}/final.csv", "--summary", f"{TMP}/summary.json"]
     if exp.timeseries:
@@ -192,24 +179,18 @@ def run(exp, nbody, jobs, force, build_info):
     points = []
     for point in exp.points():
         run_args, ref_args = exp.run_args(point), exp.reference_args(point)
-        key = json.dumps({"run": run_args, "reference": ref_args, "nbody_sha256": nbody_sha,
-                          "timeseries": exp.timeseries, "record_format": RECORD_FORMAT})
         points.append({
             "params": exp.columns(point),
-            "hash": hashlib.sha256(key.encode()).hexdigest()[:32],
+            "hash": store.key(run=run_args, reference=ref_args, timeseries=exp.timeseries),
             "run_args": run_args,
             "ref_args": ref_args,
             "cmd": shlex.join([display(nbody), *run_args, *outputs]),
             "reference_cmd": ref_args and shlex.join(
                 [display(nbody), *ref_args, "--out", f"{TMP}/reference.csv"]),
         })
-    cache = POINTS_DIR / exp.id
-    done = {}
-    if not force:
-        for p in points:
-            record = _load_record(cache / f"{p['hash']}.json", exp.timeseries)
-            if record is not None:
-                done[p["hash"]] = record
+    usable = _has_timeseries if exp.timeseries else (lambda record: True)
+    done = {p["hash"]: r for p in points
+            if (r := store.load(p["hash"], usable)) is not None}
     pending = list({p["hash"]: p for p in points if p["hash"] not in done}.values())
 
     env = dict(os.environ)
@@ -237,27 +218,23 @@ def run(exp, nbody, jobs, force, build_info):
             except PointFailed as e:
                 if e.exit_code != RUN_FAILED:
                     raise
-                record = {"record_format": RECORD_FORMAT, "params": p["params"], "errors": {},
-                          "summary": None, "timeseries": None,
-                          "failure": e.message.split("run failed: ", 1)[-1],
-                          "cmd": p["cmd"], "reference_cmd": p["reference_cmd"],
-                          "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
-                files.write_json(cache / f"{p['hash']}.json", record)
+                record = store.store(p["hash"], {
+                    "params": p["params"], "errors": {}, "summary": None, "timeseries": None,
+                    "failure": e.message.split("run failed: ", 1)[-1],
+                    "cmd": p["cmd"], "reference_cmd": p["reference_cmd"]})
                 shutil.rmtree(work)
                 return record
             summary = files.read_json(work / "summary.json")
-            record = {"record_format": RECORD_FORMAT, "params": p["params"], "errors": {},
-                      "summary": summary,
+            record = {"params": p["params"], "errors": {}, "summary": summary,
                       "timeseries": (_read_diagnostics(work / "diagnostics.csv")
                                      if exp.timeseries else None),
-                      "cmd": p["cmd"], "reference_cmd": p["reference_cmd"],
-                      "nbody_sha256": nbody_sha, "finished_utc": provenance.utc_now()}
+                      "cmd": p["cmd"], "reference_cmd": p["reference_cmd"]}
             if ref_future is not None:
                 ref = ref_future.result()  # a failed reference fails its points
                 record["errors"] = dict(zip(("pos_err", "vel_err"),
                                             state_errors(work / "final.csv", ref)))
             metrics(record, p["cmd"])  # fail now, with the command, if a metric is missing
-            files.write_json(cache / f"{p['hash']}.json", record)  # atomic: resumable
+            record = store.store(p["hash"], record)
             shutil.rmtree(work)  # final states of large runs would pile up in /tmp otherwise
             return record
 
@@ -318,24 +295,18 @@ def run(exp, nbody, jobs, force, build_info):
     header = exp.params + list(values[0])
     rows = [[fmt(p["params"].get(k)) for k in exp.params] + [fmt(v) for v in m.values()]
             for p, m in zip(points, values)]
-    meta = {
-        "experiment": exp.id,
-        "title": exp.title,
-        "profile": exp.profile,
-        "created_utc": provenance.utc_now(),
-        "columns": header,
-        "nbody": {"path": display(nbody), "sha256": nbody_sha, "build_info": build_info,
-                  "integrators": integrators},
-        "host": provenance.host(),
-        "runner": {"argv": sys.argv, "jobs": jobs,
-                   "omp_num_threads": env.get("OMP_NUM_THREADS"),
-                   "record_format": RECORD_FORMAT,
-                   "points_run": len(pending) - len(failures),
-                   "points_reused": len(points) - len(pending)},
-        "experiment_toml": exp.text,
-        "points": [{"params": p["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
-                    "finished_utc": r["finished_utc"]} for p, r in zip(points, records)],
-    }
+    meta = provenance.results_meta(
+        exp.id, exp.title, provenance.RUNNER, header, [display(exp.path)],
+        profile=exp.profile,
+        nbody={"path": display(nbody), "sha256": nbody_sha, "build_info": build_info,
+               "integrators": integrators},
+        host=provenance.host(),
+        runner={"argv": sys.argv, "jobs": jobs, "omp_num_threads": env.get("OMP_NUM_THREADS"),
+                "record_format": RECORD_FORMAT, "points_run": len(pending) - len(failures),
+                "points_reused": len(points) - len(pending)},
+        experiment_toml=exp.text,
+        points=[{"params": p["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
+                 "finished_utc": r["finished_utc"]} for p, r in zip(points, records)])
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     failed = [r for r in records if r.get("failure")]
     if failed:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
-from nbodylab import convergence  # noqa: E402
+from nbodylab import convergence, points  # noqa: E402
 
 ARGS = ["run", "--ic", "two-galaxies", "--seed", "1", "--r-min", "0.0001", "--t-end", "1",
         "--snapshot-every", "0.25", "--n", "8", "--integrator", "bulirsch-stoer", "--order", "16",
@@ -27,7 +27,7 @@ def check(what, ok):
 
 def main(nbody):
     with tempfile.TemporaryDirectory() as tmp:
-        convergence.POINTS_DIR = Path(tmp)
+        points.POINTS_DIR = Path(tmp)
         whole = convergence.Runs(Exp, nbody, force=False)
         one = whole.run({}, ARGS, {})
         snaps_one = whole.snapshots_path(one).read_bytes()

@@ -25,15 +25,13 @@ part did not reach t_end is written with complete = false.
 import csv
 import json
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
-from collect_results import write_csv
+from collect_results import RESULTS, ROOT, files, provenance
 
-ROOT = Path(__file__).resolve().parents[2]
-RESULTS = ROOT / "results"
 PARTS = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else RESULTS / "E05_gpu"
 EXP = sys.argv[2] if len(sys.argv) > 2 else "E05_long_run_gpu"
+TITLE = "Long run of the galaxy collision on the GPU (E05's full profile, in parts)"
 METHODS = ("dopri5", "verner65", "adams-bashforth")
 POINT = ["integrator", "tol", "h-min", "h-max", "controller", "order", "dt"]  # as E05_long_run.csv
 METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel", "L_rel", "min_pair_dist_min", "t",
@@ -135,13 +133,8 @@ def main():
                                     "gpu_seconds is the time it ran, overlapping the others'"}
     else:
         gpu_in_all = {"gpu_seconds_in_all": sum(float(r["gpu_seconds"]) for r in summaries)}
-    meta = {
-        "experiment": EXP,
-        "title": "Long run of the galaxy collision on the GPU (E05's full profile, in parts)",
-        "profile": "full",
-        "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00"),
-        "written_by": f"tools/gpu/collect_e05.py from {PARTS.relative_to(ROOT)}/*/part_*",
-        **gpu_in_all,
+    sections = {
+        "profile": "full", **gpu_in_all,
         "nbody": {"build_info": build, "commits": sorted(f"{c}{'+dirty' if d else ''}" for c, d in commits)},
         "host": {"cpu_model": build["host"]["cpu_model"], "cpu_count": build["host"]["logical_cores"],
                  "os": "the lent GPU machine", "gpu": last_part["gpu"], "driver": last_part["driver"],
@@ -151,8 +144,10 @@ def main():
     for name, rows, cols in ((EXP, summaries, columns), (f"{EXP}_timeseries", series, ts_columns),
                              (f"{EXP}_parts", part_rows, part_columns)):
         path = RESULTS / f"{name}.csv"
-        write_csv(path, rows, cols)
-        (RESULTS / f"{name}.meta.json").write_text(json.dumps({**meta, "columns": cols}, indent=2) + "\n")
+        meta = provenance.results_meta("E05_long_run", TITLE, __file__, cols,
+                                       [f"{provenance.display(PARTS)}/", "experiments/E05_long_run.toml"],
+                                       **sections)
+        files.write_csv(path, cols, [[r.get(c, "") for c in cols] for r in rows], meta)
         print(f"[E05 gpu] wrote {path.relative_to(ROOT)} ({len(rows)} rows)", file=sys.stderr)
     for r in summaries:
         print(f"  {r['integrator']}: t = {float(r['t']):g}, {r['fevals']} evaluations in {r['parts']} parts, "

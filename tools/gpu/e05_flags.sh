@@ -1,4 +1,4 @@
-# Sourced by tools/gpu/e05_parts.sh and tools/gpu/probes/e05_concurrent.sh: `e05_flags METHOD`
+# Sourced by tools/gpu/e05_parts.sh and evidence/gpu/probes/e05_concurrent.sh: `e05_flags METHOD`
 # prints the `nbody run` flags of E05's full profile (experiments/E05_long_run.toml) for METHOD on
 # the GPU with device-resident steps, without --t-end; an unknown METHOD is an error (status 2).
 e05_flags() {

@@ -2,9 +2,9 @@
 # E05's full run with its three methods at once on the one GPU. Each run is latency-bound at
 # N = 512 (a grid-wide barrier per force evaluation, the GPU mostly idle): under MPS, each limited
 # to a third of the multiprocessors and launching 32 blocks (block=256, split=16), the three
-# together cost 6.4-7.4 us per evaluation each against 5.4-6.3 us alone with the whole GPU
-# (tools/gpu/logs/e05_concurrent/), so the GPU time of the whole E05 falls from the sum of the
-# three to about the longest one. Plain processes without MPS only time-slice (15-18 us each).
+# together cost little more per evaluation each than one alone with the whole GPU, so the GPU
+# time of the whole E05 falls from the sum of the three to about the longest one; plain
+# processes without MPS only time-slice (the probe: results/E05_long_run_gpu_probe.csv).
 # Usage on the device (carry ["build-gpu-carry"]; state in results/E05_gpu_mps/, carried back and forth):
 #   tools/gpu/e05_mps.sh          one part of every unfinished method, all at once; the part
 #                                 lengths (simulated time) give each about 7-8 minutes
@@ -18,7 +18,8 @@ mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
 nvidia-cuda-mps-control -d || { echo "MPS did not start" >&2; exit 1; }
 export CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=33
 start=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ); t0=$(date +%s.%N)
-# Simulated time per part: ~450 s each at the measured rates (evaluations per unit time x us each).
+# Simulated time per part: about 450 s of device time each at the rates of earlier parts
+# (evaluations per unit time x time per evaluation: results/E05_long_run_gpu_parts.csv).
 tools/gpu/e05_parts.sh dopri5 110 >> "$E05_DIR/dopri5.log" 2>&1 &
 tools/gpu/e05_parts.sh verner65 85 >> "$E05_DIR/verner65.log" 2>&1 &
 tools/gpu/e05_parts.sh adams-bashforth 60 >> "$E05_DIR/adams-bashforth.log" 2>&1 &

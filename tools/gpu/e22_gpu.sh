@@ -18,13 +18,13 @@
 set -u
 phase=${1:?usage: e22_gpu.sh check|run}
 OUT=${OUT:-/tmp/e22-out}
-W=tools/gpu/logs/e22_gpu/$phase
+W=evidence/gpu/logs/e22_gpu/$phase
 mkdir -p "$W" "$OUT"
 . tools/gpu/carry.sh
 [ -f "$CARRY/points.tar.gz" ] && tar xzf "$CARRY/points.tar.gz"
 # `check` tunes cuda-split for qd at N = 512 and stores the best shape here; the runs of `run` in
 # the same call take it from there (the engines' default when no --launch is given).
-export NBODY_TUNE_CACHE=$PWD/tools/gpu/logs/e22_gpu/tune_cache.json
+export NBODY_TUNE_CACHE=$PWD/evidence/gpu/logs/e22_gpu/tune_cache.json
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv

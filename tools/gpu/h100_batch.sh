@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # One batch of GPU work on the lent H100 (the `run` device tool), from the repository root:
 #   tools/gpu/h100_batch.sh check   provenance, the GPU tests, compute-sanitizer memcheck and
-#                                   racecheck of every CUDA kernel, the must-show timings
+#                                   racecheck of every CUDA kernel, quick timings
 #   tools/gpu/h100_batch.sh sweep   E13 tuning, E09 time vs N, E10 block sweep, E11 size x split,
 #                                   E12 unroll, (E24 uses E09/E13 and the clocks logged here)
+#   tools/gpu/h100_batch.sh final   after a kernel change: the GPU tests, the sanitizers on float,
+#                                   Nsight Compute at full occupancy, the float timings again
 #   tools/gpu/h100_batch.sh resident  device-resident stepping: its tests, compute-sanitizer on its
 #                                   kernels, time per force evaluation at E05's setting (host
 #                                   stepping, device stepping at several shapes)
@@ -70,7 +72,7 @@ if [ "$phase" = check ]; then
   cat "$W/sanitizer_summary.log" | sort | uniq -c | sort -rn | head -5 | tee -a "$W/steps.log"
   grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
 
-  step "must-show timings (default shapes)"
+  step "quick timings (default shapes)"
   {
     for p in float double; do
       for e in cuda-tiled cuda-split; do
@@ -217,7 +219,7 @@ if [ "$phase" = final ]; then
   grep -iE "Issue Slots Busy|Issued Ipc|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|Pipe|Stall (Wait|Short|Not Sel|Dispatch|Math)" \
     "$W/ncu_float_full.txt" | head -30 | tee -a "$W/steps.log"
   pack
-  step "float timings again: E13 float, must-show, E12 float, E09 float GPU rows"
+  step "float timings again: E13 float, E12 float, E09 float GPU rows"
   for n in 4096 16384 65536 262144; do
     "$NB" tune --engine cuda-split --precision float --n $n --blocks 64,128,256,512 --unrolls 1,4,8,16 --ipts 1,2,4,8 --repeats 3 \
       --csv "$W/E13_cuda-split_float_${n}.csv" > /dev/null 2>> "$W/steps.log"

@@ -1,0 +1,112 @@
+"""The experiment-file parser (experiments/nbodylab/spec.py) refuses a bad file with one clear
+line: each case below is a valid file with one thing wrong, and must raise a SpecError whose
+message is one line naming the file and the problem; through `runner.py run` such a file, or a
+derived experiment (no runs of its own) whose results are missing, ends the runner with exit status
+2, one line on stderr and no results written. Run by CTest (tests/CMakeLists.txt)."""
+import contextlib
+import io
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
+import runner  # noqa: E402
+from nbodylab import spec  # noqa: E402
+
+VALID = """title = "a valid experiment"
+[fixed]
+ic = "kepler"
+t-end = "10P"
+[sweep]
+e = [0.5, 0.9]
+dt = ["P/64", "P/128"]
+"""
+DERIVED = """title = "results a collector writes"
+kind = "derived"
+producer = "tools/gpu/collect_results.py"
+"""
+
+# (what is wrong, the file, words the message must contain)
+BAD = [
+    ("an unknown top-level key", VALID.replace("title", "titel"), ["unknown keys ['titel']", "valid:"]),
+    ("an unknown kind", 'kind = "benchmark"\n' + VALID,
+     ["kind must be one of run, bench, tune, convergence", "'benchmark'"]),
+    ("timeseries not a boolean", 'timeseries = "yes"\n' + VALID, ["timeseries must be true or false"]),
+    ("metrics not a list", 'metrics = "steps"\n' + VALID, ["metrics must be a list"]),
+    ("metrics listing a number", 'metrics = ["steps", 3]\n' + VALID, ["metrics must list strings"]),
+    ("requires a number", "requires = 5\n" + VALID, ["requires must be a string or a list"]),
+    ("[fixed] not a table", VALID.replace('[fixed]\nic = "kepler"\nt-end = "10P"\n', "fixed = 3\n"),
+     ["fixed must be a table"]),
+    ("an unknown profile", VALID + "[profile.fast.sweep]\ne = [0.5]\n", ["unknown profiles ['fast']", "smoke"]),
+    ("an unknown table in a profile", VALID + "[profile.full.sweeps]\ne = [0.5]\n",
+     ["[profile.full]", "unknown tables ['sweeps']"]),
+    ("a profile sweeping what [sweep] does not (another profile than the one loaded)",
+     VALID + "[profile.full.sweep]\nn = [4]\n", ["[profile.full.sweep] sweeps ['n']"]),
+    ("a range with both step and factor", VALID.replace('["P/64", "P/128"]', "{start = 1, stop = 4, step = 1, factor = 2}"),
+     ["sweep 'dt'", "{start, stop, step}"]),
+    ("nothing to run", VALID.split("[sweep]")[0], ["nothing to run"]),
+    ("a flag both swept and fixed", VALID.replace('t-end = "10P"', "e = 0.1"), ["['e'] both swept and fixed"]),
+    ("[ladder] in a run experiment", VALID + "[ladder]\nleave = 1e-6\n", ['kind = "convergence"']),
+    ("a TOML syntax error", VALID + "[sweep\n", ["E90_bad.toml"]),
+    ("a derived experiment with runs", DERIVED + "[sweep]\nn = [4]\n",
+     ['unknown keys for kind = "derived"', "['sweep']"]),
+    ("a derived experiment without a producer", DERIVED.replace("producer", "# producer"), ["needs producer"]),
+    ("a derived experiment whose producer does not exist", DERIVED.replace("collect_results", "collect_nothing"),
+     ["needs producer", "collect_nothing"]),
+    ("a derived experiment derived from a number", DERIVED + "derived_from = [9]\n", ["derived_from must list"]),
+]
+
+
+def check(what, ok):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    return ok
+
+
+def main():
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        spec.EXPERIMENTS_DIR = Path(tmp)
+        path = Path(tmp) / "E90_bad.toml"
+        path.write_text(VALID)
+        ok &= check("the valid file loads (4 points)", len(spec.load("E90_bad", "smoke").points()) == 4)
+        for what, text, words in BAD:
+            path.write_text(text)
+            try:
+                spec.load("E90_bad", "smoke")
+                ok &= check(f"{what}: refused", False)
+                continue
+            except spec.SpecError as e:
+                message = str(e)
+            ok &= check(f"{what}: refused in one line naming the file and {words}",
+                        "\n" not in message and "E90_bad.toml" in message and all(w in message for w in words))
+        try:
+            spec.load("E91_missing", "smoke")
+            ok &= check("an unknown experiment: refused", False)
+        except spec.SpecError as e:
+            ok &= check("an unknown experiment: refused, naming the known ones",
+                        "unknown experiment 'E91_missing'" in str(e) and "known: E90_bad" in str(e))
+
+        path.write_text(DERIVED)
+        derived = spec.load("E90_bad", "smoke")
+        ok &= check("a derived experiment loads, with its producer and nothing to run",
+                    derived.kind == "derived" and derived.producers == ["tools/gpu/collect_results.py"]
+                    and not derived.sweep and not derived.cases)
+
+        for what, text, words in [("an unknown kind", BAD[1][1], ["kind must be one of"]),
+                                  ("a derived experiment without results", DERIVED,
+                                   ["no runs of its own", "results/E90_bad.csv", "tools/gpu/collect_results.py"])]:
+            path.write_text(text)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = runner.main(["run", "E90_bad", "--profile", "smoke", "--nbody", sys.executable])
+            lines = err.getvalue().splitlines()
+            ok &= check(f"runner.py run, {what}: exit status 2, one line on stderr naming {words}",
+                        rc == 2 and len(lines) == 1 and lines[0].startswith("runner: error: ")
+                        and all(w in lines[0] for w in words))
+            ok &= check(f"runner.py run, {what}: no results written",
+                        not list(spec.ROOT.joinpath("results").glob("E90_bad*")))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

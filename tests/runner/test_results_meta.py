@@ -1,0 +1,79 @@
+"""Every file in results/ has its provenance in the one .meta.json schema
+(experiments/nbodylab/provenance.py, results_meta), whoever wrote it (the runner, a GPU collector,
+a figure script deriving a table): the common keys first and in order, the experiment it belongs
+to, a producer and sources that exist in the repository, the CSV's header as its columns; and a
+derived experiment's results name one of its producers. Run by CTest (tests/CMakeLists.txt)."""
+import datetime
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
+from nbodylab import RESULTS_DIR, ROOT, files, provenance, spec  # noqa: E402
+
+COMMON = ["meta_format", "experiment", "title", "created_utc", "producer", "columns", "sources"]
+
+
+def check(what, ok):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    return ok
+
+
+def problems(meta, csv_path):
+    """What is wrong with the sidecar `meta` of `csv_path` (an empty list when nothing is)."""
+    out = []
+    if list(meta)[:len(COMMON)] != COMMON:
+        return [f"begins with {list(meta)[:len(COMMON)]}, not {COMMON}"]
+    if meta["meta_format"] != provenance.META_FORMAT:
+        out.append(f"meta_format {meta['meta_format']!r}")
+    exp = meta["experiment"]
+    if not (spec.EXPERIMENTS_DIR / f"{exp}.toml").is_file():
+        out.append(f"experiment {exp!r} has no experiments/{exp}.toml")
+    if not (csv_path.stem == exp or csv_path.stem.startswith(exp + "_")):
+        out.append(f"the file is not named after its experiment {exp!r}")
+    if not isinstance(meta["title"], str) or not meta["title"]:
+        out.append("no title")
+    try:
+        datetime.datetime.fromisoformat(meta["created_utc"].replace("Z", "+00:00"))
+    except (TypeError, ValueError):
+        out.append(f"created_utc {meta['created_utc']!r} is not a time")
+    if not (ROOT / meta["producer"]).is_file():
+        out.append(f"producer {meta['producer']!r} is not a file of the repository")
+    header = csv_path.read_text(encoding="utf-8").split("\n", 1)[0].split(",")
+    if meta["columns"] != header:
+        out.append(f"columns {meta['columns']} are not the CSV's header {header}")
+    missing = [s for s in meta["sources"] if not (ROOT / s).exists()]
+    if not meta["sources"] or missing:
+        out.append(f"sources missing from the repository: {missing or 'none given'}")
+    return out
+
+
+def main():
+    metas = sorted(RESULTS_DIR.glob("*.meta.json"))
+    csvs = sorted(RESULTS_DIR.glob("*.csv"))
+    ok = check(f"every results/*.csv has a .meta.json ({len(csvs)})",
+               all(files.sidecar(c).is_file() for c in csvs))
+    ok &= check(f"every results/*.meta.json is the sidecar of a CSV ({len(metas)})",
+                all(m.with_name(m.name.replace(".meta.json", ".csv")).is_file() for m in metas))
+    producers = set()
+    for csv_path in csvs:
+        meta = files.read_json(files.sidecar(csv_path))
+        wrong = problems(meta, csv_path)
+        ok &= check(f"{csv_path.name}: one schema" + (f": {'; '.join(wrong)}" if wrong else ""), not wrong)
+        producers.add(meta.get("producer"))
+    ok &= check(f"written by the runner, the collectors and figure scripts alike: {sorted(map(str, producers))}",
+                {provenance.RUNNER, "tools/gpu/collect_results.py", "tools/gpu/collect_e05.py"} <= producers)
+    for exp_id in spec.experiment_ids():
+        exp = spec.load(exp_id, "full")
+        if exp.kind == "derived":
+            meta = files.read_json(RESULTS_DIR / f"{exp_id}.meta.json")
+            ok &= check(f"{exp_id} (derived): written by one of its producers {exp.producers}",
+                        meta["producer"] in exp.producers)
+    fresh = provenance.results_meta("E01_two_body_convergence", "a title", provenance.RUNNER, ["t"],
+                                    ["experiments/E01_two_body_convergence.toml"], profile="smoke")
+    ok &= check("results_meta writes the schema (common keys, then the producer's sections)",
+                list(fresh) == COMMON + ["profile"])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
