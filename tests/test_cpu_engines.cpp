@@ -1,6 +1,6 @@
-// The fast CPU engines (issue 5): openmp-block (cache tiles, SoA and AoS) and openmp-simd
+// The fast CPU engines: openmp-block (cache tiles, SoA and AoS) and openmp-simd
 // (explicit SIMD, run-time dispatch, rsqrt + Newton), against the reference `simple`, in the
-// norm of DESIGN.md (max_i |a_i - a_i,ref| / sum_j |a_ij|). Every instruction set this CPU
+// force-comparison norm of docs/design.md (max_i |a_i - a_i,ref| / sum_j |a_ij|). Every instruction set this CPU
 // supports is run explicitly, not only the one the engine would pick.
 #include <sys/wait.h>
 
@@ -56,7 +56,7 @@ std::vector<T> simd_acc(simd::Isa isa, int steps, bool aos, const State<T>& s, c
 
 // The reference of one (state, law): `simple` in T, and the exact forces (`simple` in double on
 // the same, rounded, positions, so that a float engine is judged by its own rounding only) with
-// the per-body scale sum_j |a_ij| of DESIGN.md's norm; computed once, shared by every engine
+// the per-body scale sum_j |a_ij| of the norm; computed once, shared by every engine
 // and instruction set compared with it (the norm costs as much as `simple` itself).
 struct Reference {
   std::vector<double> simple;  // `simple` in T, widened

@@ -1,7 +1,7 @@
-// The double-double `openmp` engine (issue 4, item 4; solver/engines/openmp_dd.hpp): parallel and
+// The double-double `openmp` engine (solver/engines/openmp_dd.hpp): parallel and
 // vectorised, on every instruction set this CPU supports (AVX-512, AVX2 + FMA, generic without
 // FMA), judged against the force law evaluated in 50 digits (mp50) on the same dd positions, in
-// DESIGN.md's norm max_i |a_i - a_i,ref| / sum_j |a_ij|: at most 1e-28 (dd carries ~1e-32).
+// the force-comparison norm of docs/design.md, max_i |a_i - a_i,ref| / sum_j |a_ij|: at most 1e-28 (dd carries ~1e-32).
 #include <catch2/catch.hpp>
 
 #include <omp.h>
@@ -84,7 +84,7 @@ Reference reference(const State<dd>& s, const ForceLaw<dd>& law, std::size_t str
   return r;
 }
 
-// DESIGN.md's norm over the reference's bodies, the differences taken in 50 digits.
+// The force-comparison norm over the reference's bodies, the differences taken in 50 digits.
 double difference(const std::vector<dd>& a, const Reference& ref) {
   const std::size_t n = a.size() / 3;
   double worst = 0;

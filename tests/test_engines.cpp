@@ -46,7 +46,7 @@ bool runnable(const EngineEntry<T>& e) {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("every_registered_engine_matches_simple_in_every_precision_it_claims", "[engines]", float, double,
+TEMPLATE_TEST_CASE("every_registered_engine_matches_simple_in_every_precision_it_claims", "[engines][gpu]", float, double,
                    dd, qd, quad, mp50) {
   using T = TestType;
   const std::vector<std::size_t> sizes = engine_sizes<T>();

@@ -1,4 +1,4 @@
-// The explicit Runge-Kutta methods of issue 3 (midpoint, trapeze, cash-karp, verner65, fehlberg78,
+// The explicit Runge-Kutta methods (midpoint, trapeze, cash-karp, verner65, fehlberg78,
 // dop853, feagin10) on the analytic Kepler orbit: convergence order at a fixed step, the PI
 // controller's tolerance, seed S0's subdivision controller, honest force-evaluation counts, and
 // bit-for-bit resumption from a checkpoint.

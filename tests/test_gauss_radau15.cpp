@@ -61,7 +61,7 @@ TEST_CASE("gauss_radau_spacings_are_the_radau_nodes_to_60_digits", "[gauss-radau
 
 TEST_CASE("gauss_radau15_keeps_kepler_e05_to_1e-14_in_energy_and_1e-10_in_position_over_1000_periods",
           "[gauss-radau15][kepler][adaptive]") {
-  // The issue's budget: at most 1.5 million force evaluations. IAS15's default epsilon 1e-9 is as
+  // The budget (docs/experiments.md, E02): at most 1.5 million force evaluations. IAS15's default epsilon 1e-9 is as
   // accurate but takes 120 steps a period (2.46 million evaluations); 1e-7 takes 62 a period. Both
   // are at the round-off floor: the errors below are a random walk of rounding, not truncation.
   const IcParams ic = kepler("0.5");

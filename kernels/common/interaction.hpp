@@ -1,6 +1,11 @@
 #pragma once
-// The one body-body interaction of the project, shared by every force engine (CPU now, CUDA and
-// OpenCL later). T is the real type; sqrt is called unqualified so that every real type supplies
+// The one body-body interaction of the project, a template over the real type T, host and device:
+// `simple`, `openmp`, `openmp-block` and every CUDA kernel call it. Three engines restate its
+// arithmetic because their form cannot call a template: openmp-simd (explicit SIMD intrinsics,
+// kernels/cpu/allpairs_simd.hpp), openmp's double-double kernel (error-free transformations in
+// vector registers, solver/engines/openmp_dd_kernel.hpp) and opencl-tiled (OpenCL C,
+// kernels/opencl/nbody_tiled.cl); the registry-driven test holds every engine to `simple`
+// (docs/design.md, "Numerics rules"). sqrt is called unqualified so that every real type supplies
 // its own (real_math.hpp for float and double, the dd and quad overloads, Boost's by ADL).
 //
 // Force law: a_i += G m_j (r_j - r_i) / s^3 with s^2 = max(|r_j - r_i|^2 + eps^2, r_min^2).
@@ -15,9 +20,9 @@
 namespace nbody {
 
 // The two steps of the force law that a back end may evaluate its own way: s^2 (with the clamp)
-// and m / s^3. ExactMath defines them and is what every CPU engine uses; the CUDA kernels pass
+// and m / s^3. ExactMath defines them and is what the CPU engines use; the CUDA kernels pass
 // kernels/cuda/device_math.cuh (FMAs, hardware rsqrt refined to full precision), which computes
-// the same function to rounding (tests/test_gpu_engines.cpp).
+// the same function to rounding (tests/test_engines.cpp).
 struct ExactMath {
   template <class T>
   NBODY_HD static T dist2(T dx, T dy, T dz, T eps2, T rmin2) {

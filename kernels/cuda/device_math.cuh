@@ -2,7 +2,7 @@
 // The GPU's way of evaluating the two expensive steps of the force law of
 // kernels/common/interaction.hpp (s^2 with the clamp, and m / s^3), plugged into the shared
 // accumulate_interaction as its Math policy. They compute the same function as ExactMath there,
-// to rounding; tests/test_gpu_engines.cpp checks every engine against `simple`.
+// to rounding; tests/test_engines.cpp checks every engine against `simple`.
 //
 //  - s^2 = fma(dx, dx, fma(dy, dy, fma(dz, dz, eps^2))): three FMAs instead of four operations.
 //  - The clamp s^2 >= r_min^2 is compiled in only when r_min > 0 (Clamp = true); with r_min = 0

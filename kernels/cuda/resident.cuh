@@ -26,8 +26,8 @@
 // The barrier is a template parameter: GridBarrier, cooperative groups' grid-wide sync over a
 // cooperative launch (any number of co-resident blocks), or ClusterBarrier, the hardware barrier
 // of a thread-block cluster (Hopper, sm_90) when the whole grid is one cluster of at most 16
-// blocks (--launch cluster=K). Measured on the H100 (tools/gpu/README.md): the cluster's 16
-// multiprocessors lose more in arithmetic than its barrier saves, so the grid sync is the default.
+// blocks (--launch cluster=K). A cluster's few multiprocessors lose more in arithmetic than its
+// barrier saves (the measurements: evidence/README.md), so the grid sync is the default.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The `openmp` engine in double-double (issue 4, item 4): OpenMPEngine<dd> calls
+// The `openmp` engine in double-double: OpenMPEngine<dd> calls
 // openmp_dd_accelerations instead of its generic scalar loop. Same engine, same force law
 // (kernels/common/interaction.hpp), but parallel with OpenMP over bodies i AND vectorised by the
 // compiler over bodies j: the positions and masses are split once per evaluation into hi[] and
@@ -13,7 +13,7 @@
 // one translation unit each: openmp_dd_avx512.cpp (-mavx512f -mfma, 8 lanes), openmp_dd_avx2.cpp
 // (-mavx2 -mfma, 4 lanes) and openmp_dd.cpp (baseline: SSE2 on x86-64, 2 lanes, Dekker products);
 // the widest the CPU supports is picked at run time (__builtin_cpu_supports), as openmp-simd does.
-// Every path agrees with a 50-digit reference to 1e-28 in DESIGN.md's norm
+// Every path agrees with a 50-digit reference to 1e-28 in the force-comparison norm (docs/design.md)
 // (tests/test_dd_engine.cpp), not bit for bit with the scalar dd loop (different rounding order).
 #include <cstddef>
 #include <string_view>

@@ -43,7 +43,7 @@
 // are accurate to 2^-105 relative (QD's ieee_add); s^2 and the products to a few 2^-106; 1/s: y0
 // has relative error d <= 2^-51.5, one Newton step leaves (3/2) d^2 <= 2^-102 plus rounding of
 // order 2^-105, so w = m_j/s^3 is right to about 1e-30 relative; each accumulation (sloppy add)
-// errs by at most 2^-105 (|sum| + |term|), which in DESIGN.md's norm (divided by sum_j |a_ij|)
+// errs by at most 2^-105 (|sum| + |term|), which in the force-comparison norm (docs/design.md) (divided by sum_j |a_ij|)
 // adds up to at most (n / W) 2^-105. tests/test_dd_engine.cpp checks 1e-28 against 50 digits.
 //
 // Nothing here calls a non-inline function or a standard-library template, and everything lives
@@ -144,7 +144,7 @@ NBODY_DD_INLINE void sub_accurate_pair(double ah, double al, double bh, double b
   dl = s2 + t2;
 }
 // (sh, sl) += (bh, bl), QD's sloppy_add: error <= 2^-105 (|s| + |b|), i.e. accurate in the
-// absolute terms of DESIGN.md's norm; b need not be normalised. 11 flops.
+// absolute terms of the force-comparison norm; b need not be normalised. 11 flops.
 NBODY_DD_INLINE void add_sloppy(double& sh, double& sl, double bh, double bl) {
   double s, e;
   two_sum(sh, bh, s, e);

@@ -9,7 +9,7 @@
 // Threads: OpenMP over blocks of bodies i.
 //
 // float and double only (the registry lists it for those); it matches `simple` to 1e-13 in
-// double and ~1e-6 in float in the norm of DESIGN.md (tests/test_cpu_engines.cpp).
+// double and ~1e-6 in float in the force-comparison norm of docs/design.md (tests/test_cpu_engines.cpp).
 #include <cstddef>
 #include <string>
 #include <string_view>

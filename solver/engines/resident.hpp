@@ -1,5 +1,5 @@
 #pragma once
-// Device-resident stepping (issue 6, item 3): a GPU engine that offers it advances the state by
+// Device-resident stepping: a GPU engine that offers it advances the state by
 // many steps of an explicit method in one call, the state, the stages and the step-size control
 // staying on the device; only the state at the end of the call comes back. The integrator (an
 // explicit Runge-Kutta method at a fixed step or under the PI controller, or Adams-Bashforth)

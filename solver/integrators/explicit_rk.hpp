@@ -2,7 +2,7 @@
 // One driver for every explicit Runge-Kutta method, given its Butcher tableau. A method file
 // (euler.hpp, rk4.hpp, dopri5.hpp, ...) only writes its tableau. With an embedded pair the method
 // can run adaptively or at a fixed step; it always advances the solution of weights b (the higher
-// order one, as DESIGN.md requires), and y_b - y_b_hat estimates the error of the lower-order one.
+// order one, as docs/design.md's numerics rules require), and y_b - y_b_hat estimates the error of the lower-order one.
 //
 // Step control of the embedded methods (StepOptions::controller):
 //   pi         the PI controller of step_controller.hpp on Hairer's scaled RMS norm (default);

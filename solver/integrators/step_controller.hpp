@@ -17,7 +17,7 @@
 namespace nbody {
 
 // RMS over all components of err_k / (atol + rtol * max(|y0_k|, |y1_k|)); a step is acceptable
-// when this is <= 1 (DESIGN.md).
+// when this is <= 1 (docs/design.md, "Error norm and step control").
 template <class T>
 T error_norm(const T* y0, const T* y1, const T* err, std::size_t m, T atol, T rtol) {
   T sum{0};

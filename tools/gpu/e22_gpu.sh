@@ -34,7 +34,7 @@ export NBODY_TUNE_CACHE=$PWD/evidence/gpu/logs/e22_gpu/tune_cache.json
 pack() { tar czf "$OUT/e22_gpu_$phase.tar.gz" "$W" results/E22_brutus_convergence_gpu* 2> /dev/null; }
 
 if [ "$phase" = check ]; then
-  "$NT" "cuda_engines_match_simple_in_quad_double" > "$W/tests_qd.log" 2>&1
+  "$NT" "every_registered_engine_matches_simple_in_every_precision_it_claims - qd" > "$W/tests_qd.log" 2>&1
   echo "tests rc=$?" >> "$W/tests_qd.log"
   tail -3 "$W/tests_qd.log"
   "$NB" tune --engine cuda-split --precision qd --n 512 --blocks 16,32,64 --splits 0,8,16,32 --repeats 5 \

@@ -100,7 +100,7 @@ fi
 if [ "$phase" = sweep ]; then
   T="$NB tune --no-store"
   step "float tests and sanitizer for the 8-bodies-per-thread variant"
-  "$NT" "cuda_engines_match_simple_in_float" > "$W/tests_float.log" 2>&1; echo "float tests rc=$?" | tee -a "$W/steps.log"
+  "$NT" "every_registered_engine_matches_simple_in_every_precision_it_claims - float" > "$W/tests_float.log" 2>&1; echo "float tests rc=$?" | tee -a "$W/steps.log"
   tail -2 "$W/tests_float.log" | tee -a "$W/steps.log"
   for tool in memcheck racecheck; do
     "$SAN" --tool $tool --error-exitcode 99 "$NB" tune --engine cuda-split --precision float --n 333 --blocks 32,64 --splits 1,3 \
