@@ -1,5 +1,7 @@
 #include "real.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 
 #include "common/double_double_io.hpp"
@@ -49,6 +51,27 @@ bool looks_decimal(std::string_view t) {
   }
   return i == t.size();
 }
+
+// A text in Boost.Multiprecision's type Number: inf and nan in any case, else our decimal grammar. A
+// zero keeps its sign and an exponent of more than nine digits saturates: Boost drops the one and
+// reads the other into an integer without an overflow check (10^+-999999999 is 0 or inf here anyway).
+template <class Number>
+Number read_decimal(std::string_view text, std::string_view what) {
+  if (const int special = special_value(text); special != 2)
+    return special == 0 ? std::numeric_limits<Number>::quiet_NaN() : special * std::numeric_limits<Number>::infinity();
+  if (!looks_decimal(text)) not_a_number(text, what);
+  std::string s(text);
+  if (const auto e = s.find_first_of("eE"); e != std::string::npos) {
+    const auto lead = s.find_first_not_of("+-0", e + 1);
+    if (lead != std::string::npos && s.size() - lead > 9) s.replace(lead, std::string::npos, "999999999");
+  }
+  try {
+    const Number v(s);
+    return v == 0 && s.front() == '-' ? Number(-v) : v;
+  } catch (const std::exception&) {
+    not_a_number(text, what);
+  }
+}
 }  // namespace
 
 std::string precision_names() { return names_of(static_cast<Precisions*>(nullptr)); }
@@ -61,20 +84,39 @@ dd RealTraits<dd>::parse(std::string_view text, std::string_view what) {
 }
 
 // qd through Boost.Multiprecision at 2200 bits, where the sum of any four doubles is exact (their
-// exponents span at most 2098 + 53 bits), so that both directions round only once per term.
+// exponents span at most 2098 + 53 bits): formatting rounds once, to decimal. Parsing rounds to 2200
+// bits and then each term to double, as exact arithmetic would for every text of up to 338 significant
+// digits: such a text hits a rounding boundary of a term (a multiple of 2^-1075) or misses it by more
+// than 2^-2198 of its value, which 2200 bits resolve. (Boost reads no more than 666 digits.)
 namespace {
 using exact_binary = boost::multiprecision::number<
     boost::multiprecision::cpp_bin_float<2200, boost::multiprecision::digit_base_2>, boost::multiprecision::et_off>;
 
-// The double nearest to v, then the double nearest to what is left, four times.
-qd nearest_qd(exact_binary v) {
-  qd r;
-  for (double& term : r.x) {
-    term = static_cast<double>(v);
-    if (!std::isfinite(term)) return qd(term);  // beyond the range of double
+// The double nearest to v, then the double nearest to what is left, and so on. Once what is left
+// rounds to zero, or a term is zero, inf or nan, the remaining terms are +0.
+template <std::size_t N>
+std::array<double, N> nearest_terms(exact_binary v) {
+  std::array<double, N> terms{};
+  for (std::size_t i = 0; i < N; ++i) {
+    const double term = static_cast<double>(v);
+    if (i > 0 && term == 0) break;
+    terms[i] = term;
+    if (term == 0 || !std::isfinite(term)) break;
     v -= term;
   }
-  return r;
+  return terms;
+}
+
+// v to `digits` significant digits, half to even, trailing zeros dropped: "5e-01", "-1.25e+02".
+std::string scientific(const exact_binary& v, int digits) {
+  // str(0) would mean all digits: one digit goes through the general format ("0.5"), read back exactly.
+  std::string text = digits > 1 ? v.str(digits - 1, std::ios_base::scientific)
+                                : exact_binary(v.str(1, {})).str(1, std::ios_base::scientific);
+  const auto e = text.find('e');
+  auto last = text.find_last_not_of('0', e - 1);
+  if (text[last] == '.') --last;
+  text.erase(last + 1, e - last - 1);
+  return text;
 }
 }  // namespace
 
@@ -84,25 +126,15 @@ std::string RealTraits<qd>::format(const qd& x) {
   for (int i = 1; i < 4; ++i) v += x.x[i];
   // 66 significant digits resolve 2^-212 of the value; a qd with gaps between its terms needs more.
   for (int digits = 66;; digits += digits / 2) {
-    std::string text = v.str(digits - 1, std::ios_base::scientific);  // digits after the point
-    const auto e = text.find('e');
-    auto last = text.find_last_not_of('0', e - 1);
-    if (text[last] == '.') --last;
-    text.erase(last + 1, e - last - 1);  // "5.000e-01" -> "5e-01"
-    if (digits > 700 || nearest_qd(exact_binary(text)) == x) return text;
+    const std::string text = scientific(v, digits);
+    const auto t = nearest_terms<4>(exact_binary(text));
+    if (digits > 700 || qd(t[0], t[1], t[2], t[3]) == x) return text;
   }
 }
 
 qd RealTraits<qd>::parse(std::string_view text, std::string_view what) {
-  if (const int special = special_value(text); special != 2)
-    return special == 0 ? qd(std::numeric_limits<double>::quiet_NaN()) : qd(special * HUGE_VAL);
-  const std::string s(text);
-  if (!looks_decimal(s)) not_a_number(text, what);
-  try {
-    return nearest_qd(exact_binary(s));
-  } catch (const std::exception&) {
-    not_a_number(text, what);
-  }
+  const auto t = nearest_terms<4>(read_decimal<exact_binary>(text, what));
+  return qd(t[0], t[1], t[2], t[3]);
 }
 
 std::string RealTraits<quad>::format(quad x) {
@@ -126,15 +158,7 @@ std::string RealTraits<mp50>::format(const mp50& x) {
 }
 
 mp50 RealTraits<mp50>::parse(std::string_view text, std::string_view what) {
-  if (const int special = special_value(text); special != 2)
-    return special == 0 ? std::numeric_limits<mp50>::quiet_NaN() : special * std::numeric_limits<mp50>::infinity();
-  const std::string s(text);
-  if (!looks_decimal(s)) not_a_number(text, what);
-  try {
-    return mp50(s);
-  } catch (const std::exception&) {
-    not_a_number(text, what);
-  }
+  return read_decimal<mp50>(text, what);
 }
 
 }  // namespace nbody
