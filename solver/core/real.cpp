@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-
-#include "common/double_double_io.hpp"
+#include <optional>
 
 namespace nbody {
 
@@ -76,14 +75,7 @@ Number read_decimal(std::string_view text, std::string_view what) {
 
 std::string precision_names() { return names_of(static_cast<Precisions*>(nullptr)); }
 
-std::string RealTraits<dd>::format(dd x) { return to_string(x, 0); }
-
-dd RealTraits<dd>::parse(std::string_view text, std::string_view what) {
-  if (auto v = parse_dd(text)) return *v;
-  not_a_number(text, what);
-}
-
-// qd through Boost.Multiprecision at 2200 bits, where the sum of any four doubles is exact (their
+// dd and qd through Boost.Multiprecision at 2200 bits, where the sum of any four doubles is exact (their
 // exponents span at most 2098 + 53 bits): formatting rounds once, to decimal. Parsing rounds to 2200
 // bits and then each term to double, as exact arithmetic would for every text of up to 338 significant
 // digits: such a text hits a rounding boundary of a term (a multiple of 2^-1075) or misses it by more
@@ -119,6 +111,64 @@ std::string scientific(const exact_binary& v, int digits) {
   return text;
 }
 }  // namespace
+
+std::string RealTraits<dd>::format(dd x) {
+  if (x.hi == 0 && x.lo == 0) return std::signbit(x.hi) ? "-0" : "0";
+  x = dd::sum(x.hi, x.lo);  // hi the double nearest the value, as dd arithmetic leaves it (x itself, then)
+  if (!isfinite(x)) return isnan(x) ? "nan" : x.hi < 0 ? "-inf" : "inf";
+  const exact_binary v = exact_binary(x.hi) + x.lo;
+  auto reads_back = [&](const exact_binary& t) {
+    const auto [hi, lo] = nearest_terms<2>(t);
+    return hi == x.hi && lo == x.lo;
+  };
+  // What reads back as x lies within half an ulp of lo from v (of the smallest subnormal, if lo = 0).
+  const int reach_exponent = x.lo == 0 ? -1075 : std::max(std::ilogb(x.lo), -1022) - 53;
+  const exact_binary reach = ldexp(exact_binary(1), reach_exponent);
+  // The texts that read back as x form an interval around v, lopsided where lo is a power of two or
+  // +-ulp(hi)/2. So a text of `digits` digits reads back if and only if the nearest one does or the
+  // one next to it on the far side of v does; and if one of n digits does, one of n + 1 digits does.
+  auto text_of = [&](int digits) -> std::optional<std::string> {
+    const std::string nearest = scientific(v, digits);
+    const exact_binary t(nearest);
+    if (reads_back(t)) return nearest;
+    // The unit of the last digit in v's decade (t may have rounded up to the next power of ten).
+    int unit_e10 = std::stoi(nearest.substr(nearest.find('e') + 1)) - digits + 1;
+    if (abs(t) > abs(v) && (nearest.rfind("1e", 0) == 0 || nearest.rfind("-1e", 0) == 0)) --unit_e10;
+    // The far one lies no nearer v than t does, nor than half a unit: out of reach if either is beyond
+    // 2 reach (room for the roundings to 2200 bits).
+    if (abs(t - v) > 2 * reach || unit_e10 > reach_exponent * std::log10(2.0) + 1) return std::nullopt;
+    const exact_binary unit("1e" + std::to_string(unit_e10));
+    const std::string far = scientific(t < v ? t + unit : t - unit, digits);
+    return reads_back(exact_binary(far)) ? std::optional(far) : std::nullopt;
+  };
+  // Bracket the least count of digits that reads back, then bisect. Where lo is not 0, `guess`, the
+  // count whose last digit is worth about `reach`, nearly always reads back and guess - 2 seldom does.
+  const int guess = static_cast<int>(std::floor(std::log10(std::fabs(x.hi)) - reach_exponent * std::log10(2.0))) + 1;
+  int fails = std::clamp(guess - 2, 0, 698), works = fails + 2;
+  std::optional<std::string> shortest;
+  if (fails > 0 && (shortest = text_of(fails))) {
+    works = fails, fails = 0;
+  } else {
+    while (!(shortest = text_of(works))) {
+      if (works == 700) return scientific(v, works);  // not reached: a text of at most 650 digits reads back
+      fails = works;
+      works = std::min(works + 1 + works / 4, 700);
+    }
+  }
+  while (works - fails > 1) {
+    const int mid = (fails + works) / 2;
+    if (auto text = text_of(mid))
+      works = mid, shortest = std::move(text);
+    else
+      fails = mid;
+  }
+  return *shortest;
+}
+
+dd RealTraits<dd>::parse(std::string_view text, std::string_view what) {
+  const auto [hi, lo] = nearest_terms<2>(read_decimal<exact_binary>(text, what));
+  return dd(hi, lo);
+}
 
 std::string RealTraits<qd>::format(const qd& x) {
   if (!isfinite(x)) return isnan(x) ? "nan" : x.x[0] < 0 ? "-inf" : "inf";
