@@ -77,7 +77,7 @@ struct RealTraits<dd> {
   static constexpr dd infinity() { return dd(std::numeric_limits<double>::infinity()); }
   static constexpr dd max() { return dd(std::numeric_limits<double>::max()); }
   static std::string format(dd x);                             // shortest text that reads back exactly
-  static dd parse(std::string_view text, std::string_view what);  // correctly rounded
+  static dd parse(std::string_view text, std::string_view what);  // hi the double nearest the value, lo the one nearest the rest
 };
 
 // ---- quad-double (common/quad_double.hpp) ----
