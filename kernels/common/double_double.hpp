@@ -11,7 +11,7 @@
 // Value: hi + lo with |lo| <= ulp(hi)/2 (normalised) for every result returned by the operations.
 // sqrt and abs are free functions in namespace nbody, found by argument-dependent lookup, so that
 // the templated kernels (interaction.hpp calls `sqrt(x)` unqualified) pick them up for dd.
-// Text I/O (host only) lives in double_double_io.hpp.
+// Text I/O is host-only: RealTraits<dd>::format and parse (solver/core/real.hpp).
 #include <cfloat>
 #include <cmath>
 #include <type_traits>
