@@ -43,6 +43,8 @@ class CudaEngine final : public ForceEngine<T> {
     check_keys(Kernel::name, knobs, l);  // the values are checked against the device when the kernels run
     launch_ = l;
     explicit_launch_ = !spec.empty();
+    if constexpr (has_resident)
+      if (resident_) resident_->set_launch(resident_launch());  // the driver took the stepper before
   }
   double last_device_seconds() const override { return backend_.last_kernel_seconds(); }
   std::string device_info() const override {
@@ -61,14 +63,19 @@ class CudaEngine final : public ForceEngine<T> {
     } else {
       if (!resident_) resident_ = std::make_unique<cuda::ResidentBackend<T>>();
       resident_->set_law(this->law_.G, this->law_.eps2, this->law_.rmin2);
-      Launch l = explicit_launch_ ? launch_ : Launch{};
-      l.unroll = l.ipt = 0;  // the force kernels' knobs only
-      resident_->set_launch(l);
+      resident_->set_launch(resident_launch());
       return resident_.get();
     }
   }
 
  private:
+  // The device-resident steps' part of --launch (unroll= and ipt= are the force kernels' only).
+  Launch resident_launch() const {
+    Launch l = explicit_launch_ ? launch_ : Launch{};
+    l.unroll = l.ipt = 0;
+    return l;
+  }
+
   static constexpr bool has_resident = cuda::Resident::runs_in<T>;
   cuda::Backend<T> backend_;
   std::unique_ptr<std::conditional_t<has_resident, cuda::ResidentBackend<T>, ResidentStepper<T>>> resident_;  // on first use
