@@ -70,6 +70,19 @@ struct ForceArgs {
   T* acc;      // 3n, SoA
 };
 
+// Makes p hold at least `count` values of U (device memory): a larger buffer replaces a smaller
+// one, its contents undefined. Returns whether it did.
+template <class U>
+bool grow(U*& p, std::size_t& capacity, std::size_t count) {
+  if (count <= capacity) return false;
+  if (p) NBODY_CUDA_CHECK(cudaFree(p));
+  p = nullptr;
+  capacity = 0;
+  NBODY_CUDA_CHECK(cudaMalloc(&p, count * sizeof(U)));
+  capacity = count;
+  return true;
+}
+
 // Device memory a kernel may ask for per evaluation, kept and grown across evaluations.
 template <class T>
 class Scratch {
@@ -83,25 +96,12 @@ class Scratch {
   }
   // At least `count` values of T (contents undefined).
   T* partial(std::size_t count) {
-    if (count > partial_count_) {
-      if (partial_) NBODY_CUDA_CHECK(cudaFree(partial_));
-      partial_ = nullptr;
-      partial_count_ = 0;
-      NBODY_CUDA_CHECK(cudaMalloc(&partial_, count * sizeof(T)));
-      partial_count_ = count;
-    }
+    grow(partial_, partial_count_, count);
     return partial_;
   }
   // At least `count` counters, zero on first use; a kernel leaves them zero when it ends.
   unsigned* tickets(std::size_t count) {
-    if (count > tickets_count_) {
-      if (tickets_) NBODY_CUDA_CHECK(cudaFree(tickets_));
-      tickets_ = nullptr;
-      tickets_count_ = 0;
-      NBODY_CUDA_CHECK(cudaMalloc(&tickets_, count * sizeof(unsigned)));
-      NBODY_CUDA_CHECK(cudaMemset(tickets_, 0, count * sizeof(unsigned)));
-      tickets_count_ = count;
-    }
+    if (grow(tickets_, tickets_count_, count)) NBODY_CUDA_CHECK(cudaMemset(tickets_, 0, count * sizeof(unsigned)));
     return tickets_;
   }
 

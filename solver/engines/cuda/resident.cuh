@@ -48,15 +48,6 @@ struct ResidentBackend<T>::Impl {
     if (stream) cudaStreamDestroy(stream);
   }
 
-  template <class U>
-  static void grow(U*& p, std::size_t& cap, std::size_t need) {
-    if (need <= cap) return;
-    if (p) NBODY_CUDA_CHECK(cudaFree(p));
-    p = nullptr;
-    cap = 0;
-    NBODY_CUDA_CHECK(cudaMalloc(&p, need * sizeof(U)));
-    cap = need;
-  }
   void reserve(std::size_t n, std::size_t slots, std::size_t blocks) {
     grow(d_y, cap_y, 18 * n);
     grow(d_pos, cap_pos, 4 * n);
