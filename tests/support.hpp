@@ -1,20 +1,38 @@
 #pragma once
-// Shared helpers of the tests: running a simulation to a time, and comparing force engines in the
-// norm of docs/design.md ("The force-comparison norm").
+// Shared helpers of the tests: the Kepler orbit run through the driver and stepped by hand, random
+// values of the multi-double types, comparing force engines in the norm of docs/design.md ("The
+// force-comparison norm"), and running the `nbody` binary.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "common/double_double.hpp"
 #include "common/interaction.hpp"
+#include "common/quad_double.hpp"
+#include "core/registry.hpp"
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
+#include "integrators/gauss_radau15.hpp"
 #include "io/archive.hpp"
 #include "physics/initial_conditions.hpp"
 
 namespace nbody::test {
+
+// ---- The Kepler orbit, through the driver and stepped by hand ----
 
 inline IcParams kepler(const std::string& e) {
   IcParams p;
@@ -22,6 +40,13 @@ inline IcParams kepler(const std::string& e) {
   p.e = e;
   return p;
 }
+
+// The orbit of eccentricity 0.5 (a = 1, G M = 1) on which most integrator tests run, and its period.
+inline const IcParams& kepler05() {
+  static const IcParams ic = kepler("0.5");
+  return ic;
+}
+inline double kepler05_period() { return orbital_period(kepler05(), make_initial_state<double>(kepler05()), 1.0); }
 
 // A Plummer sphere of n bodies (Henon units) drawn from `seed`, in precision T.
 template <class T>
@@ -33,21 +58,12 @@ State<T> plummer(std::size_t n, std::uint64_t seed) {
   return make_initial_state<T>(p);
 }
 
-// Runs `sim` to t_end (a sample every diag_every), checkpointing every `every`; returns the last
-// checkpoint written at t <= keep_until (empty when there was none), to resume a new run from.
-template <class T>
-std::string run_keeping_checkpoint(Simulation<T>& sim, T t_end, T diag_every, T every, T keep_until) {
-  std::string saved;
-  RunHooks<T> hooks;
-  hooks.checkpoint_every = every;
-  hooks.checkpoint = [&] {
-    if (sim.state().t > keep_until) return;
-    ArchiveWriter w;
-    sim.save(w);
-    saved = w.bytes();
-  };
-  sim.run(t_end, diag_every, [](const auto&) {}, hooks);
-  return saved;
+// Fixed steps of dt, with --order (0: the method's default).
+inline StepOptions<double> fixed_step(double dt, int order = 0) {
+  StepOptions<double> opt;
+  opt.dt = dt;
+  opt.order = order;
+  return opt;
 }
 
 // Adaptive steps with atol = rtol = tol (--tol).
@@ -70,17 +86,174 @@ T position_error(const State<T>& s, const State<T>& ref) {
   return worst;
 }
 
-// Integrates the Kepler orbit of eccentricity e for `periods` periods with a fixed step P/steps
-// and returns the position error against the analytic solution.
-inline double kepler_error(const std::string& integrator, const std::string& e, double periods, long steps_per_period) {
-  const IcParams ic = kepler(e);
-  State<double> s0 = make_initial_state<double>(ic);
+// `periods` periods of the Kepler orbit ic through the driver: the position error against the
+// analytic solution, and the counts.
+struct KeplerRun {
+  double error;
+  StepCounters counters;
+  std::uint64_t force_evaluations;
+};
+inline KeplerRun kepler_run(const std::string& method, const StepOptions<double>& opt, const IcParams& ic, double periods = 1.0) {
+  const State<double> s0 = make_initial_state<double>(ic);
   const double P = orbital_period(ic, s0, 1.0);
-  StepOptions<double> opt;
-  opt.dt = P / double(steps_per_period);
-  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", integrator, opt);
+  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, opt);
   sim.run(periods * P, periods * P, [](const auto&) {});
-  return position_error(sim.state(), kepler_state_at<double>(ic, periods * P));
+  return {position_error(sim.state(), kepler_state_at<double>(ic, periods * P)), sim.counters(), sim.force_evaluations()};
+}
+
+// The position error after `periods` periods of the Kepler orbit of eccentricity e at the fixed
+// step P / steps_per_period (with --order).
+inline double kepler_error(const std::string& integrator, const std::string& e, double periods, long steps_per_period,
+                           int order = 0) {
+  const IcParams ic = kepler(e);
+  const double P = orbital_period(ic, make_initial_state<double>(ic), 1.0);
+  return kepler_run(integrator, fixed_step(P / double(steps_per_period), order), ic, periods).error;
+}
+
+// Runs `sim` to t_end (a sample every diag_every), checkpointing every `every`; returns the last
+// checkpoint written at t <= keep_until (empty when there was none), to resume a new run from.
+template <class T>
+std::string run_keeping_checkpoint(Simulation<T>& sim, T t_end, T diag_every, T every, T keep_until) {
+  std::string saved;
+  RunHooks<T> hooks;
+  hooks.checkpoint_every = every;
+  hooks.checkpoint = [&] {
+    if (sim.state().t > keep_until) return;
+    ArchiveWriter w;
+    sim.save(w);
+    saved = w.bytes();
+  };
+  sim.run(t_end, diag_every, [](const auto&) {}, hooks);
+  return saved;
+}
+
+// An integrator stepped by hand (no driver), for tests that look at its counts, its start-up, its
+// internals or its checkpoints. Not movable: the Rhs refers to the state's masses.
+template <class T>
+struct Stepper {
+  State<T> s;
+  std::unique_ptr<ForceEngine<T>> engine;
+  Rhs<T> rhs;
+  StepOptions<T> opt;
+  std::unique_ptr<Integrator<T>> integrator;
+
+  Stepper(const State<T>& start, const std::string& method, const StepOptions<T>& o)
+      : s(start), engine(make_engine<T>("simple", ForceLaw<T>{})), rhs(*engine, s.mass), opt(o),
+        integrator(find_entry(integrator_table<T>(), method, "integrator").make(rhs, opt)) {}
+  Stepper(const Stepper&) = delete;
+
+  // `count` steps of h, or of the size the method proposes when the steps are adaptive.
+  void steps(int count, T h) {
+    for (int k = 0; k < count; ++k) integrator->step(s, opt.adaptive ? integrator->proposed_step(s) : h);
+  }
+  // `count` steps of --dt (or adaptive ones).
+  void advance(int count) { steps(count, opt.dt); }
+
+  // The state, the evaluation count and the integrator's own state, as a run's checkpoint holds them.
+  std::string checkpoint() const {
+    ArchiveWriter w;
+    w.put(s.y);
+    w.put(s.t);
+    w.put(rhs.evaluations());
+    integrator->save(w);
+    return w.bytes();
+  }
+  void resume(const std::string& bytes) {
+    ArchiveReader r(bytes);
+    r.get(s.y);
+    r.get(s.t);
+    rhs.set_evaluations(r.get<std::uint64_t>());
+    integrator->load(r);
+    REQUIRE(r.at_end());
+  }
+};
+
+// gauss-radau15 stepped by hand, with its sweeps in view; steps(n, adaptive) takes the steps it
+// proposes or fixed ones of opt_dt.
+struct GaussRadau15Stepper : Stepper<double> {
+  GaussRadau15<double>& method;
+  double opt_dt = 0;
+
+  GaussRadau15Stepper(const IcParams& ic, const StepOptions<double>& opt)
+      : Stepper<double>(make_initial_state<double>(ic), "gauss-radau15", opt),
+        method(dynamic_cast<GaussRadau15<double>&>(*integrator)) {}
+  void steps(int n, bool adaptive) {
+    for (int i = 0; i < n; ++i) method.step(s, adaptive ? method.proposed_step(s) : opt_dt);
+  }
+};
+
+// The explicit Runge-Kutta methods besides euler, rk4 and dopri5 (whose tests are those of every
+// method), and those of them with an embedded error estimate.
+inline const std::vector<std::string> explicit_rk_methods = {"midpoint",   "trapeze", "cash-karp", "verner65",
+                                                             "fehlberg78", "dop853",  "feagin10"};
+inline const std::vector<std::string> embedded_methods = {"cash-karp", "verner65", "fehlberg78", "dop853", "feagin10"};
+
+// Stages and FSAL of an embedded method's tableau, for its force-evaluation counts.
+struct Cost {
+  std::uint64_t stages;
+  bool fsal;
+};
+inline Cost cost_of(const std::string& method) {
+  if (method == "cash-karp") return {6, false};
+  if (method == "verner65") return {8, false};
+  if (method == "fehlberg78") return {13, false};
+  if (method == "dop853") return {13, true};
+  if (method == "feagin10") return {17, false};
+  FAIL("no cost for " << method);
+  return {0, false};
+}
+
+// Every value of a and b the same bits.
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// ---- Random values of the number types ----
+
+// Random double with a random 53-bit significand, sign and binary exponent in [emin, emax].
+inline double random_double(std::mt19937_64& g, int emin, int emax) {
+  std::uniform_int_distribution<int> ed(emin, emax);
+  const std::uint64_t m = (g() >> 11) | (std::uint64_t(1) << 52);
+  const double x = std::ldexp(static_cast<double>(m), ed(g) - 52);
+  return (g() & 1) ? -x : x;
+}
+
+// Random normalised dd: hi random, lo a random fraction of ulp(hi) (full 53 bits).
+inline dd random_dd(std::mt19937_64& g, int emin, int emax) {
+  const double hi = random_double(g, emin, emax);
+  const double lo = std::ldexp(random_double(g, -54, -54), std::ilogb(hi));  // [ulp/4, ulp/2)
+  const int shrink = g() % 4 == 0 ? static_cast<int>(g() % 60) : 0;  // sometimes much smaller
+  return dd::sum(hi, std::ldexp(lo, -shrink));
+}
+
+// Random non-overlapping qd with leading term of binary exponent in [emin, emax]: each further
+// term a random fraction of half an ulp of the one before, sometimes much smaller.
+inline qd random_qd(std::mt19937_64& g, int emin, int emax) {
+  std::uniform_int_distribution<int> ed(emin, emax);
+  auto random_double = [&](int e) {
+    const std::uint64_t m = (g() >> 11) | (std::uint64_t(1) << 52);
+    const double x = std::ldexp(static_cast<double>(m), e - 52);
+    return (g() & 1) ? -x : x;
+  };
+  double t[4];
+  t[0] = random_double(ed(g));
+  for (int i = 1; i < 4; ++i) {
+    const int gap = g() % 5 == 0 ? static_cast<int>(g() % 40) : 0;
+    t[i] = random_double(std::ilogb(t[i - 1]) - 54 - gap);
+  }
+  double e = 0.0;
+  eft::renorm(t[0], t[1], t[2], t[3], e);
+  return qd(t[0], t[1], t[2], t[3]);
+}
+
+// ---- Force engines ----
+
+// The accelerations of `engine` on the state s.
+inline std::vector<double> accelerations(const std::string& engine, const State<double>& s, const ForceLaw<double>& law) {
+  std::vector<double> a(3 * s.size());
+  make_engine<double>(engine, law)->accelerations(s.y.data(), s.mass.data(), s.size(), a.data());
+  return a;
 }
 
 // The denominator of docs/design.md's engine comparison, max_i |a_i - a_i,ref| / sum_j |a_ij|: for
@@ -120,7 +293,7 @@ double force_difference(const State<T>& s, const std::vector<T>& a, const std::v
   return scaled_difference(a, ref, pair_scale(s.y.data(), s.mass.data(), s.size(), law));
 }
 
-// ---- Engines against `simple` on random bodies, in every precision ----
+// Engines against `simple` on random bodies, in every precision.
 
 template <class T>
 double to_d(const T& x) {
@@ -246,6 +419,36 @@ void check_engines(const std::vector<std::pair<std::string, std::string>>& cases
         check_against_simple(engine + " --launch '" + launch + "'", b, law, engine_accelerations<T>(engine, launch, b, law), ref);
     }
   }
+}
+
+// ---- The `nbody` binary ----
+
+// A fresh, empty directory per test.
+inline std::filesystem::path scratch(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("nbody_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The whole text of a file.
+inline std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Outcome {
+  int exit_code;
+  std::string err;
+};
+
+// `nbody args` run in dir, its output in dir/stdout.txt and dir/stderr.txt.
+inline Outcome run_nbody(const std::filesystem::path& dir, const std::string& args) {
+  const std::string cmd = "cd '" + dir.string() + "' && '" NBODY_BINARY "' " + args + " >stdout.txt 2>stderr.txt";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(dir / "stderr.txt")};
 }
 
 }  // namespace nbody::test

@@ -1,14 +1,11 @@
-// The fast CPU engines: openmp-block (cache tiles, SoA and AoS) and openmp-simd
-// (explicit SIMD, run-time dispatch, rsqrt + Newton), against the reference `simple`, in the
-// force-comparison norm of docs/design.md (max_i |a_i - a_i,ref| / sum_j |a_ij|). Every instruction set this CPU
-// supports is run explicitly, not only the one the engine would pick.
-#include <sys/wait.h>
-
+// The CPU engines against the reference `simple`, in the force-comparison norm of docs/design.md
+// (max_i |a_i - a_i,ref| / sum_j |a_ij|): openmp, openmp-block (cache tiles, SoA and AoS) and
+// openmp-simd (explicit SIMD, run-time dispatch, rsqrt + Newton) on every instruction set this CPU
+// supports, not only the one the engine would pick; the float engines against the double
+// reference; momentum; the default engine, and errors that name the engines there are. (The dd
+// kernel: test_dd_engine.cpp; every engine of the registry in every precision: test_engines.cpp.)
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,14 +114,39 @@ std::vector<std::pair<State<T>, std::vector<Reference>>> newton_cases() {
   return out;
 }
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+}  // namespace
+
+TEST_CASE("simple_and_openmp_agree_to_1e-14_for_any_n", "[forces]") {
+  ForceLaw<double> softened;
+  softened.eps2 = 1e-4;
+  ForceLaw<double> clamped;
+  clamped.rmin2 = 1e-2;  // large enough that some pairs are inside the clamp
+  clamped.G = 2.5;
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(17), std::size_t(257), std::size_t(1031)}) {
+    const State<double> s = plummer<double>(n, n);
+    for (const auto& law : {ForceLaw<double>{}, softened, clamped}) {
+      const auto ref = accelerations("simple", s, law);
+      const auto a = accelerations("openmp", s, law);
+      INFO("n = " << n << ", eps2 = " << law.eps2 << ", rmin2 = " << law.rmin2);
+      if (n > 1) CHECK(force_difference(s, a, ref, law) < 1e-14);
+      for (double x : a) CHECK(std::isfinite(x));
+    }
+  }
 }
 
-}  // namespace
+TEST_CASE("float_engines_agree_with_the_double_reference_to_float_accuracy", "[forces]") {
+  const State<float> sf = plummer<float>(200, 1);
+  State<double> sd(sf.size());
+  for (std::size_t k = 0; k < sf.y.size(); ++k) sd.y[k] = sf.y[k];
+  for (std::size_t i = 0; i < sf.size(); ++i) sd.mass[i] = sf.mass[i];
+  const auto ref = accelerations("simple", sd, ForceLaw<double>{});
+  for (const char* engine : {"simple", "openmp"}) {
+    std::vector<float> a(3 * sf.size());
+    make_engine<float>(engine, ForceLaw<float>{})->accelerations(sf.y.data(), sf.mass.data(), sf.size(), a.data());
+    INFO(engine);
+    CHECK(force_difference(sf, a, ref, ForceLaw<float>{}) < 1e-5);
+  }
+}
 
 TEST_CASE("openmp_simd_matches_simple_to_1e-13_in_double_on_every_instruction_set", "[engines][simd]") {
   for (std::size_t n : kSizes) {
@@ -269,25 +291,17 @@ TEST_CASE("openmp_simd_is_the_default_engine_for_float_and_double", "[engines]")
   }
 }
 
-TEST_CASE("nbody_bench_prints_a_csv_row_naming_the_simd_path_it_ran", "[engines][cli]") {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("nbody_test_bench_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const char* precision : {"double", "float"}) {
-    const std::string cmd = "cd '" + dir.string() + "' && '" NBODY_BINARY "' bench --engine openmp-simd --precision " +
-                            precision + " --n 301 --repeats 3 >out.csv 2>err.txt";
-    const int status = std::system(cmd.c_str());
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    std::istringstream lines(read(dir / "out.csv"));
-    std::string header, row, extra;
-    std::getline(lines, header);
-    std::getline(lines, row);
-    CHECK(!std::getline(lines, extra));
-    CHECK(header.rfind("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,", 0) == 0);
-    CHECK(row.rfind(std::string("openmp-simd,") + precision + ",301,", 0) == 0);
-    CHECK(row.find("," + std::string(simd::isa_name(simd::best_isa())) + ",") != std::string::npos);
+TEST_CASE("unknown_engine_names_the_valid_choices", "[forces]") {
+  try {
+    make_engine<double>("cuda", ForceLaw<double>{});
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("simple") && Catch::Contains("openmp"));
   }
-  fs::remove_all(dir);
+}
+
+TEST_CASE("engine_of_another_precision_says_where_it_runs", "[forces]") {
+  CHECK_THROWS_WITH(make_engine<dd>("openmp-simd", ForceLaw<dd>{}),
+                    Catch::Contains("does not run in dd (only in float, double)") && Catch::Contains("simple"));
+  CHECK_THROWS_AS(make_engine<quad>("openmp-simd", ForceLaw<quad>{}), InputError);
 }

@@ -1,12 +1,15 @@
-// Initial conditions: the two-galaxy set-up of seed S0, Plummer, Kepler.
+// Initial conditions (the two-galaxy set-up of seed S0, Plummer, Kepler) and the analytic Kepler
+// orbit that the integrator tests are judged by, in double and in 50 digits.
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "core/error.hpp"
 #include "physics/diagnostics.hpp"
 #include "physics/initial_conditions.hpp"
+#include "support.hpp"
 
 using namespace nbody;
+using namespace nbody::test;
 
 namespace {
 IcParams params(const char* name, std::size_t n, std::uint64_t seed = 1) {
@@ -101,3 +104,78 @@ TEST_CASE("bad_initial_condition_parameters_are_input_errors", "[ic]") {
   no_n.name = "plummer";
   CHECK_THROWS_AS(make_initial_state<double>(no_n), InputError);
 }
+
+// ---- The analytic Kepler orbit ----
+
+TEST_CASE("kepler_analytic_solution_is_periodic_and_conserves_energy", "[kepler]") {
+  const IcParams ic = kepler("0.9");
+  const State<double> s0 = kepler_state_at<double>(ic, 0.0);
+  const double P = orbital_period(ic, s0, 1.0);
+  CHECK(P == Approx(2 * M_PI).epsilon(1e-14));  // a = 1, G = M = 1
+  CHECK(position_error(kepler_state_at<double>(ic, 3 * P), s0) < 1e-13);
+  const double E0 = measure(s0, ForceLaw<double>{}).energy;
+  CHECK(E0 == Approx(-0.125).epsilon(1e-14));  // -G m1 m2 / (2a), m1 = m2 = 1/2; cancellation at pericentre
+  for (double t : {0.1, 0.37 * P, 0.5 * P, 0.93 * P}) {
+    const State<double> s = kepler_state_at<double>(ic, t);
+    CHECK(measure(s, ForceLaw<double>{}).energy == Approx(E0).epsilon(1e-14));
+  }
+  // At apocentre (t = P/2) the separation is a(1 + e).
+  const State<double> apo = kepler_state_at<double>(ic, 0.5 * P);
+  CHECK(measure(apo, ForceLaw<double>{}).min_pair_distance == Approx(1.9).epsilon(1e-13));
+}
+
+// Inside namespace nbody, as the solver's own code: math functions are called unqualified.
+namespace nbody {
+
+namespace {
+
+// Specific energy and angular momentum (z) of the relative orbit; mu = G M = 1.
+void relative_invariants(const State<mp50>& s, mp50& energy, mp50& lz) {
+  const mp50 rx = s.pos(0)[1] - s.pos(0)[0], ry = s.pos(1)[1] - s.pos(1)[0];
+  const mp50 vx = s.vel(0)[1] - s.vel(0)[0], vy = s.vel(1)[1] - s.vel(1)[0];
+  energy = (vx * vx + vy * vy) / 2 - 1 / sqrt(rx * rx + ry * ry);
+  lz = rx * vy - ry * vx;
+}
+
+}  // namespace
+
+TEST_CASE("kepler_reference_in_mp50_conserves_its_invariants_and_obeys_newtons_law", "[precision][kepler][reference]") {
+  // The reference must not be trusted because it is the analytic formula: check that it is an
+  // orbit. Energy and angular momentum constant to 1e-45, x(P) = x(0), and the central
+  // differences of position and velocity are the velocity and the inverse-square acceleration.
+  const IcParams ic = kepler("0.5");
+  const State<mp50> s0 = make_initial_state<mp50>(ic);
+  const mp50 P = orbital_period(ic, s0, mp50(1));
+  mp50 E0, L0;
+  relative_invariants(s0, E0, L0);
+  CHECK(abs(E0 + mp50(0.5)) < mp50("1e-48"));  // a = 1: E = -mu / 2a
+  for (const char* frac : {"0.1", "0.37", "0.5", "0.93", "1", "7.25"}) {
+    const mp50 t = mp50(frac) * P;
+    const State<mp50> s = kepler_state_at<mp50>(ic, t);
+    mp50 E, L;
+    relative_invariants(s, E, L);
+    INFO("t = " << frac << " P");
+    CHECK(abs(E - E0) < mp50("1e-45"));
+    CHECK(abs(L - L0) < mp50("1e-45"));
+    // Newton: d^2 r / dt^2 = -r / |r|^3 for the relative orbit (mu = 1); h^2 = 1e-24 error.
+    const mp50 h("1e-12");
+    const State<mp50> before = kepler_state_at<mp50>(ic, t - h), after = kepler_state_at<mp50>(ic, t + h);
+    const mp50 rx = s.pos(0)[1] - s.pos(0)[0], ry = s.pos(1)[1] - s.pos(1)[0];
+    const mp50 r3 = pow(rx * rx + ry * ry, mp50(1.5));
+    for (int k = 0; k < 2; ++k) {
+      const mp50 r_rel = s.pos(k)[1] - s.pos(k)[0];
+      const mp50 v_rel = s.vel(k)[1] - s.vel(k)[0];
+      const mp50 dr = ((after.pos(k)[1] - after.pos(k)[0]) - (before.pos(k)[1] - before.pos(k)[0])) / (2 * h);
+      const mp50 dv = ((after.vel(k)[1] - after.vel(k)[0]) - (before.vel(k)[1] - before.vel(k)[0])) / (2 * h);
+      CHECK(abs(dr - v_rel) < mp50("1e-20"));
+      CHECK(abs(dv + r_rel / r3) < mp50("1e-20"));
+    }
+  }
+  const State<mp50> after_one_period = kepler_state_at<mp50>(ic, P);
+  for (int k = 0; k < 3; ++k) {
+    CHECK(abs(after_one_period.pos(k)[1] - s0.pos(k)[1]) < mp50("1e-45"));
+    CHECK(abs(after_one_period.vel(k)[1] - s0.vel(k)[1]) < mp50("1e-45"));
+  }
+}
+
+}  // namespace nbody

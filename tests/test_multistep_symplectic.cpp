@@ -1,13 +1,11 @@
 // The Adams multistep methods (adams.hpp) and Yoshida's symplectic compositions (yoshida.hpp):
 // coefficients against their defining equations in exact or 100-digit arithmetic, orders on the
-// Kepler orbit, force-evaluation counts, the rk4 start-up, bit-for-bit resume from checkpoints, and
-// the bounded energy error of the symplectic methods over many periods.
+// Kepler orbit in double and float, the rk4 start-up (and its restart when the step changes), the
+// --order choices, and the bounded energy error of the symplectic methods over many periods.
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstring>
-#include <memory>
 
 #include "integrators/adams.hpp"
 #include "integrators/yoshida.hpp"
@@ -18,23 +16,11 @@ using namespace nbody::test;
 
 namespace {
 
-const IcParams kEllipse = kepler("0.5");
+const IcParams& kEllipse = kepler05();
 
-StepOptions<double> fixed_step(double dt, int order = 0) {
-  StepOptions<double> opt;
-  opt.dt = dt;
-  opt.order = order;
-  return opt;
-}
-
-// Position error after `periods` periods of e = 0.5 at the fixed step P/n (support.hpp's
-// kepler_error, with an --order).
+// Position error after `periods` periods of e = 0.5 at the fixed step P/n, with an --order.
 double kepler_error_at(const std::string& method, int order, double periods, long n) {
-  const State<double> s0 = make_initial_state<double>(kEllipse);
-  const double P = orbital_period(kEllipse, s0, 1.0);
-  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, fixed_step(P / double(n), order));
-  sim.run(periods * P, periods * P, [](const auto&) {});
-  return position_error(sim.state(), kepler_state_at<double>(kEllipse, periods * P));
+  return kepler_error(method, "0.5", periods, n, order);
 }
 
 // Least-squares slope of log(error) against log(h) for n = 2^(j/2) steps per period, j in
@@ -48,40 +34,6 @@ double fitted_order(const std::string& method, int order, int j_min, int j_max) 
     sx += x, sy += y, sxx += x * x, sxy += x * y, n += 1;
   }
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
-// A bare integrator on the Kepler orbit, stepped by hand (the driver would hide the start-up and
-// the checkpoints).
-struct Stepper {
-  State<double> s;
-  std::unique_ptr<ForceEngine<double>> engine;
-  Rhs<double> rhs;
-  std::unique_ptr<Integrator<double>> integrator;
-
-  Stepper(const State<double>& start, const std::string& method, const StepOptions<double>& opt)
-      : s(start), engine(make_engine<double>("simple", ForceLaw<double>{})), rhs(*engine, s.mass),
-        integrator(find_entry(integrator_table<double>(), method, "integrator").make(rhs, opt)) {}
-  Stepper(const Stepper&) = delete;
-
-  void steps(int count, double h) {
-    for (int i = 0; i < count; ++i) integrator->step(s, h);
-  }
-};
-
-// Loads a checkpoint into an integrator; true when it read the whole archive. (GCC 12 warns
-// falsely that the reader's string may be uninitialized once it inlines a speculatively
-// devirtualized load; the string is constructed right here.)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-bool restore(Integrator<double>& integrator, const std::string& bytes) {
-  ArchiveReader r(bytes);
-  integrator.load(r);
-  return r.at_end();
-}
-#pragma GCC diagnostic pop
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 }  // namespace
@@ -237,26 +189,6 @@ TEST_CASE("adams_order_0_is_order_5_and_invalid_orders_name_the_valid_range", "[
   CHECK_NOTHROW(make("adams-moulton", 2));
 }
 
-TEST_CASE("force_evaluations_per_step_are_counted_honestly", "[adams][yoshida][fevals]") {
-  // dt = 1/16 and t_end = 40/16 are exact, so every step is a full one.
-  const State<double> s0 = make_initial_state<double>(kEllipse);
-  const std::uint64_t N = 40;
-  auto fevals = [&](const char* method, int order) {
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, fixed_step(1.0 / 16, order));
-    sim.run(double(N) / 16, 1.0, [](const auto&) {});
-    CHECK(sim.counters().steps == N);
-    CHECK(sim.counters().rejected == 0);
-    return sim.force_evaluations();
-  };
-  for (std::uint64_t k = 1; k <= 5; ++k) {
-    INFO("order " << k);
-    CHECK(fevals("adams-bashforth", int(k)) == 4 * (k - 1) + (N - (k - 1)));  // 1 per Adams step
-    if (k >= 2) CHECK(fevals("adams-moulton", int(k)) == 4 * (k - 1) + 1 + 2 * (N - (k - 1)));  // PECE: 2 per step
-  }
-  CHECK(fevals("yoshida4", 0) == 1 + 3 * N);  // the last acceleration of a step is the next one's first
-  CHECK(fevals("yoshida6", 0) == 1 + 7 * N);
-}
-
 TEST_CASE("adams_starts_up_again_with_rk4_when_the_step_size_changes", "[adams][startup]") {
   const State<double> s0 = make_initial_state<double>(kEllipse);
   const double h = 0.01;
@@ -283,48 +215,6 @@ TEST_CASE("adams_starts_up_again_with_rk4_when_the_step_size_changes", "[adams][
     rk4.steps(1, h / 2);
     CHECK(same_bits(abm.s.y, rk4.s.y));
     CHECK(abm.rhs.evaluations() == 16 + 1 + 6 + 3);
-  }
-}
-
-TEST_CASE("runs_resumed_from_a_checkpoint_are_bit_for_bit_the_uninterrupted_ones", "[adams][yoshida][checkpoint]") {
-  const State<double> s0 = make_initial_state<double>(kEllipse);
-  const double h = 0.01;
-  const int total = 12;
-  struct Case {
-    const char* method;
-    int order, save_after;
-  };
-  // Saves in the Adams start-up (2), at its last rk4 step (4), at the first Adams step (5) and
-  // later (8); orders 2 and 3 start up in 1 and 2 steps.
-  for (const Case& c : {Case{"adams-bashforth", 5, 0}, Case{"adams-bashforth", 5, 2}, Case{"adams-bashforth", 5, 4},
-                        Case{"adams-bashforth", 5, 5}, Case{"adams-bashforth", 5, 8}, Case{"adams-bashforth", 2, 1},
-                        Case{"adams-moulton", 5, 2}, Case{"adams-moulton", 5, 4}, Case{"adams-moulton", 5, 5},
-                        Case{"adams-moulton", 5, 8}, Case{"adams-moulton", 3, 1}, Case{"yoshida4", 0, 0}, Case{"yoshida4", 0, 3},
-                        Case{"yoshida6", 0, 5}}) {
-    INFO(c.method << " --order " << c.order << ", saved after " << c.save_after << " steps");
-    Stepper straight(s0, c.method, fixed_step(h, c.order));
-    straight.steps(total, h);
-
-    Stepper first(s0, c.method, fixed_step(h, c.order));
-    first.steps(c.save_after, h);
-    ArchiveWriter w;
-    first.integrator->save(w);
-    Stepper resumed(first.s, c.method, fixed_step(h, c.order));
-    CHECK(restore(*resumed.integrator, w.bytes()));
-    resumed.rhs.set_evaluations(first.rhs.evaluations());
-    resumed.steps(total - c.save_after, h);
-
-    CHECK(same_bits(resumed.s.y, straight.s.y));
-    CHECK(resumed.rhs.evaluations() == straight.rhs.evaluations());
-    CHECK(resumed.integrator->counters().steps == straight.integrator->counters().steps);
-  }
-  SECTION("a checkpoint of another --order is refused") {
-    Stepper fifth(s0, "adams-bashforth", fixed_step(h, 5));
-    fifth.steps(3, h);
-    ArchiveWriter w;
-    fifth.integrator->save(w);
-    Stepper third(s0, "adams-bashforth", fixed_step(h, 3));
-    CHECK_THROWS_AS(restore(*third.integrator, w.bytes()), InputError);
   }
 }
 

@@ -1,5 +1,5 @@
-// The quad-double type nbody::qd (kernels/common/quad_double.hpp) and its text I/O. Its
-// arithmetic follows libqd's default qd_real step for step, so where libqd is installed
+// The quad-double type nbody::qd (kernels/common/quad_double.hpp). (Its text: test_text_io.cpp.)
+// Its arithmetic follows libqd's default qd_real step for step, so where libqd is installed
 // (NBODY_HAVE_QD) +, -, * and / must give the same four doubles; sqrt, sin, cos, floor and fmod
 // are judged against a 100-digit Boost.Multiprecision evaluation.
 #include <catch2/catch.hpp>
@@ -12,38 +12,20 @@
 #include "common/interaction.hpp"
 #include "common/quad_double.hpp"
 #include "core/real.hpp"
+#include "support.hpp"
 
 #if defined(NBODY_HAVE_QD)
 #include <qd/qd_real.h>
 #endif
 
 using QD = nbody::qd;  // not `using nbody::qd`: libqd has a namespace ::qd
+using nbody::test::random_qd;
 
 namespace {
 
 using mp100 = boost::multiprecision::number<boost::multiprecision::cpp_bin_float<100>, boost::multiprecision::et_off>;
 
 mp100 exact(const QD& a) { return mp100(a.x[0]) + a.x[1] + a.x[2] + a.x[3]; }
-
-// Random non-overlapping qd with leading term of binary exponent in [emin, emax]: each further
-// term a random fraction of half an ulp of the one before, sometimes much smaller.
-QD random_qd(std::mt19937_64& g, int emin, int emax) {
-  std::uniform_int_distribution<int> ed(emin, emax);
-  auto random_double = [&](int e) {
-    const std::uint64_t m = (g() >> 11) | (std::uint64_t(1) << 52);
-    const double x = std::ldexp(static_cast<double>(m), e - 52);
-    return (g() & 1) ? -x : x;
-  };
-  double t[4];
-  t[0] = random_double(ed(g));
-  for (int i = 1; i < 4; ++i) {
-    const int gap = g() % 5 == 0 ? static_cast<int>(g() % 40) : 0;
-    t[i] = random_double(std::ilogb(t[i - 1]) - 54 - gap);
-  }
-  double e = 0.0;
-  nbody::eft::renorm(t[0], t[1], t[2], t[3], e);
-  return QD(t[0], t[1], t[2], t[3]);
-}
 
 // Operand pairs that exercise cancellation and very different magnitudes.
 std::pair<QD, QD> operands(std::mt19937_64& g, int k) {
@@ -123,28 +105,6 @@ TEST_CASE("qd_sin_cos_floor_and_fmod_agree_with_100_digit_values", "[quad_double
     const mp100 r = X - trunc(X / exact(two_pi)) * exact(two_pi);
     CHECK(static_cast<double>(abs(exact(fmod(x, two_pi)) - r)) <= 16 * eps * (1 + static_cast<double>(abs(X))));
   }
-}
-
-TEST_CASE("qd_text_reads_back_bit_for_bit_and_parses_to_the_nearest_terms", "[quad_double][io]") {
-  using Traits = nbody::RealTraits<QD>;
-  std::mt19937_64 g(13);
-  for (int k = 0; k < 3000; ++k) {
-    const QD x = random_qd(g, -300, 300);
-    const std::string text = Traits::format(x);
-    INFO(text);
-    const QD back = Traits::parse(text, "x");
-    REQUIRE(back == x);
-  }
-  // Gaps between the terms need more digits, and get them.
-  const QD gap(1.0, 0x1p-300, 0.0, 0.0);
-  CHECK(Traits::parse(Traits::format(gap), "x") == gap);
-  // Parsing: each term the double nearest to what is left of the decimal value.
-  const QD third = Traits::parse("0.33333333333333333333333333333333333333333333333333333333333333333333333333", "x");
-  CHECK(third == QD(1.0) / QD(3.0));
-  CHECK(Traits::format(third).size() <= std::string("3.").size() + 65 + std::string("e-01").size());  // <= 66 digits
-  CHECK(Traits::format(QD(0.5)) == "5e-01");  // trailing zeros dropped
-  CHECK_FALSE(isfinite(Traits::parse("1e400", "x")));
-  CHECK(Traits::parse("-0", "x").x[0] == 0.0);
 }
 
 TEST_CASE("accumulate_interaction_qd_agrees_with_a_100_digit_evaluation_to_1e_60", "[quad_double]") {

@@ -87,11 +87,7 @@ ForceLaw<T> softened(T eps, T r_min) {
   return law;
 }
 
-StepOptions<double> fixed_step(double dt) {
-  StepOptions<double> opt;
-  opt.dt = dt;
-  return opt;
-}
+using test::fixed_step;
 using test::with_tol;
 
 }  // namespace

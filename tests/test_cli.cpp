@@ -1,70 +1,24 @@
-// State files and the command line, through the real `nbody` binary.
-#include <sys/wait.h>
-
+// The command line, through the real `nbody` binary: a state written by `nbody ic` starts a run
+// exactly as the built-in initial conditions do; bad input exits 2 with one line that names the
+// problem and leaves no output file; a run that blows up exits 3; `list`, build information,
+// snapshot files in full precision, and `bench`'s CSV row.
 #include <catch2/catch.hpp>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "engines/engine.hpp"
+#include "engines/openmp_simd.hpp"
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
 #include "io/state_csv.hpp"
 #include "physics/initial_conditions.hpp"
+#include "support.hpp"
 
 using namespace nbody;
+using namespace nbody::test;
 namespace fs = std::filesystem;
-
-namespace {
-
-// A fresh, empty directory per test.
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nbody_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Outcome {
-  int exit_code;
-  std::string err;
-};
-
-Outcome run_nbody(const fs::path& dir, const std::string& args) {
-  const std::string cmd = "cd '" + dir.string() + "' && '" NBODY_BINARY "' " + args + " >stdout.txt 2>stderr.txt";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(dir / "stderr.txt")};
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-}  // namespace
-
-TEMPLATE_TEST_CASE("state_csv_round_trips_bit_for_bit", "[io]", float, double) {
-  const fs::path dir = scratch("roundtrip");
-  IcParams p;
-  p.name = "plummer";
-  p.n = 100;
-  const State<TestType> s = make_initial_state<TestType>(p);
-  {
-    std::ofstream(dir / "s.csv") << format_state_csv(s);
-  }
-  const State<TestType> back = read_state_csv<TestType>(dir / "s.csv");
-  CHECK(same_bits(s.y, back.y));
-  CHECK(same_bits(s.mass, back.mass));
-}
 
 TEST_CASE("nbody_ic_then_run_from_file_reproduces_the_builtin_start_bit_for_bit", "[io][cli]") {
   const fs::path dir = scratch("ic_file");
@@ -155,23 +109,6 @@ TEST_CASE("build_info_names_exactly_the_gpu_engines_of_the_registry", "[io]") {
 #endif
 }
 
-TEST_CASE("a_run_in_parts_through_the_cli_equals_the_uninterrupted_run", "[cli][checkpoint]") {
-  const fs::path dir = scratch("parts");
-  const std::string run = "run --ic two-galaxies --n 32 --seed 4 --integrator dopri5 --tol 1e-9 --t-end 1.5 --r-min 1e-4";
-  REQUIRE(run_nbody(dir, run + " --final-state whole.csv").exit_code == 0);
-  REQUIRE(run_nbody(dir, run + " --checkpoint c.bin --stop-at 0.5").exit_code == 0);
-  REQUIRE(run_nbody(dir, run + " --resume c.bin --checkpoint c.bin --stop-at 1.0").exit_code == 0);
-  REQUIRE(run_nbody(dir, run + " --resume c.bin --final-state parts.csv").exit_code == 0);
-  CHECK(read(dir / "whole.csv") == read(dir / "parts.csv"));
-  CHECK(fs::exists(dir / "c.bin.bak"));
-  // A resume with other run parameters is refused, naming what differs.
-  const std::string other = "run --ic two-galaxies --n 32 --seed 4 --integrator dopri5 --tol 1e-8 --t-end 1.5 --r-min 1e-4";
-  const Outcome o = run_nbody(dir, other + " --resume c.bin --final-state x.csv");
-  CHECK(o.exit_code == 2);
-  CHECK_THAT(o.err, Catch::Contains("steps"));
-  CHECK(!fs::exists(dir / "x.csv"));
-}
-
 TEST_CASE("snapshots_hold_the_state_at_each_output_time_in_full_precision", "[cli][snapshots]") {
   const fs::path dir = scratch("snapshots");
   const std::string run = "run --ic two-galaxies --n 6 --integrator dop853 --tol 1e-20 --t-end 1 --precision quad";
@@ -208,20 +145,25 @@ TEST_CASE("snapshots_hold_the_state_at_each_output_time_in_full_precision", "[cl
   CHECK_THAT(other.err, Catch::Contains("lands_on_snapshots_every"));
 }
 
-TEST_CASE("a_resume_with_another_engine_says_it_is_not_bit_for_bit_and_cpu_engines_refuse_a_launch_shape", "[cli][checkpoint]") {
-  const fs::path dir = scratch("engines");
-  const std::string run = "run --ic two-galaxies --n 16 --integrator rk4 --dt 0.01 --t-end 0.5";
-  REQUIRE(run_nbody(dir, run + " --engine openmp --checkpoint c.bin --stop-at 0.2").exit_code == 0);
-  const Outcome same = run_nbody(dir, run + " --engine openmp --resume c.bin --summary same.json");
-  REQUIRE(same.exit_code == 0);
-  CHECK_THAT(same.err, !Catch::Contains("not bit for bit"));
-  const Outcome other = run_nbody(dir, run + " --engine simple --resume c.bin --summary other.json");
-  REQUIRE(other.exit_code == 0);
-  CHECK_THAT(other.err, Catch::Contains("engine openmp") && Catch::Contains("not bit for bit"));
-  CHECK_THAT(read(dir / "other.json"), Catch::Contains("\"engine\": \"simple\""));
-
-  const Outcome launch = run_nbody(dir, run + " --engine openmp --launch block=128 --final-state x.csv");
-  CHECK(launch.exit_code == 2);
-  CHECK_THAT(launch.err, Catch::Contains("GPU engines only"));
-  CHECK(!fs::exists(dir / "x.csv"));
+TEST_CASE("nbody_bench_prints_a_csv_row_naming_the_simd_path_it_ran", "[engines][cli]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("nbody_test_bench_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* precision : {"double", "float"}) {
+    const std::string cmd = "cd '" + dir.string() + "' && '" NBODY_BINARY "' bench --engine openmp-simd --precision " +
+                            precision + " --n 301 --repeats 3 >out.csv 2>err.txt";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    std::istringstream lines(read(dir / "out.csv"));
+    std::string header, row, extra;
+    std::getline(lines, header);
+    std::getline(lines, row);
+    CHECK(!std::getline(lines, extra));
+    CHECK(header.rfind("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,", 0) == 0);
+    CHECK(row.rfind(std::string("openmp-simd,") + precision + ",301,", 0) == 0);
+    CHECK(row.find("," + std::string(simd::isa_name(simd::best_isa())) + ",") != std::string::npos);
+  }
+  fs::remove_all(dir);
 }
