@@ -75,14 +75,15 @@ def launch_columns(row):
 
 
 class _GpuClock:
-    """Samples nvidia-smi's SM clock and power every 100 ms while a GPU point runs (an engine
-    named cuda-* or opencl-*, when nvidia-smi is here): the clock the timing ran at, for the
+    """Samples nvidia-smi's SM clock and power every 100 ms while a GPU point runs (one whose
+    arguments name a GPU engine of this nbody, `nbody --build-info`'s build.gpu_engines, when
+    nvidia-smi is here): the clock the timing ran at, for the
     gpu_sm_clock_mhz column (the median of the samples at more than 150 W, i.e. under load; empty
     when the point was too short to be sampled so). Never during a CPU point: the sampler's
     wake-ups would stall OpenMP threads that use every core (measured: 0.5 ms -> 8 ms at N = 4096)."""
 
-    def __init__(self, args):
-        self.gpu = any(a.startswith(("cuda-", "opencl-")) for a in args)
+    def __init__(self, args, gpu_engines):
+        self.gpu = any(a in gpu_engines for a in args)
 
     def __enter__(self):
         self.proc = None
@@ -110,11 +111,11 @@ class _GpuClock:
         return False
 
 
-def _measure(nbody, args, cmd, kind):
+def _measure(nbody, args, cmd, kind, gpu_engines):
     """Run one `nbody bench` or `nbody tune`; return (its CSV rows as dicts, load before, load
     after, the GPU's SM clock under load or None)."""
     before = _load1()
-    with _GpuClock(args) as clock:
+    with _GpuClock(args, gpu_engines) as clock:
         proc = subprocess.run([str(nbody), *args], capture_output=True, text=True)
     after = _load1()
     if proc.returncode != 0:
@@ -152,7 +153,8 @@ def run(exp, nbody, force, build_info):
     try:
         for k, p in enumerate(pending):
             try:
-                rows, before, after, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind)
+                rows, before, after, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind,
+                                                    build_info.get("build", {}).get("gpu_engines", []))
             except PointFailed as e:
                 failures.append(e)
                 continue
