@@ -82,6 +82,12 @@ Knob block_knob(std::vector<int> tune) {
   return Knob::range(&Launch::block, "block", "threads per block", 1, 1, 0, std::move(tune));
 }
 
+void set_other_fields_neutral(const std::vector<Knob>& knobs, Launch& l) {
+  for (const Field& f : kFields)
+    if (std::none_of(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.field == f.field; }))
+      l.*f.field = f.field == &Launch::cluster ? 0 : 1;
+}
+
 std::string knob_keys(const std::vector<Knob>& knobs) {
   std::string s;
   for (const Knob& k : knobs) s += (s.empty() ? "" : ", ") + std::string(k.key) + "=";

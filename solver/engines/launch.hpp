@@ -63,6 +63,9 @@ std::string to_string(const Launch& l, const std::vector<Knob>& knobs);
 // The knob of every GPU kernel: threads per block (work-items per group), up to the device's limit.
 Knob block_knob(std::vector<int> tune = {64, 128, 256, 512, 1024});
 
+// Sets every field that is not one of the knobs to its neutral value: 1, and 0 for cluster= (the
+// device-resident steps' knob), so that a resolved shape names only what the kernel ran with.
+void set_other_fields_neutral(const std::vector<Knob>& knobs, Launch& l);
 // The knobs' keys: "block=, unroll=, ipt=".
 std::string knob_keys(const std::vector<Knob>& knobs);
 

@@ -5,7 +5,6 @@
 // one .cu file per real type, which instantiates it.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <optional>
@@ -29,9 +28,7 @@ Launch resolve(const Launch& req, std::size_t n, bool clamp) {
   Launch l = req;
   Launcher<K>::template choose<T>(l, n, p);
   check_launch(K::name, knobs, req, l, limit, p.name);
-  for (int Launch::*f : {&Launch::block, &Launch::split, &Launch::unroll, &Launch::ipt})  // not a knob: neutral
-    if (std::none_of(knobs.begin(), knobs.end(), [f](const Knob& k) { return k.field == f; })) l.*f = 1;
-  l.cluster = 0;
+  set_other_fields_neutral(knobs, l);
 
   const Variant v = Launcher<K>::template variant<T>(l, clamp);
   const std::string device = std::string(" (device: ") + p.name + ")";
