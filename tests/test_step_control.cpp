@@ -2,7 +2,8 @@
 // gauss-radau15's epsilon (raised where it is below round-off) and bulirsch-stoer's order and step
 // control meet their tolerance, and the error shrinks with it; steps shrink at pericentre; a
 // too-large first step is rejected (and its force evaluations counted); a step that must fall
-// below --h-min is an error; seed S0's subdivision controller (a step split into 8 substeps, at
+// below --h-min, or too small to move t (a collision), is an error, never a run with t frozen;
+// the accepted steps never go below --h-min; seed S0's subdivision controller (a step split into 8 substeps, at
 // most 8 levels deep).
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -156,6 +157,42 @@ TEST_CASE("step_size_underflow_below_h_min_is_an_error", "[adaptive]") {
   opt.h_min = 0.01;
   Simulation<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", "dopri5", opt);
   CHECK_THROWS_AS(sim.run(10.0, 10.0, [](const auto&) {}), RunError);
+}
+
+TEST_CASE("accepted_steps_fail_rather_than_go_below_h_min", "[adaptive]") {
+  // The controller of an accepted step wants less than --h-min at pericentre: the run stops there
+  // instead of going on at --h-min with an error the tolerance does not allow.
+  for (const std::string method : {"dopri5", "gauss-radau15"}) {
+    StepOptions<double> opt = with_tol(1e-10);
+    opt.h_min = 1e-3;
+    Simulation<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", method, opt);
+    double smallest = 1;
+    INFO(method);
+    CHECK_THROWS_AS(sim.run(10.0, 1e-9, [&](const Sample<double>& s) { if (s.dt > 0) smallest = std::min(smallest, s.dt); }),
+                    RunError);
+    CHECK(smallest >= 1e-3);
+  }
+}
+
+TEST_CASE("every_adaptive_method_stops_at_a_head_on_collision_instead_of_freezing_t", "[adaptive]") {
+  // Two bodies of mass 1/2 at rest 2 apart fall onto each other at t = pi: the step must shrink without bound, so the
+  // controller asks for a step that no longer moves t. Each method stops there with the underflow.
+  State<double> s0;
+  s0.mass = {0.5, 0.5};
+  s0.y = {-1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // x = (-1, 1), the rest 0
+  std::vector<std::string> methods = embedded_methods;
+  for (const char* m : {"dopri5", "bulirsch-stoer", "gauss-radau15"}) methods.emplace_back(m);
+  for (const auto& method : methods) {
+    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, with_tol(1e-9));
+    INFO(method);
+    try {
+      sim.run(5.0, 5.0, [](const auto&) {});
+      FAIL("the run went through the collision");
+    } catch (const RunError& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find("step size underflow at t = 3.14159") == 0);
+    }
+  }
 }
 
 TEST_CASE("gauss_radau15_stops_with_an_error_when_the_step_must_fall_below_h_min", "[gauss-radau15][adaptive]") {

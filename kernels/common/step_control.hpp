@@ -14,6 +14,7 @@ namespace nbody {
 template <class T>
 struct PIRule {
   T alpha, beta, h_min, h_max;
+  T epsilon;  // the real type's machine epsilon (step_underflows)
   T safety{0.9}, shrink_limit{0.2}, growth_limit{10};
 };
 
@@ -24,8 +25,19 @@ struct PIMemory {
   bool last_rejected = false;
 };
 
-// Judges a trial step of size h with error norm err and sets h_next; returns true if accepted. A
-// rejection whose h_next falls below h_min is a step-size underflow, which the caller reports.
+// The smallest step an adaptive method may take at time t: h_min (--h-min), and more than 4 units
+// of round-off of t. A controller that asks for less has collapsed (a collision, or an error
+// estimate that is round-off noise and does not shrink with h): t + h would barely move t, or not
+// at all, and the run would go on for ever with t frozen. The run stops instead (exit 3).
+// epsilon: the real type's machine epsilon.
+template <class T>
+NBODY_HD bool step_underflows(T t, T h, T h_min, T epsilon) {
+  const T abs_t = t < T(0) ? -t : t;
+  return !(h >= h_min) || !(h > T(4) * epsilon * abs_t);
+}
+
+// Judges a trial step of size h with error norm err and sets h_next; returns true if accepted. The
+// caller checks h_next with step_underflows after either verdict: h_next is never raised to h_min.
 // pow is called unqualified: each real type supplies its own (common/real_math.hpp for float and
 // double, on host and device).
 template <class T>
@@ -40,8 +52,7 @@ NBODY_HD bool pi_judge(const PIRule<T>& r, PIMemory<T>& m, T err, T h, T& h_next
   T factor = r.safety * pow(e, -r.alpha) * pow(m.err_prev, r.beta);
   factor = factor < r.shrink_limit ? r.shrink_limit : (r.growth_limit < factor ? r.growth_limit : factor);
   if (m.last_rejected && T(1) < factor) factor = T(1);
-  T grown = h * factor;
-  if (grown < r.h_min) grown = r.h_min;
+  const T grown = h * factor;
   h_next = r.h_max < grown ? r.h_max : grown;
   m.err_prev = e;
   m.last_rejected = false;

@@ -428,15 +428,16 @@ __global__ void __launch_bounds__(kResidentMaxBlock) resident_rk_kernel(Resident
       if (a.second_estimate)  // DOP853's combination, as on the host
         err = dop853_combined_error(e1, sqrt(sum_over_blocks(a.partial + gridDim.x, gridDim.x, &total) / T(m)));
       T h_next;
-      if (pi_judge(a.rule, c.pi, err, h, h_next)) {
-        c.h_next = h_next;
-        break;
-      }
-      ++c.rejected;
-      if (h_next < a.rule.h_min) {
+      const bool accepted = pi_judge(a.rule, c.pi, err, h, h_next);
+      if (!accepted) ++c.rejected;
+      if (step_underflows(c.t, h_next, a.rule.h_min, a.rule.epsilon)) {
         c.h_next = h_next;
         c.underflow = 1;
         goto done;
+      }
+      if (accepted) {
+        c.h_next = h_next;
+        break;
       }
       h = h_next;
     }

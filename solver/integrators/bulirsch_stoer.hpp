@@ -288,12 +288,7 @@ class BulirschStoer final : public Integrator<T> {
     }
   }
 
-  void check_step(const State<T>& s, T h) const {
-    if (!(h >= this->opt_.h_min) || !(h > T(4) * RealTraits<T>::epsilon() * abs(s.t)))
-      throw RunError("step size underflow: bulirsch-stoer needs h = " + RealTraits<T>::format(h) + " at t = " +
-                     RealTraits<T>::format(s.t) + " (--h-min " + RealTraits<T>::format(this->opt_.h_min) +
-                     "; loosen --tol or lower --h-min)");
-  }
+  void check_step(const State<T>& s, T h) const { check_step_size("bulirsch-stoer", s.t, h, this->opt_.h_min); }
 
   static T square(T x) { return x * x; }
 

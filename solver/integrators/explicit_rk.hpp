@@ -100,7 +100,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
 
   ExplicitRungeKutta(Rhs<T>& f, const StepOptions<T>& opt)
       : Integrator<T>(f, opt), m_(6 * f.size()), k_(S, std::vector<T>(m_)), y_stage_(m_), y_new_(m_), err_(m_),
-        err2_(tab.embedded_order2 > 0 ? m_ : 0), controller_(error_order(), opt.h_min, opt.h_max),
+        err2_(tab.embedded_order2 > 0 ? m_ : 0), controller_(Method::name, error_order(), opt.h_min, opt.h_max),
         subdivider_(opt.atol, opt.h_min) {
     for (std::size_t i = 0; i < S; ++i) {
       b_[i] = tab.b[i].template as<T>();
@@ -146,7 +146,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
     have_first_stage_ = seg.history_current;
     h_next_ = seg.h_next;
     controller_.memory() = seg.pi;
-    if (seg.underflow) throw step_size_underflow(seg.h_next, this->opt_.h_min);
+    if (seg.underflow) throw step_size_underflow(Method::name, s.t, seg.h_next, this->opt_.h_min);
     return seg.steps;
   }
 
@@ -191,7 +191,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
           return error_norm(s.y.data(), y_new_.data(), e.data(), m_, this->opt_.atol, this->opt_.rtol);
         });
         T h_next;
-        if (controller_.judge(err, h, h_next)) {
+        if (controller_.judge(s.t, err, h, h_next)) {
           h_next_ = h_next;
           break;
         }

@@ -185,13 +185,12 @@ class GaussRadau15 final : public Integrator<T> {
       const T h_new = controlled_step(h);
       if (h_new < safety_ * h) {  // IAS15: a much smaller next step means this one was too large
         ++this->counters_.rejected;
-        if (h_new < this->opt_.h_min)
-          throw RunError("step size underflow: IAS15 needs h = " + RealTraits<T>::format(h_new) + " < --h-min " +
-                         RealTraits<T>::format(this->opt_.h_min) + " (loosen --tol or lower --h-min)");
+        check_step_size(info::name, s.t, h_new, this->opt_.h_min);
         h = h_new;
         continue;
       }
-      h_next_ = std::clamp(std::min(h_new, h / safety_), this->opt_.h_min, this->opt_.h_max);  // grow at most 4x
+      h_next_ = std::min({h_new, h / safety_, this->opt_.h_max});  // grow at most 4x
+      check_step_size(info::name, s.t, h_next_, this->opt_.h_min);
       break;
     }
     advance(s, h);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
@@ -29,29 +30,41 @@ T error_norm(const T* y0, const T* y1, const T* err, std::size_t m, T atol, T rt
   return sqrt(sum / T(m));
 }
 
-// The controller asked for a step below --h-min.
+// The step control of `method` asked at time t for a step h that step_underflows
+// (common/step_control.hpp): below --h-min, or too small to move t.
 template <class T>
-RunError step_size_underflow(T h_next, T h_min) {
-  return RunError("step size underflow: the controller needs h = " + RealTraits<T>::format(h_next) + " < --h-min " +
-                  RealTraits<T>::format(h_min) + " (loosen --tol or lower --h-min)");
+RunError step_size_underflow(std::string_view method, T t, T h, T h_min) {
+  auto f = [](T x) { return RealTraits<T>::format(x); };
+  const std::string where = "step size underflow at t = " + f(t) + ": " + std::string(method) + " needs h = " + f(h);
+  if (!(h >= h_min))
+    return RunError(where + " < --h-min " + f(h_min) + " (loosen --tol or lower --h-min)");
+  return RunError(where + ", too small to advance t (a close encounter or collision; try --eps or a looser --tol)");
+}
+
+// Throws step_size_underflow when h, asked for at time t, step_underflows.
+template <class T>
+void check_step_size(std::string_view method, T t, T h, T h_min) {
+  if (step_underflows(t, h, h_min, RealTraits<T>::epsilon())) throw step_size_underflow(method, t, h, h_min);
 }
 
 // A proportional-integral controller (Gustafsson; Hairer's DOPRI5 settings): the new step is
 // h * safety * err^-alpha * err_prev^beta, limited to [h * shrink_limit, h * growth_limit] and
-// to [h_min, h_max]; after a rejection the next step may not grow. The rule itself is pi_judge
+// to h_max; after a rejection the next step may not grow. A new step that step_underflows (below
+// h_min, or too small to move t) stops the run. The rule itself is pi_judge
 // (common/step_control.hpp), shared with the device-resident stepping of the GPU engines.
 template <class T>
 class PIController {
  public:
   // error_order: the power of h in the error estimate (5 for a 5(4) pair).
-  PIController(int error_order, T h_min, T h_max, T beta = T(0.04))
-      : rule_{T(1) / T(error_order) - T(0.75) * beta, beta, h_min, h_max} {}
+  PIController(std::string_view method, int error_order, T h_min, T h_max, T beta = T(0.04))
+      : method_(method), rule_{T(1) / T(error_order) - T(0.75) * beta, beta, h_min, h_max, RealTraits<T>::epsilon()} {}
 
-  // Judges a trial step of size h with error norm err; sets h_next. Returns true if accepted.
-  bool judge(T err, T h, T& h_next) {
-    if (pi_judge(rule_, memory_, err, h, h_next)) return true;
-    if (h_next < rule_.h_min) throw step_size_underflow(h_next, rule_.h_min);
-    return false;
+  // Judges a trial step of size h from time t with error norm err; sets h_next. Returns true if
+  // accepted.
+  bool judge(T t, T err, T h, T& h_next) {
+    const bool accepted = pi_judge(rule_, memory_, err, h, h_next);
+    if (step_underflows(t, h_next, rule_.h_min, rule_.epsilon)) throw step_size_underflow(method_, t, h_next, rule_.h_min);
+    return accepted;
   }
 
   const PIRule<T>& rule() const { return rule_; }
@@ -67,6 +80,7 @@ class PIController {
   }
 
  private:
+  std::string_view method_;
   PIRule<T> rule_;
   PIMemory<T> memory_;
 };
