@@ -126,14 +126,6 @@ int main(int argc, char** argv) {
                "Subcommands: run (integrate), ic (write initial conditions), bench (time one force evaluation),\n"
                "tune (GPU launch shapes), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details;\n"
                "`nbody` alone prints this help."};
-  app.footer(
-      "Exit codes (every subcommand):\n"
-      "  0    done\n"
-      "  2    bad input: one line on stderr names the problem and the valid choices; nothing is written\n"
-      "  3    the run failed (non-finite state, step size underflow, out of memory, ...): one line on stderr says why\n"
-      "  130  interrupted by SIGINT (Ctrl-C)\n"
-      "  143  interrupted by SIGTERM (what a batch system sends before it stops a job)\n"
-      "No other code is used.");
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", version_text, "print the version and commit of this build");
   bool build_info_flag = false;
@@ -264,6 +256,15 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(precisions));
 
+  // After the subcommands, which would inherit it: the table is the top level's.
+  app.footer(
+      "Exit codes (every subcommand):\n"
+      "  0    done\n"
+      "  2    bad input: one line on stderr names the problem and the valid choices; nothing is written\n"
+      "  3    the run failed (non-finite state, step size underflow, out of memory, ...): one line on stderr says why\n"
+      "  130  interrupted by SIGINT (Ctrl-C)\n"
+      "  143  interrupted by SIGTERM (what a batch system sends before it stops a job)\n"
+      "No other code is used.");
   std::vector<std::string> subcommands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) subcommands.push_back(sub->get_name());
   auto choices = [](const std::vector<std::string>& v) {
