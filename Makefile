@@ -3,6 +3,7 @@
 #
 #   make all [PROFILE=smoke|default|full]   experiments -> results/ -> figures/ -> paper/paper.pdf
 #   make test                               build, then the Catch2/CTest suite
+#   make sanitize-test                      the bad-input corpus against an ASan/UBSan build
 #   make build | experiments | figures | paper | clean | help   (figures: plots only, from results/)
 #   make run-E01_two_body_convergence       one experiment (any experiments/<ID>.toml)
 
@@ -14,13 +15,13 @@ PY      := $(VENV)/bin/python
 NBODY   := $(BUILD)/nbody
 RUNNER  := $(PY) experiments/runner.py
 
-.PHONY: all build test experiments figures paper clean help deps
+.PHONY: all build test sanitize-test experiments figures paper clean help deps
 
 all: paper
 	@echo "make all: done (profile $(PROFILE)); the paper is paper/paper.pdf"
 
 help:
-	@sed -n '1,9p' Makefile
+	@sed -n '1,10p' Makefile
 
 # System packages (apt), once per build folder or when the list changes.
 deps: $(BUILD)/.deps.stamp
@@ -43,6 +44,16 @@ build: $(BUILD)/CMakeCache.txt
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The bad-input corpus (tests/bad_input/corpus.txt) against nbody built with AddressSanitizer and
+# UBSan in its own folder: without CUDA (the corpus runs host code) and unoptimised (it builds in
+# a fraction of the time and runs no heavy computation). Any sanitizer report fails its case.
+SANITIZE_BUILD ?= build-sanitize
+sanitize-test: | deps
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNBODY_SANITIZE=ON -DNBODY_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target nbody
+	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  python3 tests/runner/test_bad_input.py $(SANITIZE_BUILD)/nbody --jobs $(JOBS)
+
 # Every experiments/E*.toml (finished points are reused: an interrupted run resumes), then
 # every figures/E*.py, which also write the paper's tables and numbers (paper/generated/).
 experiments: build $(VENV)/.stamp
@@ -59,5 +70,5 @@ paper: experiments
 	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet paper.tex
 
 clean:
-	rm -rf $(BUILD) results/.points
+	rm -rf $(BUILD) $(SANITIZE_BUILD) results/.points
 	cd paper && latexmk -C -quiet paper.tex || true

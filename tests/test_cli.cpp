@@ -1,14 +1,17 @@
 // The command line, through the real `nbody` binary: a state written by `nbody ic` starts a run
-// exactly as the built-in initial conditions do; bad input exits 2 with one line that names the
-// problem and leaves no output file; a run that blows up exits 3; `list`, build information,
-// snapshot files in full precision, and `bench`'s CSV row.
+// exactly as the built-in initial conditions do; `nbody` alone, `--version`, `list` (engines marked
+// where they cannot run), build information, snapshot files in full precision, and `bench`'s CSV
+// row; --order only for the methods that read it. Bad input and failed runs, case by case:
+// tests/bad_input/corpus.txt (tests/runner/test_bad_input.py).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "cli/parse.hpp"
 #include "engines/engine.hpp"
+#include "engines/gpu_engines.hpp"
 #include "engines/openmp_simd.hpp"
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
@@ -33,62 +36,51 @@ TEST_CASE("nbody_ic_then_run_from_file_reproduces_the_builtin_start_bit_for_bit"
   CHECK(read(dir / "file.meta.json").find("\"git_commit\"") != std::string::npos);
 }
 
-TEST_CASE("bad_input_exits_nonzero_with_one_line_and_no_output_file", "[cli]") {
-  const fs::path dir = scratch("bad_input");
-  std::ofstream(dir / "nan.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0,0\n1,1,nan,0,0,0,1,0\n";
-  std::ofstream(dir / "negative_mass.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0,0\n1,-2,1,0,0,0,1,0\n";
-  std::ofstream(dir / "malformed.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0\n";
-  std::ofstream(dir / "wrong_header.csv") << "x,y,z\n1,2,3\n";
-  const std::string tail = " --dt 0.01 --t-end 1 --final-state out.csv --diagnostics diag.csv --summary out.json";
-  struct Case {
-    std::string args, must_mention;
-  };
-  const std::vector<Case> cases = {
-      {"run --ic kepler --integrator nosuch" + tail, "dopri5"},  // names the valid choices
-      {"run --ic plummer --n -5 --integrator rk4" + tail, "--n"},
-      {"run --ic file:missing.csv --integrator rk4" + tail, "missing.csv"},
-      {"run --ic file:nan.csv --integrator rk4" + tail, "line 3"},
-      {"run --ic file:negative_mass.csv --integrator rk4" + tail, "mass must be positive"},
-      {"run --ic file:malformed.csv --integrator rk4" + tail, "expected 8 fields"},
-      {"run --ic file:wrong_header.csv --integrator rk4" + tail, "header"},
-      {"run --ic kepler --integrator rk4 --precision half" + tail, "mp50"},
-      {"run --ic kepler --integrator rk4 --engine warp" + tail, "simple"},
-      {"run --ic kepler --integrator rk4 --tol 1e-6 --t-end 1 --final-state out.csv", "no error estimate"},
-      {"run --ic kepler --e 1.2 --integrator rk4" + tail, "0 <= e < 1"},
-      {"run --ic kepler --integrator rk4 --dt x --t-end 1 --final-state out.csv", "--dt"},
-      {"tune --engine openmp --n 64", "must be a GPU engine"},
-  };
-  for (const auto& c : cases) {
-    INFO(c.args);
-    const Outcome o = run_nbody(dir, c.args);
-    CHECK(o.exit_code == 2);
-    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
-    CHECK_THAT(o.err, Catch::Contains(c.must_mention));
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      CHECK((name.ends_with(".csv") && name != "out.csv" && name != "diag.csv" ? true : name.ends_with(".txt")));
-    }
-  }
-}
-
-TEST_CASE("a_run_whose_state_becomes_non_finite_fails_and_leaves_no_output", "[cli]") {
-  const fs::path dir = scratch("non_finite");
-  // Two bodies at the same point, no softening: the first force evaluation divides by zero.
-  std::ofstream(dir / "collision.csv") << "id,mass,x,y,z,vx,vy,vz\n0,1,0,0,0,0,0,0\n1,1,0,0,0,0,0,0\n";
-  const Outcome o = run_nbody(dir, "run --ic file:collision.csv --integrator rk4 --dt 0.1 --t-end 1 --final-state out.csv --diagnostics d.csv");
-  CHECK(o.exit_code == 3);
-  CHECK_THAT(o.err, Catch::Contains("non-finite"));
-  CHECK(!fs::exists(dir / "out.csv"));
-  CHECK(!fs::exists(dir / "d.csv"));
-  for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().string().find(".tmp.") == std::string::npos);
-}
-
 TEST_CASE("list_prints_one_line_per_item", "[cli]") {
   const fs::path dir = scratch("list");
   REQUIRE(run_nbody(dir, "list integrators").exit_code == 0);
   const std::string out = read(dir / "stdout.txt");
   CHECK(std::count(out.begin(), out.end(), '\n') == long(integrator_table<double>().size()));
   CHECK_THAT(out, Catch::StartsWith("euler"));
+}
+
+TEST_CASE("nbody_alone_prints_the_help_with_the_exit_codes_and_succeeds", "[cli]") {
+  const fs::path dir = scratch("alone");
+  const Outcome o = run_nbody(dir, "");
+  CHECK(o.exit_code == 0);
+  CHECK(o.err.empty());
+  const std::string help = read(dir / "stdout.txt");
+  CHECK_THAT(help, Catch::Contains("Subcommands:") && Catch::Contains("Exit codes") && Catch::Contains("143"));
+}
+
+TEST_CASE("version_names_the_project_version_and_the_commit_built", "[cli]") {
+  const fs::path dir = scratch("version");
+  REQUIRE(run_nbody(dir, "--version").exit_code == 0);
+  const nlohmann::json build = build_info();
+  const std::string expected = "nbody " + build["version"].get<std::string>() + " (commit " +
+                               build["git_commit"].get<std::string>();
+  CHECK_THAT(read(dir / "stdout.txt"), Catch::StartsWith(expected) && Catch::EndsWith(")\n"));
+}
+
+TEST_CASE("list_engines_marks_the_engines_whose_device_is_missing", "[cli][engines]") {
+  const fs::path dir = scratch("list_engines");
+  REQUIRE(run_nbody(dir, "list engines --json").exit_code == 0);
+  const nlohmann::json listed = nlohmann::json::parse(read(dir / "stdout.txt"));
+  REQUIRE(listed.size() == all_engines().size());
+  REQUIRE(run_nbody(dir, "list engines").exit_code == 0);
+  std::istringstream text(read(dir / "stdout.txt"));
+  const std::vector<std::string> features = gpu_features();
+  for (const auto& e : listed) {
+    INFO(e["name"]);
+    const std::string device = e["device"].get<std::string>();
+    const bool here = device == "cpu" || std::find(features.begin(), features.end(), device) != features.end();
+    CHECK(e["available"].get<bool>() == here);
+    CHECK(e.contains("unavailable_reason") == !here);
+    std::string line;
+    REQUIRE(std::getline(text, line));
+    CHECK(line.starts_with(e["name"].get<std::string>() + " "));
+    CHECK((line.find("[cannot run here: no " + device + " device on this machine]") != std::string::npos) == !here);
+  }
 }
 
 TEST_CASE("build_info_names_exactly_the_gpu_engines_of_the_registry", "[io]") {
@@ -166,4 +158,21 @@ TEST_CASE("nbody_bench_prints_a_csv_row_naming_the_simd_path_it_ran", "[engines]
     CHECK(row.find("," + std::string(simd::isa_name(simd::best_isa())) + ",") != std::string::npos);
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("order_is_read_by_exactly_the_methods_the_command_line_lets_choose_one", "[cli][input]") {
+  // The command line refuses --order for every method outside kMethodsWithOrder; a method that
+  // starts reading StepOptions::order must join that list. 99 is beyond every method's range.
+  Stepper<double> any(make_initial_state<double>(kepler05()), "rk4", StepOptions<double>{.dt = 0.01});
+  for (const auto& e : integrator_table<double>()) {
+    INFO(e.name);
+    StepOptions<double> opt{.dt = 0.01};
+    opt.order = 99;
+    const bool listed = std::find(std::begin(cli::kMethodsWithOrder), std::end(cli::kMethodsWithOrder), e.name) !=
+                        std::end(cli::kMethodsWithOrder);
+    if (listed)
+      CHECK_THROWS_WITH(e.make(any.rhs, opt), Catch::Contains("--order"));
+    else
+      CHECK_NOTHROW(e.make(any.rhs, opt));
+  }
 }

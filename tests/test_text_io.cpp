@@ -72,12 +72,29 @@ TEMPLATE_TEST_CASE("state_files_read_back_bit_for_bit_in_every_precision", "[pre
 }
 
 TEMPLATE_TEST_CASE("every_precision_rejects_text_that_is_not_a_number", "[precision][io]", float, double, dd, qd, quad, mp50) {
-  for (const char* bad : {"", "1.5x", " 1", "0x1p3", "1e", "abc", "--1"}) {
+  for (const char* bad : {"", "1.5x", " 1", "0x1p3", "1e", "abc", "--1", "+-1", "1/256", "2^-8"}) {
     INFO("'" << bad << "'");
-    CHECK_THROWS_AS(RealTraits<TestType>::parse(bad, "value"), InputError);
+    // The message names the value and the notation that is accepted.
+    CHECK_THROWS_WITH(RealTraits<TestType>::parse(bad, "value"),
+                      Catch::StartsWith("value: '" + std::string(bad) + "' is not a number") && Catch::Contains("1e-3"));
   }
   CHECK(RealTraits<TestType>::parse("+2.5e-1", "value") == TestType(1) / TestType(4));
   CHECK_FALSE(is_finite(RealTraits<TestType>::parse("-inf", "value")));
+}
+
+TEMPLATE_TEST_CASE("ieee_types_read_numbers_beyond_their_range_as_inf_or_zero", "[precision][io]", float, double) {
+  // As the other types do: a number, so that the message says it is not finite (or not positive).
+  CHECK(RealTraits<TestType>::parse("1e400", "value") == std::numeric_limits<TestType>::infinity());
+  CHECK(RealTraits<TestType>::parse("-1e400", "value") == -std::numeric_limits<TestType>::infinity());
+  const TestType tiny = RealTraits<TestType>::parse("-1e-400", "value");
+  CHECK(tiny == 0);
+  CHECK(std::signbit(tiny));
+}
+
+TEST_CASE("quoted_text_in_messages_is_short_and_printable", "[io]") {
+  CHECK(quoted_excerpt("1e-3") == "'1e-3'");
+  CHECK(quoted_excerpt(std::string("a\0b\n\xff", 5)) == "'a\\x00b\\x0a\\xff'");
+  CHECK(quoted_excerpt(std::string(300000, '7')) == "'" + std::string(40, '7') + "'... (300000 characters)");
 }
 
 }  // namespace nbody

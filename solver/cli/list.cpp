@@ -9,6 +9,7 @@
 #include "cli/options.hpp"
 #include "core/real.hpp"
 #include "engines/engine.hpp"
+#include "engines/gpu_engines.hpp"
 #include "integrators/integrator.hpp"
 
 namespace nbody::cli {
@@ -20,7 +21,8 @@ void line(std::string_view name, const std::string& text) {
 }
 
 // An engine's registry entry and capabilities, its launch knobs as compiled for `precision` when
-// it runs in it (the compiled variants differ between types), else for its first precision.
+// it runs in it (the compiled variants differ between types), else for its first precision, and
+// whether it can run on this machine (a GPU engine needs its device).
 nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
   const bool runs = std::find(e.precisions.begin(), e.precisions.end(), precision) != e.precisions.end();
   const std::string_view p = runs ? precision : e.precisions.front();
@@ -38,6 +40,9 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"simd", entry.can.simd},
          {"launch", launch},
          {"launch_precision", p}};
+    const std::string why = unavailable_reason(entry.can.device);
+    j["available"] = why.empty();
+    if (!why.empty()) j["unavailable_reason"] = why;
   });
   return j;
 }
@@ -62,6 +67,7 @@ int list_engines(bool json, std::string_view precision) {
                 j["launch"][k]["valid"].get<std::string>();
       text += "]";
     }
+    if (!j["available"].get<bool>()) text += " [cannot run here: " + j["unavailable_reason"].get<std::string>() + "]";
     line(j["name"].get<std::string>(), text);
   }
   return 0;

@@ -1,8 +1,11 @@
 // nbody: the one solver binary. Subcommands run / ic / bench / tune / list; `nbody SUBCOMMAND --help`.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 #include "cli/options.hpp"
+#include "cli/parse.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
@@ -20,8 +23,10 @@ namespace nbody::cli {
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n) {
   cmd.add_option("--ic", ic.name, "initial condition: kepler, two-galaxies, plummer or file:PATH.csv (`nbody list ics`)")
       ->capture_default_str();
-  cmd.add_option("--n", n, "number of bodies (two-galaxies, plummer)");
-  cmd.add_option("--seed", ic.seed, "random seed (two-galaxies, plummer)")->capture_default_str();
+  cmd.add_option("--n", n, "number of bodies (two-galaxies, plummer)")->check(whole_number<long long>());
+  cmd.add_option("--seed", ic.seed, "random seed (two-galaxies, plummer)")
+      ->capture_default_str()
+      ->check(whole_number<std::uint64_t>());
   cmd.add_option("--a", ic.a, "kepler: semi-major axis")->capture_default_str();
   cmd.add_option("--e", ic.e, "kepler: eccentricity, 0 <= e < 1")->capture_default_str();
   cmd.add_option("--mass-ratio", ic.mass_ratio, "kepler: m2/m1 (total mass is 1)")->capture_default_str();
@@ -73,6 +78,42 @@ void set_n(IcParams& ic, const std::optional<long long>& n) {
   ic.n = static_cast<std::size_t>(*n);
 }
 
+// --order is for the methods that have one to choose.
+void check_order(const CLI::Option& order, const std::string& integrator) {
+  if (order.count() == 0 || std::find(std::begin(kMethodsWithOrder), std::end(kMethodsWithOrder), integrator) !=
+                                std::end(kMethodsWithOrder))
+    return;
+  std::string methods;
+  for (std::string_view m : kMethodsWithOrder) methods += (methods.empty() ? "" : ", ") + std::string(m);
+  throw InputError("--order applies to " + methods + "; " + integrator + " has a fixed order (`nbody list integrators`)");
+}
+
+// "nbody 0.1 (commit 0123abc..., with uncommitted changes)": the build's version and commit.
+std::string version_text() {
+  const nlohmann::json b = build_info();
+  return "nbody " + b["version"].get<std::string>() + " (commit " + b["git_commit"].get<std::string>() +
+         (b["git_dirty"].get<bool>() ? ", with uncommitted changes" : "") + ")";
+}
+
+// A message as the one line the exit-code contract promises: control characters escaped.
+std::string one_line(std::string_view message) {
+  std::string out;
+  for (char c : message) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      constexpr char hex[] = "0123456789abcdef";
+      out += {'\\', 'x', hex[(c >> 4) & 15], hex[c & 15]};
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+int fail(const char* kind, std::string_view message, int code) {
+  std::fprintf(stderr, "nbody: %s: %s\n", kind, one_line(message).c_str());
+  return code;
+}
+
 }  // namespace
 
 }  // namespace nbody::cli
@@ -83,8 +124,10 @@ int main(int argc, char** argv) {
   CLI::App app{"nbody: gravitational N-body solver of nbody-lab (integrators, precisions float to mp50, CPU, CUDA and\n"
                "OpenCL force engines).\n"
                "Subcommands: run (integrate), ic (write initial conditions), bench (time one force evaluation),\n"
-               "tune (GPU launch shapes), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details."};
+               "tune (GPU launch shapes), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details;\n"
+               "`nbody` alone prints this help."};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", version_text, "print the version and commit of this build");
   bool build_info_flag = false;
   app.add_flag("--build-info", build_info_flag, "print the build's provenance (commit, compiler, flags) as JSON");
 
@@ -107,7 +150,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
       ->required()
       ->check(CLI::IsMember(integrators));
-  run_cmd->add_option("--order", run.order, "order of methods that take one (Adams: `nbody list integrators`)");
+  auto* order_opt = run_cmd->add_option("--order", run.order,
+                                        "order of the methods that have one to choose: adams-bashforth, adams-moulton, "
+                                        "bulirsch-stoer (`nbody list integrators`)")
+                        ->check(whole_number<int>(1));
   run_cmd->add_option("--dt", run.dt, "fixed step size (with --tol: first trial step)");
   run_cmd->add_option("--tol", run.tol, "adaptive: atol = rtol = TOL");
   run_cmd->add_option("--atol", run.atol, "adaptive: absolute tolerance (with --rtol)");
@@ -177,12 +223,18 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--engine", bench.engine, "force engine (`nbody list engines`; default: the first that runs in --precision)")
       ->check(CLI::IsMember(engines));
   bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
-  bench_cmd->add_option("--n", bench.n, "number of bodies")->required();
-  bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")->capture_default_str();
-  bench_cmd->add_option("--seed", bench.seed, "random seed of the Plummer sphere")->capture_default_str();
+  bench_cmd->add_option("--n", bench.n, "number of bodies")->required()->check(whole_number<long long>());
+  bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")
+      ->capture_default_str()
+      ->check(whole_number<int>());
+  bench_cmd->add_option("--seed", bench.seed, "random seed of the Plummer sphere")
+      ->capture_default_str()
+      ->check(whole_number<std::uint64_t>());
   bench_cmd->add_option("--launch", bench.launch, launch_help());
   bench_cmd->add_option("--steps", bench.steps,
-                        "also time this many steps of --integrator (fixed step 2^-10); the median is reported")->capture_default_str();
+                        "also time this many steps of --integrator (fixed step 2^-10); the median is reported")
+      ->capture_default_str()
+      ->check(whole_number<int>());
   bench_cmd->add_option("--integrator", bench.integrator, "integrator of --steps")->capture_default_str();
   add_force_options(*bench_cmd, bench.force);
 
@@ -191,25 +243,47 @@ int main(int argc, char** argv) {
   add_tune_options(*tune_cmd, tune);
 
   std::string list_what;
+  const std::vector<std::string> listable = {"integrators", "engines", "ics", "precisions"};
   auto* list_cmd = app.add_subcommand("list", "list integrators, engines, ics or precisions, one per line");
-  list_cmd->add_option("what", list_what, "integrators | engines | ics | precisions")
-      ->required()
-      ->check(CLI::IsMember({"integrators", "engines", "ics", "precisions"}));
+  list_cmd->add_option("what", list_what, "integrators | engines | ics | precisions");
   bool list_json = false;
   list_cmd->add_flag("--json", list_json,
                      "print a JSON array of objects (name, description; order and error_estimate for integrators; device, "
-                     "precisions, compensated sums, SIMD and launch knobs for engines)");
+                     "precisions, compensated sums, SIMD, launch knobs and whether it can run here (available, "
+                     "unavailable_reason) for engines)");
   std::string list_precision = "double";
   list_cmd->add_option("--precision", list_precision, "engines: the launch knobs as compiled for this real type")
       ->capture_default_str()
       ->check(CLI::IsMember(precisions));
 
+  // After the subcommands, which would inherit it: the table is the top level's.
+  app.footer(
+      "Exit codes (every subcommand):\n"
+      "  0    done\n"
+      "  2    bad input: one line on stderr names the problem and the valid choices; nothing is written\n"
+      "  3    the run failed (non-finite state, step size underflow, out of memory, ...): one line on stderr says why\n"
+      "  130  interrupted by SIGINT (Ctrl-C)\n"
+      "  143  interrupted by SIGTERM (what a batch system sends before it stops a job)\n"
+      "No other code is used.");
+  std::vector<std::string> subcommands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) subcommands.push_back(sub->get_name());
+  auto choices = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  if (argc > 1 && argv[1][0] != '-' && std::find(subcommands.begin(), subcommands.end(), argv[1]) == subcommands.end())
+    return fail("error", "unknown subcommand " + quoted_excerpt(argv[1]) + " (valid: " + choices(subcommands) + "; `nbody --help`)", 2);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "nbody: error: %s\n", e.what());
-    return 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string message = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {  // an unknown flag or a stray value: say where the valid ones are
+      const auto parsed = app.get_subcommands();
+      message += " (`nbody " + (parsed.empty() ? std::string() : parsed.front()->get_name() + " ") + "--help` lists the flags)";
+    }
+    return fail("error", message, 2);
   }
   try {
     const std::vector<std::string> command_line(argv, argv + argc);
@@ -221,6 +295,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*run_cmd) {
+      check_order(*order_opt, run.integrator);
       set_n(run.ic, run_n);
       run.ic.G = run.force.G;
       run.command_line = command_line;
@@ -233,17 +308,21 @@ int main(int argc, char** argv) {
     }
     if (*bench_cmd) return bench_command(bench);
     if (*tune_cmd) return tune_command(tune);
-    if (*list_cmd) return list_command(list_what, list_json, list_precision);
-    std::cout << app.help();
-    return 2;
+    if (*list_cmd) {
+      if (list_what.empty()) throw InputError("list: say what to list: " + choices(listable));
+      if (std::find(listable.begin(), listable.end(), list_what) == listable.end())
+        throw InputError("list: cannot list " + quoted_excerpt(list_what) + " (valid: " + choices(listable) + ")");
+      return list_command(list_what, list_json, list_precision);
+    }
+    std::cout << app.help();  // `nbody` alone
+    return 0;
   } catch (const InputError& e) {
-    std::fprintf(stderr, "nbody: error: %s\n", e.what());
-    return 2;
+    return fail("error", e.what(), 2);
   } catch (const RunError& e) {
-    std::fprintf(stderr, "nbody: run failed: %s\n", e.what());
-    return 3;
+    return fail("run failed", e.what(), 3);
+  } catch (const std::bad_alloc&) {
+    return fail("run failed", "out of memory", 3);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "nbody: internal error: %s\n", e.what());
-    return 4;
+    return fail("run failed", std::string("unexpected error (please report it): ") + e.what(), 3);
   }
 }

@@ -1,6 +1,9 @@
 #pragma once
 // Parsing of the numeric flags shared by the subcommands, in the run's precision T.
+#include <charconv>
+#include <limits>
 #include <string>
+#include <string_view>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -14,22 +17,48 @@ namespace nbody::cli {
 template <class T>
 T parse_number(const std::string& text, const std::string& flag) {
   const T x = RealTraits<T>::parse(text, flag);
-  if (!is_finite(x)) throw InputError(flag + ": '" + text + "' is not a finite number");
+  if (!is_finite(x)) throw InputError(flag + ": " + quoted_excerpt(text) + " is not a finite number");
   return x;
 }
 
 template <class T>
 T parse_positive(const std::string& text, const std::string& flag) {
   const T x = parse_number<T>(text, flag);
-  if (!(x > T(0))) throw InputError(flag + " must be positive, got '" + text + "'");
+  if (!(x > T(0))) throw InputError(flag + " must be positive, got " + quoted_excerpt(text));
   return x;
 }
 
 template <class T>
 T parse_non_negative(const std::string& text, const std::string& flag) {
   const T x = parse_number<T>(text, flag);
-  if (!(x >= T(0))) throw InputError(flag + " must be >= 0, got '" + text + "'");
+  if (!(x >= T(0))) throw InputError(flag + " must be >= 0, got " + quoted_excerpt(text));
   return x;
+}
+
+// The methods whose order --order chooses: their constructors read StepOptions::order, no other
+// method's does (test_cli.cpp checks both).
+inline constexpr std::string_view kMethodsWithOrder[] = {"adams-bashforth", "adams-moulton", "bulirsch-stoer"};
+
+// CLI11's check of an integer flag: its text is a whole number (digits, a sign) from lo to hi.
+// CLI11's own conversion would wrap "-1" into an unsigned flag and clamp a number that overflows.
+template <class Int>
+CLI::Validator whole_number(Int lo = std::numeric_limits<Int>::min(), Int hi = std::numeric_limits<Int>::max()) {
+  std::string range;
+  if (hi != std::numeric_limits<Int>::max() || std::is_unsigned_v<Int>)
+    range = " from " + std::to_string(lo) + " to " + std::to_string(hi);
+  else if (lo != std::numeric_limits<Int>::min())
+    range = " of at least " + std::to_string(lo);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const char* b = text.data();
+        const char* e = b + text.size();
+        if (e - b > 1 && *b == '+' && b[1] != '-') ++b;
+        Int v{};
+        const auto r = std::from_chars(b, e, v);
+        if (r.ec == std::errc() && r.ptr == e && v >= lo && v <= hi) return {};
+        return quoted_excerpt(text) + " is not a whole number" + range;
+      },
+      "");  // --help shows the type (INT, UINT) already
 }
 
 template <class T>

@@ -33,9 +33,11 @@ std::string gpu_engine_list() {
 void add_tune_options(CLI::App& cmd, TuneOptions& o) {
   cmd.add_option("--engine", o.engine, "GPU engine: " + gpu_engine_list())->required();
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str();
-  cmd.add_option("--n", o.n, "number of bodies")->required();
-  cmd.add_option("--repeats", o.repeats, "timed evaluations per shape (median of device times)")->capture_default_str();
-  cmd.add_option("--seed", o.seed, "random seed of the Plummer sphere")->capture_default_str();
+  cmd.add_option("--n", o.n, "number of bodies")->required()->check(whole_number<long long>());
+  cmd.add_option("--repeats", o.repeats, "timed evaluations per shape (median of device times)")
+      ->capture_default_str()
+      ->check(whole_number<int>());
+  cmd.add_option("--seed", o.seed, "random seed of the Plummer sphere")->capture_default_str()->check(whole_number<std::uint64_t>());
   cmd.add_option("--blocks", o.blocks, "threads per block to try, e.g. 64,128,256");
   cmd.add_option("--splits", o.splits, "values of split= to try (0 = the kernel's choice)");
   cmd.add_option("--unrolls", o.unrolls, "inner-loop unroll factors to try");
@@ -117,12 +119,15 @@ std::vector<Launch> shape_grid(const TuneOptions& o, const EngineEntry<T>& engin
 
 template <class T>
 int tune_typed(const TuneOptions& o) {
+  if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
+  if (o.repeats < 1) throw InputError("--repeats must be at least 1, got " + std::to_string(o.repeats));
   const auto gpu = gpu_engine_names();
   if (std::find(gpu.begin(), gpu.end(), o.engine) == gpu.end())
-    throw InputError("tune: --engine must be a GPU engine (" + gpu_engine_list() + "), got '" + o.engine + "'");
+    throw InputError("tune: --engine must be a GPU engine (" + gpu_engine_list() + "), got " + quoted_excerpt(o.engine));
   const EngineEntry<T>& entry = find_engine<T>(o.engine);  // one of this precision, or where it runs
-  if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
-  if (o.repeats < 1) throw InputError("--repeats must be at least 1");
+  // Without its device the engine would suggest a CPU engine, which tune cannot time.
+  if (const std::string why = unavailable_reason(entry.can.device); !why.empty())
+    throw InputError("tune: " + o.engine + " cannot run here: " + why + " (`nbody list engines` marks what runs here)");
   const std::vector<Launch> shapes = shape_grid(o, entry);
 
   IcParams ic;

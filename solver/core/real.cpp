@@ -15,10 +15,6 @@ std::string names_of(std::tuple<Ts...>*) {
   return out;
 }
 
-[[noreturn]] void not_a_number(std::string_view text, std::string_view what) {
-  throw InputError(std::string(what) + ": '" + std::string(text) + "' is not a number");
-}
-
 // +-inf, +-infinity or nan in any case: 1 or -1 for the infinities, 0 for NaN, 2 for neither.
 int special_value(std::string_view text) {
   int sign = 1;
@@ -72,6 +68,30 @@ Number read_decimal(std::string_view text, std::string_view what) {
   }
 }
 }  // namespace
+
+std::string quoted_excerpt(std::string_view text) {
+  constexpr std::size_t shown = 40;
+  std::string out = "'";
+  for (std::size_t i = 0; i < std::min(text.size(), shown); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    }
+  }
+  out += "'";
+  if (text.size() > shown) out += "... (" + std::to_string(text.size()) + " characters)";
+  return out;
+}
+
+const char* const kDecimalExamples = "0.25, -3, 1e-3 or 2.5E+4";
+
+void not_a_number(std::string_view text, std::string_view what) {
+  throw InputError(std::string(what) + ": " + quoted_excerpt(text) + " is not a number (write it in decimal notation: " +
+                   kDecimalExamples + "; not as a fraction or a power)");
+}
 
 std::string precision_names() { return names_of(static_cast<Precisions*>(nullptr)); }
 

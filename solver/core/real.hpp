@@ -9,6 +9,7 @@
 // limits from RealTraits<T> (std::numeric_limits is not specialised for __float128 or dd).
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -27,6 +28,15 @@ namespace nbody {
 
 template <class T>
 struct RealTraits;
+
+// Text from a user or a file, for a message: in single quotes, bytes other than printable ASCII
+// as \xNN, and cut to its first 40 characters (then "..." and its length) so that a binary file
+// or a long line never floods the terminal.
+std::string quoted_excerpt(std::string_view text);
+// The decimal notation every real type reads, for messages: "0.25, -3, 1e-3 or 2.5E+4".
+extern const char* const kDecimalExamples;
+// Throws InputError("WHAT: 'TEXT' is not a number (...the accepted notation)").
+[[noreturn]] void not_a_number(std::string_view text, std::string_view what);
 
 // float and double: shortest text is not enough for a file format other programs read, so we
 // write max_digits10 significant digits (9 / 17), which round-trips exactly, and parse with
@@ -48,10 +58,15 @@ struct IeeeTraits {
     T x{};
     const char* b = text.data();
     const char* e = b + text.size();
-    if (b != e && *b == '+') ++b;  // from_chars refuses a leading '+'
+    if (e - b > 1 && *b == '+' && b[1] != '-') ++b;  // from_chars refuses a leading '+' (and "+-1" stays refused)
     auto r = std::from_chars(b, e, x);
-    if (r.ec != std::errc() || r.ptr != e || b == e)
-      throw InputError(std::string(what) + ": '" + std::string(text) + "' is not a number");
+    if (r.ptr != e || b == e || (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)) not_a_number(text, what);
+    // A number beyond the range of T reads as the other types read it: +-inf, or +-0 where it
+    // underflows (from_chars leaves x alone there; strtod and strtof round correctly).
+    if (r.ec == std::errc::result_out_of_range) {
+      const std::string s(b, e);
+      x = std::is_same_v<T, float> ? std::strtof(s.c_str(), nullptr) : std::strtod(s.c_str(), nullptr);
+    }
     return x;
   }
 };

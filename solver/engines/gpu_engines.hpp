@@ -70,8 +70,15 @@ inline std::vector<std::string> gpu_features() {
 
 // Whether an engine of this device could run here now (the device present); for the tests' skips.
 inline bool device_available(Device d) {
+  if (d == Device::cpu) return true;
   const auto f = gpu_features();
-  return d == Device::cpu || std::find(f.begin(), f.end(), std::string(device_name(d))) != f.end();
+  return std::find(f.begin(), f.end(), std::string(device_name(d))) != f.end();
+}
+
+// Why an engine of this device cannot run here ("no cuda device on this machine"), or "" when it
+// can: `nbody list engines` marks such engines, `nbody tune` refuses them.
+inline std::string unavailable_reason(Device d) {
+  return device_available(d) ? std::string() : "no " + std::string(device_name(d)) + " device on this machine";
 }
 
 // The CUDA device this run would use (name, compute capability, multiprocessors, maximum clocks,

@@ -17,6 +17,13 @@ struct Field {
 constexpr Field kFields[] = {{&Launch::block, "block"},   {&Launch::split, "split"}, {&Launch::unroll, "unroll"},
                              {&Launch::ipt, "ipt"},       {&Launch::cluster, "cluster"}};
 
+// "block, split, unroll, ipt, cluster"
+std::string all_keys() {
+  std::string s;
+  for (const Field& f : kFields) s += (s.empty() ? "" : ", ") + std::string(f.key);
+  return s;
+}
+
 std::string join(const std::vector<int>& v) {
   std::string s;
   for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
@@ -27,6 +34,7 @@ std::string join(const std::vector<int>& v) {
 
 Launch parse_launch(std::string_view text) {
   Launch l;
+  std::vector<std::string_view> given;  // keys seen: a key given twice is a typo, not an override
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find(',', pos);
@@ -40,11 +48,14 @@ Launch parse_launch(std::string_view text) {
     int v = 0;
     const auto r = std::from_chars(val.data(), val.data() + val.size(), v);
     if (eq == std::string_view::npos || val.empty() || r.ec != std::errc() || r.ptr != val.data() + val.size())
-      throw InputError("--launch: '" + std::string(item) + "' is not KEY=INTEGER (keys: block, split, unroll, ipt, cluster)");
+      throw InputError("--launch: '" + std::string(item) + "' is not KEY=INTEGER (keys: " + all_keys() + ")");
     const auto f = std::find_if(std::begin(kFields), std::end(kFields), [&](const Field& x) { return x.key == key; });
     if (f == std::end(kFields))
-      throw InputError("--launch: unknown key '" + std::string(key) + "' (valid: block, split, unroll, ipt, cluster)");
+      throw InputError("--launch: unknown key '" + std::string(key) + "' (valid: " + all_keys() + ")");
     if (v < 1) throw InputError("--launch: " + std::string(key) + " must be at least 1, got " + std::to_string(v));
+    if (std::find(given.begin(), given.end(), key) != given.end())
+      throw InputError("--launch: " + std::string(key) + "= is given twice (each key once: " + all_keys() + ")");
+    given.push_back(key);
     l.*f->field = v;
   }
   return l;

@@ -2,7 +2,8 @@
 
 #include <array>
 #include <fstream>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/real.hpp"
@@ -41,34 +42,68 @@ std::string format_snapshot_rows(const State<T>& s) {
   return out;
 }
 
+namespace {
+
+// The first byte of `line` that has no place in a state file (plain ASCII CSV), or npos.
+std::size_t first_non_text(const std::string& line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && c != '\t') || c >= 0x7f) return i;
+  }
+  return std::string::npos;
+}
+
+// The fields between the commas: "a,b," has three, the last empty.
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t pos = 0;
+  for (std::size_t comma; (comma = line.find(',', pos)) != std::string::npos; pos = comma + 1)
+    fields.push_back(line.substr(pos, comma - pos));
+  fields.push_back(line.substr(pos));
+  return fields;
+}
+
+}  // namespace
+
 template <class T>
 State<T> read_state_csv(const std::filesystem::path& path) {
+  const std::string where = "state file '" + path.string() + "'";
+  if (std::filesystem::is_directory(path)) throw InputError(where + " is a directory, not a file");
   std::ifstream in(path);
   if (!in)
     throw InputError("cannot open state file '" + path.string() + "'" + (std::filesystem::exists(path) ? " (permission?)" : " (no such file)"));
-  const std::string where = "state file '" + path.string() + "'";
   std::string line;
-  if (!std::getline(in, line)) throw InputError(where + " is empty (expected header " + kStateHeader + ")");
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line != kStateHeader) throw InputError(where + ": header is '" + line + "', expected '" + kStateHeader + "'");
-  std::vector<std::array<T, 7>> rows;
-  for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
+  // Each line, without a final \r (files from Windows), refused when it holds what no state file does.
+  auto next_line = [&](std::size_t lineno) {
+    if (!std::getline(in, line)) return false;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (lineno == 1 && line.starts_with("\xEF\xBB\xBF"))
+      throw InputError(where + " starts with a UTF-8 byte-order mark; save it as plain text (the first line must be " +
+                       kStateHeader + ")");
+    if (const std::size_t at = first_non_text(line); at != std::string::npos)
+      throw InputError(where + " line " + std::to_string(lineno) + " is not plain text (byte " + quoted_excerpt(line.substr(at, 1)) +
+                       " at column " + std::to_string(at + 1) + "): a state file is a CSV of numbers");
+    return true;
+  };
+  if (!next_line(1)) throw InputError(where + " is empty (expected header " + kStateHeader + ")");
+  if (line != kStateHeader) throw InputError(where + ": header is " + quoted_excerpt(line) + ", expected '" + kStateHeader + "'");
+  std::vector<std::array<T, 7>> rows;
+  for (std::size_t lineno = 2; next_line(lineno); ++lineno) {
     if (line.empty()) continue;
     const std::string at = where + " line " + std::to_string(lineno);
-    std::vector<std::string> fields;
-    std::stringstream ss(line);
-    for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
-    if (fields.size() != 8) throw InputError(at + ": expected 8 fields (" + kStateHeader + "), got " + std::to_string(fields.size()));
+    const std::vector<std::string> fields = split_fields(line);
+    if (fields.size() != 8)
+      throw InputError(at + ": expected 8 fields (" + kStateHeader + "), got " + std::to_string(fields.size()) +
+                       (fields.size() == 9 && fields.back().empty() ? " (a comma at the end of the line)" : ""));
     if (fields[0] != std::to_string(rows.size()))
-      throw InputError(at + ": id is '" + fields[0] + "', expected " + std::to_string(rows.size()) + " (ids count from 0 in order)");
+      throw InputError(at + ": id is " + quoted_excerpt(fields[0]) + ", expected " + std::to_string(rows.size()) + " (ids count from 0 in order)");
     std::array<T, 7> v;
     static const char* names[] = {"mass", "x", "y", "z", "vx", "vy", "vz"};
     for (int k = 0; k < 7; ++k) {
       v[k] = RealTraits<T>::parse(fields[k + 1], at + ": " + names[k]);
-      if (!is_finite(v[k])) throw InputError(at + ": " + names[k] + " is '" + fields[k + 1] + "', not a finite number");
+      if (!is_finite(v[k])) throw InputError(at + ": " + names[k] + " is " + quoted_excerpt(fields[k + 1]) + ", not a finite number");
     }
-    if (!(v[0] > T(0))) throw InputError(at + ": mass must be positive, got '" + fields[1] + "'");
+    if (!(v[0] > T(0))) throw InputError(at + ": mass must be positive, got " + quoted_excerpt(fields[1]));
     rows.push_back(v);
   }
   if (rows.empty()) throw InputError(where + " has no bodies");

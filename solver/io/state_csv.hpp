@@ -20,8 +20,9 @@ std::string format_state_csv(const State<T>& s);
 template <class T>
 std::string format_snapshot_rows(const State<T>& s);
 
-// Reads and validates a state file: exact header, 8 fields a row, every number finite, masses
-// positive, ids 0..N-1 in order. Errors name the file and line.
+// Reads and validates a state file: plain ASCII text (no byte-order mark), exact header, 8 fields a
+// row (a comma at the end of a row makes 9), every number finite, masses positive, ids 0..N-1 in
+// order. Errors name the file and line and quote at most a short, escaped excerpt of it.
 template <class T>
 State<T> read_state_csv(const std::filesystem::path& path);
 

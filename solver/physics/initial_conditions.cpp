@@ -208,6 +208,7 @@ template <class T>
 State<T> make_initial_state(const IcParams& p) {
   if (p.name.starts_with("file:")) {
     if (p.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
+    if (p.name == "file:") throw InputError("--ic file: needs a path: file:PATH.csv");
     return read_state_csv<T>(p.name.substr(5));
   }
   if (p.name == "kepler") return kepler_state_at<T>(p, T(0));
