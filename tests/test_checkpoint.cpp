@@ -342,6 +342,26 @@ TEST_CASE("a_run_in_parts_through_the_cli_equals_the_uninterrupted_run", "[cli][
   CHECK(!fs::exists(dir / "x.csv"));
 }
 
+TEST_CASE("a_checkpoint_cut_short_anywhere_is_called_truncated_and_the_previous_one_is_kept_as_backup", "[checkpoint]") {
+  const fs::path dir = scratch("truncated");
+  const fs::path path = dir / "c.bin";
+  write_checkpoint(path, {{{"precision", "double"}}, std::string(100, 'a')});
+  const std::string first = read(path);
+  write_checkpoint(path, {{{"precision", "double"}}, std::string(100, 'b')});
+  CHECK(read(checkpoint_backup(path)) == first);
+  CHECK(read_checkpoint(path).state == std::string(100, 'b'));
+  const std::string whole = read(path);
+  for (const std::size_t length : {std::size_t(5), std::size_t(17), std::size_t(19), std::size_t(30), whole.size() - 8,
+                                   whole.size() - 1}) {
+    INFO(length);
+    std::ofstream(dir / "cut.bin", std::ios::binary) << whole.substr(0, length);
+    CHECK_THROWS_WITH(read_checkpoint(dir / "cut.bin"), Catch::Contains("is truncated (" + std::to_string(length) + " bytes)"));
+  }
+  std::ofstream(dir / "empty.bin", std::ios::binary).flush();
+  CHECK_THROWS_WITH(read_checkpoint(dir / "empty.bin"), Catch::Contains("is empty"));
+  CHECK_THROWS_WITH(read_checkpoint(dir), Catch::Contains("is a directory"));
+}
+
 TEST_CASE("a_resume_with_another_engine_says_it_is_not_bit_for_bit_and_cpu_engines_refuse_a_launch_shape", "[cli][checkpoint]") {
   const fs::path dir = scratch("engines");
   const std::string run = "run --ic two-galaxies --n 16 --integrator rk4 --dt 0.01 --t-end 0.5";
