@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "cli/resume.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
@@ -204,15 +205,21 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(precisions));
 
+  std::vector<std::string> command_line(argv, argv + argc);
   try {
-    app.parse(argc, argv);
+    command_line = with_resumed_flags(*run_cmd, command_line);  // run --resume FILE: the checkpoint's flags
+    std::vector<const char*> args;
+    for (const auto& a : command_line) args.push_back(a.c_str());
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     std::fprintf(stderr, "nbody: error: %s\n", e.what());
     return 2;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "nbody: error: %s\n", e.what());
+    return 2;
   }
   try {
-    const std::vector<std::string> command_line(argv, argv + argc);
     if (build_info_flag) {
       nlohmann::json host = host_info();
       host["features"] = gpu_features();  // GPU back ends with a device here (runner's `requires`)
