@@ -416,10 +416,11 @@ TEST_CASE("a_resume_with_another_engine_says_it_is_not_bit_for_bit_and_cpu_engin
   const fs::path dir = scratch("engines");
   const std::string run = "run --ic two-galaxies --n 16 --integrator rk4 --dt 0.01 --t-end 0.5";
   REQUIRE(run_nbody(dir, run + " --engine openmp --checkpoint c.bin --stop-at 0.2").exit_code == 0);
-  const Outcome same = run_nbody(dir, run + " --engine openmp --resume c.bin --summary same.json");
+  // Each continuation saves its end elsewhere: the checkpoint it resumes from stays at 0.2.
+  const Outcome same = run_nbody(dir, run + " --engine openmp --resume c.bin --checkpoint same.bin --summary same.json");
   REQUIRE(same.exit_code == 0);
   CHECK_THAT(same.err, !Catch::Contains("not bit for bit"));
-  const Outcome other = run_nbody(dir, run + " --engine simple --resume c.bin --summary other.json");
+  const Outcome other = run_nbody(dir, run + " --engine simple --resume c.bin --checkpoint other.bin --summary other.json");
   REQUIRE(other.exit_code == 0);
   CHECK_THAT(other.err, Catch::Contains("engine openmp") && Catch::Contains("not bit for bit"));
   CHECK_THAT(read(dir / "other.json"), Catch::Contains("\"engine\": \"simple\""));

@@ -101,9 +101,20 @@ int main(int argc, char** argv) {
       "orbital period: 10P, P/1024, 0.5P. Give a fixed step with --dt, or tolerances with --tol (atol = rtol)\n"
       "or --atol and --rtol for methods with an error estimate (dopri5): the error norm is the RMS over all\n"
       "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
-      "Runs in parts: `--checkpoint c.bin --stop-at T1`, then the same command with `--resume c.bin --stop-at T2`, ...;\n"
-      "each part writes its own diagnostics and snapshots (from where it starts) and, at its end, the final state it reached.\n"
-      "Exit codes: 0 success, 2 bad input, 3 the run failed (non-finite state, step size underflow).");
+      "Outputs are checked before the run starts: each names a file in an existing folder this process can write, and no two\n"
+      "files written (outputs, their provenance records X.meta.json of X.csv or X, the checkpoint's FILE.bak) nor an input may be\n"
+      "the same file. Each output appears whole when the run ends (or stops at --stop-at), never in part.\n"
+      "Interrupted by SIGINT (Ctrl-C) or SIGTERM (a batch system's time limit), the run finishes its step, writes its checkpoint\n"
+      "if --checkpoint names one (and no other output: they would be partial), says so in one line and exits 130 or 143; a\n"
+      "second signal stops it at once. `nbody run --resume FILE` continues the run bit for bit with the flags FILE holds.\n"
+      "Runs in parts: `--checkpoint c.bin --stop-at T1`, then `--resume c.bin --stop-at T2`, ...; each part writes its own\n"
+      "diagnostics and snapshots (from where it starts) and, at its end, the final state it reached.\n"
+      "Exit codes:\n"
+      "  0    done, or stopped at --stop-at\n"
+      "  2    bad input: one line names the problem; nothing was computed or written\n"
+      "  3    the run failed (non-finite state, step size underflow): one line says why; no output (checkpoints already\n"
+      "       written stay)\n"
+      "  130  interrupted by SIGINT, 143 by SIGTERM: the checkpoint, if any, resumes the run");
   add_ic_options(*run_cmd, run.ic, run_n);
   run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
       ->required()
@@ -143,24 +154,31 @@ int main(int argc, char** argv) {
                       "gauss-radau15 always), or both")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "forces", "state", "both"}));
-  run_cmd->add_option("--diagnostics", run.diagnostics, "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here");
+  run_cmd->add_option("--diagnostics", run.diagnostics,
+                      "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here, with its provenance record "
+                      "X.meta.json");
   run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
-  run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here");
+  run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here, with its provenance record (X.meta.json)");
   run_cmd->add_option("--summary", run.summary, "write a JSON summary of the run here");
   run_cmd->add_option("--snapshots", run.snapshots,
                       "write the whole state at the start, every --snapshot-every and at the end here (CSV t,id,mass,x,y,z,vx,vy,vz; "
-                      "full precision)");
+                      "full precision), with its provenance record (X.meta.json)");
   run_cmd->add_option("--snapshot-every", run.snapshot_every,
                       "time between snapshots (needs --snapshots; default t_end/100). Snapshots are at exact times: adaptive "
                       "steps are shortened to land on them; with --dt it must be a multiple of the step");
   run_cmd->add_option("--checkpoint", run.checkpoint,
-                      "write checkpoints of the whole run here (atomically; the previous one is kept as FILE.bak)");
-  run_cmd->add_option("--checkpoint-every", run.checkpoint_every, "time between checkpoints (needs --checkpoint)");
+                      "save the whole run here, atomically (the previous checkpoint kept as FILE.bak): at the end of the run, "
+                      "when it is interrupted (SIGINT, SIGTERM), at --stop-at, and every --checkpoint-every if given");
+  run_cmd->add_option("--checkpoint-every", run.checkpoint_every,
+                      "also save the checkpoint at the first step end after each multiple of this time (needs --checkpoint)");
   run_cmd->add_option("--stop-at", run.stop_at,
-                      "stop at the first step end at or after this time and write the checkpoint (runs in parts; needs --checkpoint)");
+                      "stop at the first step end at or after this time, save the checkpoint and write this part's outputs "
+                      "(runs in parts; needs --checkpoint)");
   run_cmd->add_option("--resume", run.resume,
-                      "continue the run saved in this checkpoint, bit for bit; give the original run's flags again "
-                      "(integrator, precision, steps and force law must match; the initial condition is taken from the checkpoint)");
+                      "continue the run saved in this checkpoint, bit for bit, with the flags it was run with (its outputs "
+                      "included; the state is the checkpoint's). Flags given with it replace the stored ones: --t-end, "
+                      "--stop-at, --checkpoint, --checkpoint-every, the outputs, --engine, --launch and --stepping may change "
+                      "(another engine or launch shape is not bit for bit); any other flag must keep the stored value");
 
   IcOptions ic;
   std::optional<long long> ic_n;
