@@ -2,7 +2,9 @@
 // uninterrupted run ends, with the same counts, for every registered method and for the carried
 // state of each integrator family (explicit Runge-Kutta with both controllers, gauss-radau15,
 // implicit and extrapolation, Adams start-up and Yoshida); snapshots continue after a resume; the
-// checkpoint file's round trip and corruption check; and a run in parts through the command line.
+// checkpoint file's round trip, corruption and truncation checks and its backup; a run stopped
+// between two steps by its interrupted hook; a fixed-step run continues only from a step time;
+// and a run in parts through the command line.
 #include <catch2/catch.hpp>
 #include <cstring>
 
@@ -338,18 +340,87 @@ TEST_CASE("a_run_in_parts_through_the_cli_equals_the_uninterrupted_run", "[cli][
   const std::string other = "run --ic two-galaxies --n 32 --seed 4 --integrator dopri5 --tol 1e-8 --t-end 1.5 --r-min 1e-4";
   const Outcome o = run_nbody(dir, other + " --resume c.bin --final-state x.csv");
   CHECK(o.exit_code == 2);
-  CHECK_THAT(o.err, Catch::Contains("steps"));
+  CHECK_THAT(o.err, Catch::Contains("--tol is 1e-8 here but 1e-9"));
   CHECK(!fs::exists(dir / "x.csv"));
+}
+
+TEST_CASE("a_checkpoint_cut_short_anywhere_is_called_truncated_and_the_previous_one_is_kept_as_backup", "[checkpoint]") {
+  const fs::path dir = scratch("truncated");
+  const fs::path path = dir / "c.bin";
+  write_checkpoint(path, {{{"precision", "double"}}, std::string(100, 'a')});
+  const std::string first = read(path);
+  write_checkpoint(path, {{{"precision", "double"}}, std::string(100, 'b')});
+  CHECK(read(checkpoint_backup(path)) == first);
+  CHECK(read_checkpoint(path).state == std::string(100, 'b'));
+  const std::string whole = read(path);
+  for (const std::size_t length : {std::size_t(5), std::size_t(17), std::size_t(19), std::size_t(30), whole.size() - 8,
+                                   whole.size() - 1}) {
+    INFO(length);
+    std::ofstream(dir / "cut.bin", std::ios::binary) << whole.substr(0, length);
+    CHECK_THROWS_WITH(read_checkpoint(dir / "cut.bin"), Catch::Contains("is truncated (" + std::to_string(length) + " bytes)"));
+  }
+  std::ofstream(dir / "empty.bin", std::ios::binary).flush();
+  CHECK_THROWS_WITH(read_checkpoint(dir / "empty.bin"), Catch::Contains("is empty"));
+  CHECK_THROWS_WITH(read_checkpoint(dir), Catch::Contains("is a directory"));
+}
+
+TEST_CASE("a_run_stopped_by_its_interrupted_hook_checkpoints_there_and_resumes_bit_for_bit", "[checkpoint]") {
+  const IcParams ic = kepler("0.5");
+  const State<double> start = make_initial_state<double>(ic);
+  const double T = 2 * orbital_period(ic, start, 1.0);
+  const auto ignore = [](const auto&) {};
+  for (const StepOptions<double>& opt : {fixed_step(T / 600), with_tol(1e-10)}) {
+    Simulation<double> whole(start, ForceLaw<double>{}, "simple", "dopri5", opt);
+    REQUIRE(whole.run(T, T / 50, ignore));
+
+    Simulation<double> stopped(start, ForceLaw<double>{}, "simple", "dopri5", opt);
+    RunHooks<double> hooks;
+    int polls = 0, checkpoints = 0;
+    std::string saved;
+    hooks.interrupted = [&] { return ++polls > 137; };  // between steps 137 and 138
+    hooks.checkpoint = [&] {
+      ++checkpoints;
+      ArchiveWriter w;
+      stopped.save(w);
+      saved = w.bytes();
+    };
+    CHECK(!stopped.run(T, T / 50, ignore, hooks));
+    CHECK(checkpoints == 1);
+    CHECK(stopped.counters().steps == 137);
+
+    Simulation<double> resumed(start, ForceLaw<double>{}, "simple", "dopri5", opt);
+    ArchiveReader r(saved);
+    resumed.load(r);
+    REQUIRE(resumed.run(T, T / 50, ignore));
+    const RunEnd a = outcome(whole), b = outcome(resumed);
+    CHECK(same_bits(a.y, b.y));
+    CHECK(a.fevals == b.fevals);
+    CHECK(a.steps == b.steps);
+  }
+}
+
+TEST_CASE("a_fixed_step_run_continues_only_from_one_of_its_step_times", "[checkpoint]") {
+  // The last step of a run whose end is not a multiple of dt is shortened onto t_end: from there
+  // the times t0 + k dt of further steps would not be the state's, so extending it is refused.
+  const State<double> start = make_initial_state<double>(kepler("0.5"));
+  const auto ignore = [](const auto&) {};
+  Simulation<double> on_grid(start, ForceLaw<double>{}, "simple", "rk4", fixed_step(0.125));
+  on_grid.run(1.0, 0.5, ignore);
+  CHECK_NOTHROW(on_grid.run(2.0, 0.5, ignore));
+  Simulation<double> off_grid(start, ForceLaw<double>{}, "simple", "rk4", fixed_step(0.125));
+  off_grid.run(1.05, 0.5, ignore);
+  CHECK_THROWS_WITH(off_grid.run(2.0, 0.5, ignore), Catch::Contains("continues only from one of them"));
 }
 
 TEST_CASE("a_resume_with_another_engine_says_it_is_not_bit_for_bit_and_cpu_engines_refuse_a_launch_shape", "[cli][checkpoint]") {
   const fs::path dir = scratch("engines");
   const std::string run = "run --ic two-galaxies --n 16 --integrator rk4 --dt 0.01 --t-end 0.5";
   REQUIRE(run_nbody(dir, run + " --engine openmp --checkpoint c.bin --stop-at 0.2").exit_code == 0);
-  const Outcome same = run_nbody(dir, run + " --engine openmp --resume c.bin --summary same.json");
+  // Each continuation saves its end elsewhere: the checkpoint it resumes from stays at 0.2.
+  const Outcome same = run_nbody(dir, run + " --engine openmp --resume c.bin --checkpoint same.bin --summary same.json");
   REQUIRE(same.exit_code == 0);
   CHECK_THAT(same.err, !Catch::Contains("not bit for bit"));
-  const Outcome other = run_nbody(dir, run + " --engine simple --resume c.bin --summary other.json");
+  const Outcome other = run_nbody(dir, run + " --engine simple --resume c.bin --checkpoint other.bin --summary other.json");
   REQUIRE(other.exit_code == 0);
   CHECK_THAT(other.err, Catch::Contains("engine openmp") && Catch::Contains("not bit for bit"));
   CHECK_THAT(read(dir / "other.json"), Catch::Contains("\"engine\": \"simple\""));

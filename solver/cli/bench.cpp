@@ -5,6 +5,7 @@
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
+#include "core/memory.hpp"
 #include "engines/engine.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
@@ -26,6 +27,7 @@ int bench_typed(const BenchOptions& o) {
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
   if (o.repeats < 1) throw InputError("--repeats must be at least 1, got " + std::to_string(o.repeats));
   if (o.steps < 0) throw InputError("--steps must be at least 0, got " + std::to_string(o.steps));
+  check_memory_for_bodies<T>(static_cast<std::uint64_t>(o.n), "--n " + std::to_string(o.n));
   IcParams ic;
   ic.name = "plummer";
   ic.n = static_cast<std::size_t>(o.n);

@@ -4,7 +4,9 @@
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "cli/time_spec.hpp"
+#include "core/memory.hpp"
 #include "io/atomic_file.hpp"
+#include "io/output_files.hpp"
 #include "io/provenance.hpp"
 #include "io/state_csv.hpp"
 
@@ -13,6 +15,8 @@ namespace nbody::cli {
 namespace {
 template <class T>
 int ic_typed(const IcOptions& o) {
+  check_output_files({output_with_meta("--out", o.out)});
+  if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
   State<T> s;
   if (o.at_time.empty()) {
     s = make_initial_state<T>(o.ic);

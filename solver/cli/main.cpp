@@ -6,6 +6,7 @@
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
+#include "cli/resume.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
@@ -143,9 +144,16 @@ int main(int argc, char** argv) {
       "orbital period: 10P, P/1024, 0.5P. Give a fixed step with --dt, or tolerances with --tol (atol = rtol)\n"
       "or --atol and --rtol for methods with an error estimate (dopri5): the error norm is the RMS over all\n"
       "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
-      "Runs in parts: `--checkpoint c.bin --stop-at T1`, then the same command with `--resume c.bin --stop-at T2`, ...;\n"
-      "each part writes its own diagnostics and snapshots (from where it starts) and, at its end, the final state it reached.\n"
-      "Exit codes: 0 success, 2 bad input, 3 the run failed (non-finite state, step size underflow).");
+      "Outputs are checked before the run starts: each names a file in an existing folder this process can write, and no two\n"
+      "files written (outputs, their provenance records X.meta.json of X.csv or X, the checkpoint's FILE.bak) nor an input may be\n"
+      "the same file. Each output appears whole when the run ends (or stops at --stop-at), never in part.\n"
+      "Interrupted by SIGINT (Ctrl-C) or SIGTERM (a batch system's time limit), the run finishes its step, writes its checkpoint\n"
+      "if --checkpoint names one (and no other output: they would be partial), says so in one line and exits 130 or 143; a\n"
+      "second signal stops it at once. `nbody run --resume FILE` continues the run bit for bit with the flags FILE holds.\n"
+      "Runs in parts: `--checkpoint c.bin --stop-at T1`, then `--resume c.bin --stop-at T2`, ...; each part writes its own\n"
+      "diagnostics and snapshots (from where it starts) and, at its end, the final state it reached.\n"
+      "Exit codes (the table: `nbody --help`): 0 also when stopped at --stop-at; 3 (the run failed) writes no output but\n"
+      "keeps the checkpoints already written; 130/143 (interrupted): the checkpoint, if any, resumes the run.");
   add_ic_options(*run_cmd, run.ic, run_n);
   run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
       ->required()
@@ -188,24 +196,31 @@ int main(int argc, char** argv) {
                       "gauss-radau15 always), or both")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "forces", "state", "both"}));
-  run_cmd->add_option("--diagnostics", run.diagnostics, "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here");
+  run_cmd->add_option("--diagnostics", run.diagnostics,
+                      "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here, with its provenance record "
+                      "X.meta.json");
   run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
-  run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here");
+  run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here, with its provenance record (X.meta.json)");
   run_cmd->add_option("--summary", run.summary, "write a JSON summary of the run here");
   run_cmd->add_option("--snapshots", run.snapshots,
                       "write the whole state at the start, every --snapshot-every and at the end here (CSV t,id,mass,x,y,z,vx,vy,vz; "
-                      "full precision)");
+                      "full precision), with its provenance record (X.meta.json)");
   run_cmd->add_option("--snapshot-every", run.snapshot_every,
                       "time between snapshots (needs --snapshots; default t_end/100). Snapshots are at exact times: adaptive "
                       "steps are shortened to land on them; with --dt it must be a multiple of the step");
   run_cmd->add_option("--checkpoint", run.checkpoint,
-                      "write checkpoints of the whole run here (atomically; the previous one is kept as FILE.bak)");
-  run_cmd->add_option("--checkpoint-every", run.checkpoint_every, "time between checkpoints (needs --checkpoint)");
+                      "save the whole run here, atomically (the previous checkpoint kept as FILE.bak): at the end of the run, "
+                      "when it is interrupted (SIGINT, SIGTERM), at --stop-at, and every --checkpoint-every if given");
+  run_cmd->add_option("--checkpoint-every", run.checkpoint_every,
+                      "also save the checkpoint at the first step end after each multiple of this time (needs --checkpoint)");
   run_cmd->add_option("--stop-at", run.stop_at,
-                      "stop at the first step end at or after this time and write the checkpoint (runs in parts; needs --checkpoint)");
+                      "stop at the first step end at or after this time, save the checkpoint and write this part's outputs "
+                      "(runs in parts; needs --checkpoint)");
   run_cmd->add_option("--resume", run.resume,
-                      "continue the run saved in this checkpoint, bit for bit; give the original run's flags again "
-                      "(integrator, precision, steps and force law must match; the initial condition is taken from the checkpoint)");
+                      "continue the run saved in this checkpoint, bit for bit, with the flags it was run with (its outputs "
+                      "included; the state is the checkpoint's). Flags given with it replace the stored ones: --t-end, "
+                      "--stop-at, --checkpoint, --checkpoint-every, the outputs, --engine, --launch and --stepping may change "
+                      "(another engine or launch shape is not bit for bit); any other flag must keep the stored value");
 
   IcOptions ic;
   std::optional<long long> ic_n;
@@ -274,8 +289,12 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && std::find(subcommands.begin(), subcommands.end(), argv[1]) == subcommands.end())
     return fail("error", "unknown subcommand " + quoted_excerpt(argv[1]) + " (valid: " + choices(subcommands) + "; `nbody --help`)", 2);
+  std::vector<std::string> command_line(argv, argv + argc);
   try {
-    app.parse(argc, argv);
+    command_line = with_resumed_flags(*run_cmd, command_line);  // run --resume FILE: the checkpoint's flags
+    std::vector<const char*> args;
+    for (const auto& a : command_line) args.push_back(a.c_str());
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string message = e.what();
@@ -284,9 +303,10 @@ int main(int argc, char** argv) {
       message += " (`nbody " + (parsed.empty() ? std::string() : parsed.front()->get_name() + " ") + "--help` lists the flags)";
     }
     return fail("error", message, 2);
+  } catch (const InputError& e) {
+    return fail("error", e.what(), 2);
   }
   try {
-    const std::vector<std::string> command_line(argv, argv + argc);
     if (build_info_flag) {
       nlohmann::json host = host_info();
       host["features"] = gpu_features();  // GPU back ends with a device here (runner's `requires`)

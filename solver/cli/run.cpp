@@ -1,5 +1,8 @@
-// `nbody run`: parse the flags in the run's precision, integrate, and write the outputs, each of
-// which appears only if the whole run succeeds (AtomicFile).
+// `nbody run`: check the outputs' places, parse the flags in the run's precision, integrate, and
+// write the outputs, each of which appears only if the whole run succeeds (AtomicFile). A SIGINT
+// or SIGTERM stops the run between two steps: the checkpoint, when one is asked for, is written
+// and the other outputs are not (they would be partial); exit 128 + signal.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -8,11 +11,14 @@
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "cli/time_spec.hpp"
+#include "core/interrupt.hpp"
+#include "core/memory.hpp"
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
+#include "io/output_files.hpp"
 #include "io/provenance.hpp"
 #include "io/state_csv.hpp"
 
@@ -52,7 +58,8 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
     if (!o.h_min.empty()) steps.h_min = time(o.h_min, "--h-min");
     if (!o.h_max.empty()) steps.h_max = time(o.h_max, "--h-max");
     if (!(steps.h_min >= T(0) && steps.h_max > steps.h_min))
-      throw InputError("need 0 <= --h-min < --h-max, got " + o.h_min + " and " + o.h_max);
+      throw InputError("need 0 <= --h-min < --h-max, got --h-min " + RealTraits<T>::format(steps.h_min) + " and --h-max " +
+                       RealTraits<T>::format(steps.h_max));
   } else {
     if (o.dt.empty())
       throw InputError("give a step: --dt H (fixed step) or --tol TOL (adaptive; methods with an error estimate)");
@@ -79,33 +86,50 @@ nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, st
                      {"h_min", f(steps.h_min)}, {"h_max", f(steps.h_max)}, {"order", steps.order}, {"controller", o.controller}}}};
 }
 
+// A resume continues the run its checkpoint holds: the first identity key (path) that differs,
+// in one line. (The command line already had the checkpoint's flags, cli/resume.hpp: this catches
+// what flags cannot say, e.g. another version's defaults.)
+void check_same_run(const nlohmann::json& identity, const Checkpoint& c, const std::string& file) {
+  nlohmann::json was = nlohmann::json::object();
+  for (const auto& [key, value] : identity.items()) was[key] = c.parameters.value(key, nlohmann::json());
+  const auto patch = nlohmann::json::diff(was, identity);
+  if (patch.empty()) return;
+  const nlohmann::json::json_pointer at(patch[0]["path"].get<std::string>());
+  auto text = [&](const nlohmann::json& j) { return j.contains(at) ? j.at(at).dump() : std::string("nothing"); };
+  std::string name = at.to_string().substr(1);
+  std::replace(name.begin(), name.end(), '/', '.');
+  throw InputError("--resume " + file + ": the checkpoint's run has " + name + " = " + text(was) + ", this one " +
+                   text(identity) + "; leave out the flags that change it");
+}
+
 template <class T>
 int run_typed(const RunOptions& o) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const std::vector<std::string> outputs = {o.diagnostics, o.final_state, o.summary, o.checkpoint, o.snapshots};
-  for (std::size_t i = 0; i < outputs.size(); ++i)
-    for (std::size_t j = i + 1; j < outputs.size(); ++j)
-      if (!outputs[i].empty() && outputs[i] == outputs[j])
-        throw InputError("--diagnostics, --final-state, --summary, --checkpoint and --snapshots must name different files, got '" +
-                         outputs[i] + "' twice");
   if (o.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
     throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
   if (o.snapshots.empty() && !o.snapshot_every.empty()) throw InputError("--snapshot-every needs --snapshots FILE");
   ForceLaw<T> law = parse_force_law<T>(o.force);
   law.compensated = o.compensated == "forces" || o.compensated == "both";
 
-  // The start: a checkpoint (whose state opens its archive) or the initial condition.
+  // The start: a checkpoint (whose state opens its archive) or the initial condition, N checked
+  // against the memory before the bodies are made (built-in) or the integrator's stages are.
   std::optional<Checkpoint> resumed;
   State<T> initial;
   if (!o.resume.empty()) {
     resumed = read_checkpoint(o.resume);
+    if (const std::string was = resumed->parameters.value("precision", ""); was != o.precision)
+      throw InputError("checkpoint '" + o.resume + "' holds a run in precision " + was + ", not " + o.precision);
     ArchiveReader r(resumed->state);
     r.get(initial.mass);
     r.get(initial.y);
     r.get(initial.t);
   } else {
+    if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
     initial = make_initial_state<T>(o.ic);
   }
+  if (resumed || !o.ic.n)
+    check_memory_for_bodies<T>(initial.size(), "the " + std::to_string(initial.size()) + " bodies of " +
+                                                   (resumed ? "--resume " + o.resume : "--ic " + o.ic.name));
   // The time unit P: the orbital period of the original start (kept in the checkpoint).
   std::optional<T> period_value;
   if (resumed) {
@@ -126,17 +150,27 @@ int run_typed(const RunOptions& o) {
     return v;
   };
   const T t_end = time(o.t_end, "--t-end");
+  if (!(t_end > initial.t))
+    throw InputError(resumed ? "--t-end " + o.t_end + ": the run of checkpoint '" + o.resume + "' is already at t = " +
+                                   RealTraits<T>::format(initial.t) + "; give a later --t-end to extend it"
+                             : "--t-end must be after the start time " + RealTraits<T>::format(initial.t) + ", got '" +
+                                   o.t_end + "'");
   const StepOptions<T> steps = parse_steps<T>(o, time);
-  const T diag_every = o.diag_every.empty() ? t_end / T(1000) : time(o.diag_every, "--diag-every");
-  if (!(diag_every > T(0))) throw InputError("--diag-every must be positive");
+  // Intervals not given: the original run's (a resume keeps its clocks), else a fraction of t_end.
+  auto interval = [&](const std::string& text, const std::string& flag, const std::string& key, T fraction) {
+    const auto stored = resumed ? resumed->parameters.value(key, std::string()) : std::string();
+    const T every = !text.empty() ? time(text, flag) : !stored.empty() ? RealTraits<T>::parse(stored, key) : t_end * fraction;
+    if (!(every > T(0))) throw InputError(flag + " must be positive");
+    return every;
+  };
+  const T diag_every = interval(o.diag_every, "--diag-every", "diag_every", T(1) / T(1000));
   RunHooks<T> hooks;
   if (!o.checkpoint_every.empty() && !((hooks.checkpoint_every = time(o.checkpoint_every, "--checkpoint-every")) > T(0)))
     throw InputError("--checkpoint-every must be positive");
   if (!o.stop_at.empty()) hooks.stop_at = time(o.stop_at, "--stop-at");
-  if (!o.snapshots.empty()) {
-    hooks.snapshot_every = o.snapshot_every.empty() ? t_end / T(100) : time(o.snapshot_every, "--snapshot-every");
-    if (!(hooks.snapshot_every > T(0))) throw InputError("--snapshot-every must be positive");
-  }
+  if (!o.snapshots.empty())
+    hooks.snapshot_every = interval(o.snapshot_every, "--snapshot-every", "snapshot_every", T(1) / T(100));
+  hooks.interrupted = [] { return interrupt_signal() != 0; };
   // The default: the first engine of the registry, or with compensated force sums the first that
   // has them (the registry refuses an engine without them).
   std::string engine = o.engine;
@@ -144,15 +178,12 @@ int run_typed(const RunOptions& o) {
     if (engine.empty() && (!law.compensated || e.can.compensated_forces)) engine = e.name;
 
   nlohmann::json identity = run_identity(o, steps, initial.size(), steps.adaptive ? hooks.snapshot_every : T(0));
-  if (resumed) {
-    for (const auto& [key, value] : identity.items())
-      if (resumed->parameters[key] != value)
-        throw InputError("--resume: the checkpoint's " + key + " is " + resumed->parameters[key].dump() + ", this run's " +
-                         value.dump() + " (give the original run's flags)");
-  }
+  if (resumed) check_same_run(identity, *resumed, o.resume);
   nlohmann::json checkpoint_parameters = identity;
   checkpoint_parameters["period"] = period_value ? nlohmann::json(RealTraits<T>::format(*period_value)) : nlohmann::json();
   checkpoint_parameters["command_line"] = o.command_line;
+  checkpoint_parameters["diag_every"] = RealTraits<T>::format(diag_every);
+  if (!o.snapshots.empty()) checkpoint_parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
 
   Simulation<T> sim(initial, law, engine, o.integrator, steps);
   sim.engine().set_launch(o.launch);
@@ -189,6 +220,14 @@ int run_typed(const RunOptions& o) {
         last = s;
       },
       hooks);
+  // Interrupted: the checkpoint (written by the driver on stopping) is the run's one output; the
+  // others would be partial, so their temporary files go (AtomicFile).
+  if (const int sig = interrupt_signal(); !completed && sig) {
+    std::fprintf(stderr, "nbody: interrupted at t = %s; %s\n", RealTraits<T>::format(sim.state().t).c_str(),
+                 o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
+    return 128 + sig;
+  }
+  if (completed && hooks.checkpoint) hooks.checkpoint();  // the end: a later --t-end extends the run
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   nlohmann::json parameters = identity;
@@ -270,6 +309,17 @@ int run_typed(const RunOptions& o) {
 }  // namespace
 
 int run_command(const RunOptions& o) {
+  DeferInterrupts defer;  // SIGINT, SIGTERM: the time loop stops between two steps
+  std::vector<OutputFile> outputs;
+  for (const auto& [flag, path] :
+       {std::pair{"--diagnostics", o.diagnostics}, {"--snapshots", o.snapshots}, {"--final-state", o.final_state}})
+    if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
+  if (!o.summary.empty()) outputs.push_back({"--summary", o.summary, {}});
+  if (!o.checkpoint.empty()) outputs.push_back({"--checkpoint", o.checkpoint, {{checkpoint_backup(o.checkpoint), "backup"}}});
+  std::vector<InputFile> inputs;
+  if (o.ic.name.starts_with("file:")) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
+  if (!o.resume.empty()) inputs.push_back({"--resume", o.resume, "--checkpoint"});
+  check_output_files(outputs, inputs);
   return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o); });
 }
 

@@ -10,7 +10,9 @@
 // land on them, snapshot_every having to be a multiple of dt. A run restored from a
 // checkpoint (load) continues bit for bit as the uninterrupted run would have. With device-resident
 // stepping (engines/resident.hpp) the steps between two such events are taken in one call on the
-// device; the events, and what happens at them, are the same.
+// device; the events, and what happens at them, are the same. A run stops early at stop_at or
+// when its `interrupted` hook says so, polled between steps (between device calls when the steps
+// are taken on the device), and writes its checkpoint there.
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -37,8 +39,9 @@ struct Sample {
 };
 
 // Optional services of a run: progress lines, periodic checkpoints, stopping early (runs in
-// parts: stop at the first step end at or after stop_at, then checkpoint), and snapshots of the
-// state at exact output times (at the start, every snapshot_every, and at t_end).
+// parts: stop at the first step end at or after stop_at, then checkpoint; or when `interrupted`,
+// polled between steps, says so), and snapshots of the state at exact output times (at the
+// start, every snapshot_every, and at t_end).
 template <class T>
 struct RunHooks {
   std::function<void(const std::string&)> progress;
@@ -47,6 +50,7 @@ struct RunHooks {
   T checkpoint_every{0};            // 0: no periodic checkpoints
   std::function<void()> checkpoint;  // called at each checkpoint time and when stopping early
   T stop_at{RealTraits<T>::infinity()};
+  std::function<bool()> interrupted;  // true: stop now (between two steps or device calls)
 };
 
 template <class T>
@@ -77,7 +81,7 @@ class Simulation {
   const Snapshot<T>& initial_snapshot() const { return drift_.initial(); }
 
   // Advances to t_end (or to hooks.stop_at). observe(const Sample<T>&) is called for every sample.
-  // Returns true when t_end was reached, false when the run stopped early at stop_at.
+  // Returns true when t_end was reached, false when the run stopped early (stop_at, interrupted).
   template <class Observer>
   bool run(T t_end, T diag_every, Observer&& observe, const RunHooks<T>& hooks = {}) {
     const bool snapshots = hooks.snapshot && hooks.snapshot_every > T(0);
@@ -94,11 +98,14 @@ class Simulation {
       started_ = true;
     }
     if (!(t_end > t0_)) throw InputError("--t-end must be after the start time " + RealTraits<T>::format(t0_));
+    if (!steps_.adaptive && state_.t < due_time(tick(step_index_, steps_.dt)))  // a last step shortened onto t_end
+      throw InputError("the run stands at t = " + RealTraits<T>::format(state_.t) + ", between its steps t0 + k dt (dt = " +
+                       RealTraits<T>::format(steps_.dt) + "): a run at a fixed step continues only from one of them");
     const std::uint64_t fixed_steps = steps_.adaptive ? 0 : fixed_step_count(t_end);
     const auto start = std::chrono::steady_clock::now();
     auto last_report = start;
     while (state_.t < t_end) {
-      if (state_.t >= hooks.stop_at) {
+      if (state_.t >= hooks.stop_at || (hooks.interrupted && hooks.interrupted())) {
         if (hooks.checkpoint) hooks.checkpoint();
         return false;
       }

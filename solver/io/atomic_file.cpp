@@ -6,9 +6,16 @@
 
 namespace nbody {
 
-AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)) {
-  tmp_ = path_;
-  tmp_ += ".tmp." + std::to_string(::getpid());
+namespace {
+std::filesystem::path temporary_for(const std::filesystem::path& path) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  return tmp;
+}
+}  // namespace
+
+AtomicFile::AtomicFile(std::filesystem::path path)
+    : path_(std::move(path)), tmp_(temporary_for(path_)), registration_(tmp_.string()) {
   out_.open(tmp_, std::ios::out | std::ios::trunc);
   if (!out_) throw InputError("cannot write '" + path_.string() + "' (does its directory exist?)");
 }
@@ -28,6 +35,7 @@ void AtomicFile::commit() {
   std::error_code ec;
   std::filesystem::rename(tmp_, path_, ec);
   if (ec) throw RunError("cannot rename '" + tmp_.string() + "' to '" + path_.string() + "': " + ec.message());
+  registration_.release();
   committed_ = true;
 }
 

@@ -1,10 +1,13 @@
 #pragma once
 // An output file that appears under its name only when complete: it is written to a temporary
 // name in the same directory and renamed on commit(); if the writer fails or throws, the
-// destructor removes the temporary file, so no half-written output is ever left behind.
+// destructor removes the temporary file, so no half-written output is ever left behind; a signal
+// removes it too (core/interrupt.hpp).
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "core/interrupt.hpp"
 
 namespace nbody {
 
@@ -22,6 +25,7 @@ class AtomicFile {
 
  private:
   std::filesystem::path path_, tmp_;
+  RegisteredTemporary registration_;
   std::ofstream out_;
   bool committed_ = false;
 };

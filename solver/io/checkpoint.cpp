@@ -23,6 +23,11 @@ std::uint64_t fnv1a(const std::string& s) {
 
 }  // namespace
 
+std::filesystem::path checkpoint_backup(const std::filesystem::path& path) {
+  std::filesystem::path bak = path;
+  return bak += ".bak";
+}
+
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   ArchiveWriter w;
   w.put_text(c.parameters.dump());
@@ -30,41 +35,60 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   const std::string body = kMagic + w.bytes();
   ArchiveWriter sum;
   sum.put(fnv1a(body));
-  AtomicFile out(path.string() + ".new");
+  AtomicFile out(path);
   out.stream() << body << sum.bytes();
+  // The previous checkpoint becomes FILE.bak through a second name (a hard link), so that FILE
+  // exists at every moment; where links are not supported, it is renamed.
+  if (std::filesystem::exists(path)) {
+    const auto bak = checkpoint_backup(path);
+    std::error_code ec;
+    std::filesystem::remove(bak, ec);
+    std::filesystem::create_hard_link(path, bak, ec);
+    if (ec) std::filesystem::rename(path, bak, ec);
+    if (ec) throw RunError("cannot keep the previous checkpoint as '" + bak.string() + "': " + ec.message());
+  }
   out.commit();
-  std::error_code ec;
-  if (std::filesystem::exists(path)) std::filesystem::rename(path, path.string() + ".bak", ec);
-  std::filesystem::rename(path.string() + ".new", path, ec);
-  if (ec) throw RunError("cannot write checkpoint '" + path.string() + "': " + ec.message());
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& path) {
+  const std::string where = "checkpoint '" + path.string() + "'";
+  if (std::filesystem::is_directory(path)) throw InputError(where + " is a directory, not a checkpoint file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open checkpoint '" + path.string() + "'");
+  if (!in) throw InputError("cannot open " + where);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string all = ss.str();
   const std::string magic = kMagic;
-  const std::string where = "checkpoint '" + path.string() + "'";
-  if (all.compare(0, magic.size(), magic) != 0) {
+  const InputError truncated(where + " is truncated (" + std::to_string(all.size()) + " bytes)");
+  if (all.empty()) throw InputError(where + " is empty");
+  if (all.size() < magic.size() && magic.starts_with(all)) throw truncated;
+  if (!all.starts_with(magic)) {
     if (all.starts_with(kFamily))
       throw InputError(where + " was written by another version of nbody (format '" + all.substr(0, all.find('\n')) +
                        "', this one reads '" + magic.substr(0, magic.size() - 1) + "'); start the run again");
     throw InputError(where + " is not an nbody checkpoint");
   }
-  if (all.size() < magic.size() + sizeof(std::uint64_t)) throw InputError(where + " is truncated");
-  const std::string body = all.substr(0, all.size() - sizeof(std::uint64_t));
-  ArchiveReader sum(all.substr(body.size()));
-  if (sum.get<std::uint64_t>() != fnv1a(body)) throw InputError(where + " is corrupt (checksum mismatch)");
-  ArchiveReader r(body.substr(magic.size()));
+  // Two texts with their lengths, then the checksum: data that ends early was cut off.
+  ArchiveReader r(all.substr(magic.size()));
+  std::string parameters, state;
+  std::uint64_t stored_sum = 0;
+  try {
+    parameters = r.get_text();
+    state = r.get_text();
+    stored_sum = r.get<std::uint64_t>();
+  } catch (const InputError&) {
+    throw truncated;
+  }
+  if (!r.at_end()) throw InputError(where + " is corrupt (data after its end)");
+  if (stored_sum != fnv1a(all.substr(0, all.size() - sizeof stored_sum)))
+    throw InputError(where + " is corrupt (checksum mismatch)");
   Checkpoint c;
   try {
-    c.parameters = nlohmann::json::parse(r.get_text());
+    c.parameters = nlohmann::json::parse(parameters);
   } catch (const nlohmann::json::exception&) {
     throw InputError(where + " has unreadable parameters");
   }
-  c.state = r.get_text();
+  c.state = std::move(state);
   return c;
 }
 

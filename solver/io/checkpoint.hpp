@@ -1,7 +1,9 @@
 #pragma once
-// Checkpoint files: a magic line, the run's parameters as JSON (to check a resume against), the
-// archive of the run's state (Simulation::save), and an FNV-1a checksum of all of it. Written
-// atomically: a new file, the previous checkpoint renamed to FILE.bak, the new one renamed to FILE.
+// Checkpoint files: a magic line, the run's parameters as JSON (what a resume continues and is
+// checked against; they name the precision, so that a checkpoint is never read in another one),
+// the archive of the run's state (Simulation::save), and an FNV-1a checksum of all of it. Written
+// atomically: a temporary file, the previous checkpoint kept as FILE.bak, the new one renamed to
+// FILE (which exists at every moment).
 #include <filesystem>
 #include <string>
 
@@ -13,6 +15,9 @@ struct Checkpoint {
   nlohmann::json parameters;
   std::string state;  // ArchiveWriter bytes
 };
+
+// FILE.bak: the previous checkpoint.
+std::filesystem::path checkpoint_backup(const std::filesystem::path& path);
 
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c);
 Checkpoint read_checkpoint(const std::filesystem::path& path);
