@@ -317,7 +317,7 @@ int run_command(const RunOptions& o) {
   if (!o.summary.empty()) outputs.push_back({"--summary", o.summary, {}});
   if (!o.checkpoint.empty()) outputs.push_back({"--checkpoint", o.checkpoint, {{checkpoint_backup(o.checkpoint), "backup"}}});
   std::vector<InputFile> inputs;
-  if (o.ic.name.starts_with("file:")) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
+  if (o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
   if (!o.resume.empty()) inputs.push_back({"--resume", o.resume, "--checkpoint"});
   check_output_files(outputs, inputs);
   return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o); });

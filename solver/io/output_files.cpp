@@ -60,8 +60,10 @@ bool same_file(const Named& a, const Named& b) {
 }
 Named named(std::string description, std::string flag, bool companion, const fs::path& path) {
   std::error_code ec;
-  fs::path canonical = fs::weakly_canonical(fs::absolute(path), ec);
-  if (ec) canonical = fs::absolute(path).lexically_normal();
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) absolute = path;
+  fs::path canonical = fs::weakly_canonical(absolute, ec);
+  if (ec) canonical = absolute.lexically_normal();
   return {std::move(description), std::move(flag), companion, path, canonical};
 }
 

@@ -57,7 +57,32 @@ FIXTURES = {
     "unbound.csv": HEADER + b"0,0.5,-0.5,0,0,0,-5,0\n1,0.5,0.5,0,0,0,5,0\n",
     "collision.csv": HEADER + b"0,1,0,0,0,0,0,0\n1,1,0,0,0,0,0,0\n",
     "head_on.csv": HEADER + b"0,0.5,-0.5,0,0,0,0,0\n1,0.5,0.5,0,0,0,0,0\n",
+    "empty.bin": b"",
 }
+
+# Files that nbody itself writes, made once per corpus run (name: the arguments that write it).
+RUN_TO_CHECKPOINT = ["run", "--ic", "two-galaxies", "--n", "32", "--seed", "4", "--integrator", "dopri5", "--tol", "1e-9",
+                     "--t-end", "1.5", "--r-min", "1e-4", "--stop-at", "0.5", "--checkpoint"]
+MADE = {
+    "start.csv": ["ic", "--ic", "kepler", "--out", "start.csv"],
+    "c.bin": RUN_TO_CHECKPOINT + ["c.bin"],
+    "float.bin": RUN_TO_CHECKPOINT + ["float.bin", "--precision", "float"],
+}
+# ... and files cut from them.
+CUT = {"cut17.bin": ("c.bin", 17), "cut_half.bin": ("c.bin", 0.5), "cut_last_byte.bin": ("c.bin", -1)}
+
+
+def make_fixtures(nbody, env):
+    """FIXTURES plus the files of MADE and CUT, as {name: bytes}."""
+    made = dict(FIXTURES)
+    with tempfile.TemporaryDirectory(prefix="nbody_bad_input_made_") as tmp:
+        for name, args in MADE.items():
+            subprocess.run([nbody, *args], cwd=tmp, env=env, capture_output=True, check=True)
+            made[name] = (Path(tmp) / name).read_bytes()
+    for name, (source, length) in CUT.items():
+        whole = made[source]
+        made[name] = whole[:length] if isinstance(length, int) else whole[:int(len(whole) * length)]
+    return made
 
 
 @dataclass
@@ -99,12 +124,12 @@ def listing(folder):
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
-def run_case(nbody, case, timeout, env):
+def run_case(nbody, case, timeout, env, fixtures):
     """The problems of one case's outcome; empty when it behaved as the table says."""
     with tempfile.TemporaryDirectory(prefix="nbody_bad_input_") as tmp:
         folder = Path(tmp) / "case"
         folder.mkdir()
-        for name, content in FIXTURES.items():
+        for name, content in fixtures.items():
             if any(name in arg for arg in case.args):
                 if content is None:
                     (folder / name).mkdir()
@@ -148,8 +173,9 @@ def main():
     runnable = [c for c in cases if not c.needs or REQUIREMENTS[c.needs](info["build"], info["host"])]
     env = dict(os.environ, OMP_NUM_THREADS="1", LC_ALL="C")
     start = time.monotonic()
+    fixtures = make_fixtures(nbody, env)
     with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
-        outcomes = list(pool.map(lambda c: run_case(nbody, c, opts.timeout, env), runnable))
+        outcomes = list(pool.map(lambda c: run_case(nbody, c, opts.timeout, env, fixtures), runnable))
     failed = 0
     for case, problems in zip(runnable, outcomes):
         if problems:
