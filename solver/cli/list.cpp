@@ -88,7 +88,8 @@ int list_command(const std::string& what, bool json, const std::string& precisio
                        {"family", e.family},
                        {"evaluations_per_step", e.evaluations_per_step},
                        {"symplectic", e.symplectic},
-                       {"implicit", e.implicit}});
+                       {"implicit", e.implicit},
+                       {"selectable_order", e.selectable_order}});
     } else if (what == "ics") {
       for (const auto& e : ic_list()) out.push_back({{"name", e.name}, {"description", e.description}});
     } else {
@@ -100,7 +101,8 @@ int list_command(const std::string& what, bool json, const std::string& precisio
   }
   if (what == "integrators") {
     for (const auto& e : integrator_table<double>())
-      line(e.name, std::string(e.description) + (e.error_estimate ? " [--dt or --tol]" : " [--dt]"));
+      line(e.name, std::string(e.description) + (e.error_estimate ? " [--dt or --tol" : " [--dt") +
+                       (e.selectable_order ? ", --order]" : "]"));
   } else if (what == "ics") {
     for (const auto& e : ic_list()) line(e.name, std::string(e.description));
   } else {

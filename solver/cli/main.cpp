@@ -79,13 +79,12 @@ void set_n(IcParams& ic, const std::optional<long long>& n) {
   ic.n = static_cast<std::size_t>(*n);
 }
 
-// --order is for the methods that have one to choose.
+// --order is for the methods that have one to choose (their registry entry says so).
 void check_order(const CLI::Option& order, const std::string& integrator) {
-  if (order.count() == 0 || std::find(std::begin(kMethodsWithOrder), std::end(kMethodsWithOrder), integrator) !=
-                                std::end(kMethodsWithOrder))
-    return;
+  if (order.count() == 0 || find_entry(integrator_table<double>(), integrator, "integrator").selectable_order) return;
   std::string methods;
-  for (std::string_view m : kMethodsWithOrder) methods += (methods.empty() ? "" : ", ") + std::string(m);
+  for (const auto& e : integrator_table<double>())
+    if (e.selectable_order) methods += (methods.empty() ? "" : ", ") + std::string(e.name);
   throw InputError("--order applies to " + methods + "; " + integrator + " has a fixed order (`nbody list integrators`)");
 }
 

@@ -35,9 +35,6 @@ T parse_non_negative(const std::string& text, const std::string& flag) {
   return x;
 }
 
-// The methods whose order --order chooses: their constructors read StepOptions::order, no other
-// method's does (test_cli.cpp checks both).
-inline constexpr std::string_view kMethodsWithOrder[] = {"adams-bashforth", "adams-moulton", "bulirsch-stoer"};
 
 // CLI11's check of an integer flag: its text is a whole number (digits, a sign) from lo to hi.
 // CLI11's own conversion would wrap "-1" into an unsigned flag and clamp a number that overflows.

@@ -180,6 +180,7 @@ class AdamsBashforth final : public AdamsBase<T> {
     static constexpr int evaluations_per_step = 1;
     static constexpr bool symplectic = false;
     static constexpr bool implicit = false;
+    static constexpr bool selectable_order = true;  // --order
     static constexpr std::string_view description =
         "Adams-Bashforth, explicit multistep of order --order 1..5 (default 5), fixed step, 1 force evaluation per step "
         "after k-1 rk4 start-up steps";
@@ -228,6 +229,7 @@ class AdamsMoulton final : public AdamsBase<T> {
     static constexpr int evaluations_per_step = 2;
     static constexpr bool symplectic = false;
     static constexpr bool implicit = false;
+    static constexpr bool selectable_order = true;  // --order
     static constexpr std::string_view description =
         "Adams-Bashforth-Moulton predictor-corrector PECE: AB(k) predicts, Adams-Moulton of order k corrects; "
         "order --order 2..5 (default 5), fixed step, 2 force evaluations per step after k-1 rk4 start-up steps";

@@ -53,6 +53,7 @@ class BulirschStoer final : public Integrator<T> {
     static constexpr int evaluations_per_step = 0;  // depends on the order reached
     static constexpr bool symplectic = false;
     static constexpr bool implicit = false;
+    static constexpr bool selectable_order = true;  // --order
   };
 
   BulirschStoer(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), m_(6 * f.size()) {

@@ -194,6 +194,7 @@ struct IntegratorEntry {
   int evaluations_per_step;  // force evaluations of an accepted step; 0: it varies (iterations)
   bool symplectic;
   bool implicit;
+  bool selectable_order;  // takes --order (its info says selectable_order = true)
   std::unique_ptr<Integrator<T>> (*make)(Rhs<T>&, const StepOptions<T>&);
 };
 

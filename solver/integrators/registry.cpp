@@ -25,7 +25,14 @@ namespace {
 template <class M, class T>
 IntegratorEntry<T> entry() {
   using I = typename M::info;
+  constexpr bool selectable_order = [] {
+    if constexpr (requires { I::selectable_order; })
+      return I::selectable_order;
+    else
+      return false;
+  }();
   return {I::name, I::description, I::order, I::error_estimate, I::family, I::evaluations_per_step, I::symplectic, I::implicit,
+          selectable_order,
           [](Rhs<T>& f, const StepOptions<T>& opt) -> std::unique_ptr<Integrator<T>> { return std::make_unique<M>(f, opt); }};
 }
 }  // namespace
