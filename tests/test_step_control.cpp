@@ -165,16 +165,17 @@ TEST_CASE("step_size_underflow_below_h_min_is_an_error", "[adaptive]") {
 
 TEST_CASE("accepted_steps_fail_rather_than_go_below_h_min", "[adaptive]") {
   // The controller of an accepted step wants less than --h-min at pericentre: the run stops there
-  // instead of going on at --h-min with an error the tolerance does not allow.
+  // instead of going on at --h-min with an error the tolerance does not allow. (gauss-radau15's
+  // PRS23 steps are longer: about 2.4e-3 at pericentre at this tolerance.)
   for (const std::string method : {"dopri5", "gauss-radau15"}) {
     StepOptions<double> opt = with_tol(1e-10);
-    opt.h_min = 1e-3;
+    opt.h_min = method == "gauss-radau15" ? 3e-3 : 1e-3;
     Simulation<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", method, opt);
     double smallest = 1;
     INFO(method);
     CHECK_THROWS_AS(sim.run(10.0, 1e-9, [&](const Sample<double>& s) { if (s.dt > 0) smallest = std::min(smallest, s.dt); }),
                     RunError);
-    CHECK(smallest >= 1e-3);
+    CHECK(smallest >= opt.h_min);
   }
 }
 
