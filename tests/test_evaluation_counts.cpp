@@ -125,8 +125,9 @@ TEST_CASE("gauss_radau15_counts_every_force_evaluation_of_every_sweep_and_reject
     run.steps(50, true);
     const auto& c = run.method.counters();
     CHECK(run.rhs.evaluations() == 1 + c.steps + 7 * run.method.sweeps());
-    // after the start, a step takes 3 sweeps: the prediction's error, its round-off, a check
-    CHECK(run.method.sweeps() <= 3 * (c.steps + c.rejected) + 20);
+    // after the start, a step takes 3 sweeps (the prediction's error, its round-off, a check), or 4
+    // when steps are long, as PRS23's are
+    CHECK(run.method.sweeps() <= 4 * (c.steps + c.rejected) + 20);
   }
   SECTION("fixed step") {
     StepOptions<double> opt;

@@ -173,6 +173,13 @@ int main(int argc, char** argv) {
                       "max-norm of the error estimate per unit time exceeds --atol, or --tol; S0 used 1e-4)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pi", "subdivide"}));
+  run_cmd->add_option("--ias15-criterion", run.ias15_criterion,
+                      "gauss-radau15's step criterion, with --tol as IAS15's epsilon: prs23 (Pham, Rein & Spiegel 2024): the "
+                      "step is (7! epsilon)^(1/7) times the smallest timescale sqrt(2|a|^2/(|j|^2+|a||s|)) of the bodies' "
+                      "acceleration a, jerk j and snap s; b6 (Rein & Spiegel 2015): epsilon bounds max|b6|/max|a| in a step "
+                      "(at least 1e5 round-off units)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"prs23", "b6"}));
   run_cmd->add_option("--t-end", run.t_end, "end time")->required();
   run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   run_cmd->add_option("--engine", run.engine,

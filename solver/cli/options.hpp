@@ -28,6 +28,7 @@ struct RunOptions {
   std::string controller = "pi";
   std::string compensated = "none";  // none, forces, state or both
   std::string stepping = "auto";     // auto, host or device
+  std::string ias15_criterion = "prs23";  // gauss-radau15: prs23 or b6
   int order = 0;
   std::string t_end;
   std::string diagnostics, diag_every;

@@ -46,6 +46,7 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
   steps.compensated = o.compensated == "state" || o.compensated == "both";
   steps.controller = o.controller == "subdivide" ? Controller::subdivide : Controller::pi;
   steps.stepping = o.stepping == "host" ? Stepping::host : o.stepping == "device" ? Stepping::device : Stepping::automatic;
+  steps.ias15_criterion = o.ias15_criterion == "b6" ? Ias15Criterion::b6 : Ias15Criterion::prs23;
   const bool tol = !o.tol.empty(), atol = !o.atol.empty(), rtol = !o.rtol.empty();
   if (tol && (atol || rtol)) throw InputError("give either --tol or --atol with --rtol, not both");
   const bool subdivide = o.controller == "subdivide";  // S0's scheme uses only the absolute threshold
@@ -68,6 +69,9 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
     steps.dt = time(o.dt, "--dt");
   }
   if (steps.dt < T(0) || (!steps.adaptive && !(steps.dt > T(0)))) throw InputError("--dt must be positive, got '" + o.dt + "'");
+  if (o.ias15_criterion != "prs23" && o.integrator != "gauss-radau15")
+    throw InputError("--ias15-criterion is gauss-radau15's step criterion, not " + o.integrator + "'s");
+  if (o.ias15_criterion != "prs23" && !steps.adaptive) throw InputError("--ias15-criterion applies to adaptive runs (--tol)");
   return steps;
 }
 
@@ -83,7 +87,8 @@ nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, st
           {"force_law", to_json(o.force)},
           {"compensated", o.compensated},
           {"steps", {{"adaptive", steps.adaptive}, {"dt", f(steps.dt)}, {"atol", f(steps.atol)}, {"rtol", f(steps.rtol)},
-                     {"h_min", f(steps.h_min)}, {"h_max", f(steps.h_max)}, {"order", steps.order}, {"controller", o.controller}}}};
+                     {"h_min", f(steps.h_min)}, {"h_max", f(steps.h_max)}, {"order", steps.order}, {"controller", o.controller},
+                     {"ias15_criterion", o.ias15_criterion}}}};
 }
 
 // A resume continues the run its checkpoint holds: the first identity key (path) that differs,

@@ -16,14 +16,28 @@
 //
 // IAS15's additions, all here: the iteration stops when the change of b6 relative to the
 // acceleration is below the round-off, or when it stops shrinking (round-off noise), or at a cap;
-// the step size follows from epsilon = max|b6| / max|a|, and a step whose successor would be less
-// than a quarter of it is redone (the safety factor); the b of the next step are predicted from
-// the previous step's polynomial plus the previous prediction's error (Everhart's e/b
-// correction); and positions and velocities are updated with Kahan's compensated summation.
+// the step size follows from the converged polynomial and epsilon (--tol), and a step whose
+// successor would be less than a quarter of it is redone (the safety factor); the b of the next
+// step are predicted from the previous step's polynomial plus the previous prediction's error
+// (Everhart's e/b correction); and the b over a step's sweeps, and positions and velocities over
+// the steps, are updated with Kahan's compensated summation.
+//
+// Two step criteria, both REBOUND's (--ias15-criterion). Either way epsilon stands for the size of
+// the polynomial's last term, b6 ~ a^(7) dt^7 / 7!, relative to the acceleration:
+// - prs23 (default; D. Pham, H. Rein & D. S. Spiegel 2024, OJAp 7, 1): each body's timescale
+//   tau = sqrt(2 |a|^2 / (|j|^2 + |a| |s|)) from its acceleration, jerk and snap at the end of the
+//   step, and the next step (7! epsilon)^(1/7) min tau: the step at which a Taylor series with
+//   derivatives a / tau^k has a last term epsilon |a|. These low derivatives are well above the
+//   round-off, so the step never chases noise.
+// - b6 (Rein & Spiegel 2015; REBOUND's default until 2024): the next step makes max|b6| / max|a|
+//   equal to epsilon, the maxima over the bodies that move in the step by more than sqrt(u) of
+//   their distance from the origin (u the unit round-off). For the others b6 is the noise of
+//   accelerations at positions that barely change in their last digits: at a close pair far from
+//   the origin it does not shrink with the step, which then falls without end.
 //
 // Cost: one force evaluation at the start of each step and 7 per sweep. With a good prediction a
 // step takes 3 sweeps (the prediction's error, then its round-off, then a sweep that changes
-// nothing), 4 or more when steps are long: about 22 evaluations per step on a Kepler orbit.
+// nothing), 4 or more when steps are long (as PRS23's are): 21 to 30 evaluations a step.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -66,9 +80,11 @@ class GaussRadau15 final : public Integrator<T> {
   struct info {
     static constexpr std::string_view name = "gauss-radau15";
     static constexpr std::string_view description =
-        "IAS15 (Everhart's Gauss-Radau predictor-corrector), order 15, ~22 force evaluations a step; --tol sets "
-        "IAS15's epsilon, the bound on max|b6|/max|a| in a step (IAS15's default 1e-9; floor 2.2e-11 in double), "
-        "not an error norm";
+        "IAS15 (Everhart's Gauss-Radau predictor-corrector), order 15, 21-30 force evaluations a step; --tol is IAS15's "
+        "epsilon (REBOUND's default 1e-9), not an error norm: with --ias15-criterion prs23 (default; Pham, Rein & "
+        "Spiegel 2024) the step is (7! epsilon)^(1/7) times the smallest timescale sqrt(2|a|^2/(|j|^2+|a||s|)) of the "
+        "bodies' acceleration, jerk and snap; with b6 (Rein & Spiegel 2015) epsilon bounds max|b6|/max|a| in a step "
+        "(floor 2.2e-11 in double)";
     static constexpr int order = 15;
     static constexpr bool error_estimate = true;
     static constexpr std::string_view family = "Gauss-Radau predictor-corrector";
@@ -81,7 +97,7 @@ class GaussRadau15 final : public Integrator<T> {
       : Integrator<T>(f, opt), m_(3 * f.size()), a0_(m_), acc_(m_), pos_(m_), csx_(m_), csv_(m_) {
     if (opt.controller == Controller::subdivide)
       throw InputError("gauss-radau15 controls its step itself (IAS15); --controller subdivide is for the embedded Runge-Kutta pairs");
-    for (auto* set : {&b_, &e_, &g_, &b_last_, &e_last_})
+    for (auto* set : {&b_, &e_, &g_, &csb_, &b_last_, &e_last_})
       for (auto& v : *set) v.assign(m_, T(0));
     for (int n = 0; n <= K; ++n) h_[n] = gauss_radau_spacings[n].template as<T>();
     for (int n = 0; n <= K; ++n)
@@ -108,16 +124,20 @@ class GaussRadau15 final : public Integrator<T> {
       vel_den_[k] = T(k + 2);              // and once
     }
     h_next_ = opt.dt;
-    // --tol sets atol = rtol = epsilon. Rounded accelerations put noise of about 1e4 units of
-    // round-off (relative to max|a|, measured on Kepler orbits in float and double) into b6, since
-    // it is their 7th divided difference; a smaller epsilon would chase that noise and shrink the
-    // steps without end, so epsilon is at least 1e5 round-off units (2.2e-11 in double).
-    const T requested = opt.rtol > T(0) ? opt.rtol : opt.atol;
-    const T floor = T(1e5) * RealTraits<T>::epsilon();
-    epsilon_ = std::max(requested, floor);
-    if (opt.adaptive && requested < floor)  // say so: the user asked for something else
-      std::fprintf(stderr, "nbody: note: gauss-radau15: --tol %s is below its floor in this precision; using %s\n",
-                   RealTraits<T>::format(requested).c_str(), RealTraits<T>::format(floor).c_str());
+    // --tol sets atol = rtol = epsilon. Under b6, rounded accelerations put noise of about 1e4
+    // units of round-off (relative to max|a|, measured on Kepler orbits in float and double) into
+    // b6, since it is their 7th divided difference; a smaller epsilon would chase that noise and
+    // shrink the steps without end, so epsilon is at least 1e5 round-off units (2.2e-11 in double).
+    // PRS23 reads no b6, so any epsilon gives finite steps, only more of them (as epsilon^(-1/7)).
+    epsilon_ = opt.rtol > T(0) ? opt.rtol : opt.atol;
+    if (opt.ias15_criterion == Ias15Criterion::b6) {
+      const T floor = T(1e5) * RealTraits<T>::epsilon();
+      if (opt.adaptive && epsilon_ < floor)  // say so: the user asked for something else
+        std::fprintf(stderr, "nbody: note: gauss-radau15: --tol %s is below the b6 criterion's floor in this precision; using %s\n",
+                     RealTraits<T>::format(epsilon_).c_str(), RealTraits<T>::format(floor).c_str());
+      epsilon_ = std::max(epsilon_, floor);
+    }
+    prs23_factor_ = pow(T(5040) * epsilon_, T(1) / T(K));  // (7! epsilon)^(1/7)
   }
 
   T proposed_step(const State<T>& s) override {
@@ -178,15 +198,22 @@ class GaussRadau15 final : public Integrator<T> {
       this->f_.accelerations(x0, a0_.data());
       have_a0_ = true;
     }
+    // The first step's size is a guess (the starting-step estimate, or --dt) that no criterion has
+    // seen: it stands only if its sweeps converge and the criterion, having seen it, asks for at
+    // least as much. Otherwise a step up to 4 times too long (about 4^16 times the error of one
+    // step) would be accepted, or one so long that its polynomial, and so the criterion, is noise.
+    bool guessed = h_last_ == T(0);
     for (;;) {
       predict(h);
-      converge(x0, v0, h);
+      const bool converged = converge(x0, v0, h);
       if (!this->opt_.adaptive) break;
-      const T h_new = controlled_step(h);
-      if (h_new < safety_ * h) {  // IAS15: a much smaller next step means this one was too large
+      const T h_new = guessed && !converged ? safety_ * h : controlled_step(v0, h);
+      // IAS15: a much smaller next step means this one was too large
+      if (h_new < (guessed ? T(1) : safety_) * h) {
         ++this->counters_.rejected;
         check_step_size(info::name, s.t, h_new, this->opt_.h_min);
         h = h_new;
+        guessed = guessed && !converged;
         continue;
       }
       h_next_ = std::min({h_new, h / safety_, this->opt_.h_max});  // grow at most 4x
@@ -251,16 +278,19 @@ class GaussRadau15 final : public Integrator<T> {
   }
 
   // Iterates the sweeps until b6 stops changing: its change relative to the acceleration is below
-  // the unit round-off, or it grew again after the third sweep (round-off noise), or the cap.
-  void converge(const T* x0, const T* v0, T h) {
+  // the unit round-off, or it grew again after the third sweep (round-off noise). False when the
+  // sweeps reach the cap or a non-finite change instead.
+  bool converge(const T* x0, const T* v0, T h) {
+    for (auto& v : csb_) std::fill(v.begin(), v.end(), T(0));
     const T converged = RealTraits<T>::epsilon() / T(2);
     T change = RealTraits<T>::max(), previous = change;
     for (int sweep = 0;; ++sweep) {
-      if (change < converged || !is_finite(change)) break;
-      if (sweep > 2 && previous <= change) break;
+      if (change < converged) return true;
+      if (!is_finite(change)) return false;
+      if (sweep > 2 && previous <= change) return true;
       if (sweep >= max_sweeps_) {
         ++unconverged_;
-        break;
+        return false;
       }
       previous = change;
       change = sweep_once(x0, v0, h);
@@ -287,7 +317,7 @@ class GaussRadau15 final : public Integrator<T> {
         for (int l = 1; l < n; ++l) g = (g - g_[l - 1][j]) / diff_[n][l];
         const T dg = g - g_[n - 1][j];
         g_[n - 1][j] = g;
-        for (int k = 0; k < n; ++k) b_[k][j] += c_[k][n - 1] * dg;
+        for (int k = 0; k < n; ++k) kahan_add(b_[k][j], csb_[k][j], c_[k][n - 1] * dg);
         if (n == K) {  // like IAS15, ignore non-finite entries in the maxima
           if (is_finite(dg)) max_db6 = std::max(max_db6, T(abs(dg)));
           if (is_finite(acc_[j])) max_a = std::max(max_a, T(abs(acc_[j])));
@@ -297,17 +327,63 @@ class GaussRadau15 final : public Integrator<T> {
     return max_a > T(0) ? max_db6 / max_a : T(0);
   }
 
-  // IAS15's step: b6 estimates the error of the degree-7 polynomial, O(dt^7) relative to a, so the
-  // step that makes max|b6| / max|a| equal to epsilon is h (epsilon / error)^(1/7).
-  T controlled_step(T h) const {
+  static bool positive_finite(T x) { return x > T(0) && is_finite(x); }
+
+  // The next step after a trial of size h from velocities v0 (see the top of the file).
+  // Where the criterion has nothing to go by (no body counts, or the forces cancel to round-off),
+  // the step grows by the most it may.
+  T controlled_step(const T* v0, T h) const {
+    return this->opt_.ias15_criterion == Ias15Criterion::b6 ? b6_step(v0, h) : prs23_step(h);
+  }
+
+  // PRS23. In units of the step, the polynomial gives a(1) = a0 + sum b_k, the jerk h j(1) =
+  // sum (k+1) b_k and the snap h^2 s(1) = sum (k+1) k b_k, so tau^2 / h^2 below. Bodies with no
+  // acceleration at the start, or a timescale that is zero or not finite, do not count.
+  T prs23_step(T h) const {
+    T min_tau2 = RealTraits<T>::infinity();
+    const std::size_t n = m_ / 3;
+    for (std::size_t body = 0; body < n; ++body) {
+      T a0_2{0}, a_2{0}, jerk_2{0}, snap_2{0};
+      for (std::size_t j = body; j < m_; j += n) {  // its x, y and z
+        T a = a0_[j], jerk{0}, snap{0};
+        for (int k = 0; k < K; ++k) {
+          a += b_[k][j];
+          jerk += T(k + 1) * b_[k][j];
+          snap += T((k + 1) * k) * b_[k][j];
+        }
+        a0_2 += a0_[j] * a0_[j];
+        a_2 += a * a;
+        jerk_2 += jerk * jerk;
+        snap_2 += snap * snap;
+      }
+      if (!positive_finite(a0_2)) continue;
+      const T tau2 = T(2) * a_2 / (jerk_2 + sqrt(snap_2 * a_2));
+      if (positive_finite(tau2)) min_tau2 = std::min(min_tau2, tau2);
+    }
+    if (!is_finite(min_tau2)) return h / safety_;
+    return sqrt(min_tau2) * h * prs23_factor_;
+  }
+
+  // b6: the error of the degree-7 polynomial is O(dt^7) relative to a, so the step that makes
+  // max|b6| / max|a| equal to epsilon is h (epsilon / error)^(1/7). A body counts when it moves
+  // more than sqrt(u) of its distance from the origin in the step (REBOUND's guard, with u the unit
+  // round-off where REBOUND has 1e-16): positions at the last substep, velocities at the start.
+  T b6_step(const T* v0, T h) const {
+    const T moves = RealTraits<T>::epsilon() / T(2);
     T max_a{0}, max_b6{0};
-    for (std::size_t j = 0; j < m_; ++j) {
-      if (is_finite(acc_[j])) max_a = std::max(max_a, T(abs(acc_[j])));
-      if (is_finite(b_[K - 1][j])) max_b6 = std::max(max_b6, T(abs(b_[K - 1][j])));
+    const std::size_t n = m_ / 3;
+    for (std::size_t body = 0; body < n; ++body) {
+      T v2{0}, x2{0};
+      for (std::size_t j = body; j < m_; j += n) v2 += v0[j] * v0[j], x2 += pos_[j] * pos_[j];
+      if (v2 * h * h < moves * x2) continue;
+      for (std::size_t j = body; j < m_; j += n) {
+        if (is_finite(acc_[j])) max_a = std::max(max_a, T(abs(acc_[j])));
+        if (is_finite(b_[K - 1][j])) max_b6 = std::max(max_b6, T(abs(b_[K - 1][j])));
+      }
     }
     const T error = max_b6 / max_a;
-    if (is_finite(error) && error > T(0)) return h * pow(epsilon_ / error, T(1) / T(K));
-    return h / safety_;  // forces cancel to round-off: no information, grow a little
+    if (positive_finite(error)) return h * pow(epsilon_ / error, T(1) / T(K));
+    return h / safety_;
   }
 
   // x += dt v0 + dt^2 (a0/2 + b0/6 + ... + b6/72), v += dt (a0 + b0/2 + ... + b6/8): each term
@@ -336,8 +412,10 @@ class GaussRadau15 final : public Integrator<T> {
   // wider types (double-double, quad, mp50) get proportionally more.
   const int max_sweeps_ = std::max(12, 12 * RealTraits<T>::digits / 53);
   T epsilon_{0};
+  T prs23_factor_{0};
 
   Coefficients b_, e_, g_;       // this step: coefficients, their prediction, Newton form
+  Coefficients csb_;             // Kahan compensation of b over this trial's sweeps
   Coefficients b_last_, e_last_;  // the last accepted step's b and its prediction e
   std::vector<T> a0_, acc_, pos_;
   std::vector<T> csx_, csv_;  // Kahan compensation of positions and velocities

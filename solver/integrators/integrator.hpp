@@ -73,6 +73,11 @@ enum class Controller { pi, subdivide };
 // `host` always on the host; `device` on the device or not at all (an error).
 enum class Stepping { automatic, host, device };
 
+// gauss-radau15's step criterion (--ias15-criterion): prs23, the step from each body's
+// acceleration, jerk and snap (Pham, Rein & Spiegel 2024; REBOUND's default since 2024), or b6,
+// the bound on max|b6| / max|a| of Rein & Spiegel 2015 (REBOUND's default before).
+enum class Ias15Criterion { prs23, b6 };
+
 // How the user asked to step: a fixed step (--dt) or tolerances (--tol / --atol --rtol).
 template <class T>
 struct StepOptions {
@@ -88,6 +93,7 @@ struct StepOptions {
   // compensates; the implicit and extrapolation methods refuse it (their updates are not sums).
   bool compensated = false;
   Stepping stepping = Stepping::automatic;
+  Ias15Criterion ias15_criterion = Ias15Criterion::prs23;
 };
 
 struct StepCounters {
