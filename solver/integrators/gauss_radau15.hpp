@@ -33,7 +33,9 @@
 //   equal to epsilon, the maxima over the bodies that move in the step by more than sqrt(u) of
 //   their distance from the origin (u the unit round-off). For the others b6 is the noise of
 //   accelerations at positions that barely change in their last digits: at a close pair far from
-//   the origin it does not shrink with the step, which then falls without end.
+//   the origin it does not shrink with the step, which then falls without end. The guard turns
+//   that into tiny steps, not none: through close encounters of unsoftened bodies, b6 at a tight
+//   epsilon can crawl (REBOUND's as well), where PRS23 takes its usual steps.
 //
 // Cost: one force evaluation at the start of each step and 7 per sweep. With a good prediction a
 // step takes 3 sweeps (the prediction's error, then its round-off, then a sweep that changes
