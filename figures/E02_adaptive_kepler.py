@@ -6,7 +6,6 @@ Reads results/E02_adaptive_kepler.csv (+ .meta.json); writes
   paper/generated/E02_cost.tex     booktabs table: cost to reach given errors, per method and e
   paper/generated/E02_numbers.tex  \\newcommand macros for every number the text quotes
 """
-import re
 import sys
 from pathlib import Path
 
@@ -159,10 +158,6 @@ def main():
     }
     radau = d["integrator"] == "gauss-radau15"
     macros["ETwoRadauTolMin"] = paper.tex_sci(d["tol"][radau].min(), 1) if radau.any() else "---"
-    # IAS15's floor on epsilon, as the solver states it in its description
-    desc = {e["name"]: e.get("description", "") for e in (meta["nbody"].get("integrators") or [])}
-    floor = re.search(r"floor ([0-9.]+e[-+]?[0-9]+)", desc.get("gauss-radau15", ""))
-    macros["ETwoRadauFloor"] = paper.tex_sci(float(floor.group(1))) if floor else "its floor"
     for e in es:
         sfx = E_SUFFIX.get(e, paper.macro_part(str(e).replace(".", "p")))
         # the cheapest method to reach the tighter target
