@@ -162,10 +162,13 @@ int main(int argc, char** argv) {
                                         "bulirsch-stoer (`nbody list integrators`)")
                         ->check(whole_number<int>(1));
   run_cmd->add_option("--dt", run.dt, "fixed step size (with --tol: first trial step)");
-  run_cmd->add_option("--tol", run.tol, "adaptive: atol = rtol = TOL");
+  run_cmd->add_option("--tol", run.tol,
+                      "adaptive: atol = rtol = TOL of the error norm below (gauss-radau15: IAS15's epsilon, see "
+                      "--ias15-criterion; bulirsch-stoer: the norm on its extrapolation error; `nbody list integrators`)");
   run_cmd->add_option("--atol", run.atol, "adaptive: absolute tolerance (with --rtol)");
   run_cmd->add_option("--rtol", run.rtol, "adaptive: relative tolerance (with --atol)");
-  run_cmd->add_option("--h-min", run.h_min, "adaptive: smallest step allowed; the run fails if the controller needs less (default 0)");
+  run_cmd->add_option("--h-min", run.h_min, "adaptive: smallest step allowed; the run fails (exit 3) if the controller needs less (default 0; a step too small to "
+                      "move t, h <= 4 eps |t|, fails the run in any case)");
   run_cmd->add_option("--h-max", run.h_max, "adaptive: largest step allowed (default: none)");
   run_cmd->add_option("--controller", run.controller,
                       "adaptive step-size control: pi (proportional-integral, Hairer's DOPRI5 settings) or subdivide "
