@@ -68,6 +68,7 @@ figures: $(VENV)/.stamp
 
 paper: experiments
 	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet paper.tex
+	python3 tools/check_paper_commands.py $(NBODY) paper/paper.pdf
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) results/.points

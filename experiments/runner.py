@@ -98,6 +98,8 @@ Examples
   python experiments/runner.py all --profile default
 """
 import argparse
+import datetime
+import json
 import os
 import subprocess
 import sys
@@ -171,6 +173,20 @@ def run_experiment(exp_id, args):
     return sweep.run(exp, nbody, args.jobs, args.force, info)
 
 
+def figure_date(exp_id):
+    """The date a figure carries: when its results were made (created_utc of results/ID.meta.json),
+    as SOURCE_DATE_EPOCH, which matplotlib's PDF writer honours. A figure drawn again from the
+    same results is then the same bytes, and `make all` leaves tracked figures unchanged."""
+    meta = RESULTS_DIR / f"{exp_id}.meta.json"
+    if not meta.is_file():
+        return None
+    created = json.loads(meta.read_text()).get("created_utc", "")
+    try:
+        return str(int(datetime.datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp()))
+    except ValueError:
+        return None
+
+
 def run_figure(exp_id):
     script = FIGURES_DIR / f"{exp_id}.py"
     if not script.is_file():
@@ -179,7 +195,11 @@ def run_figure(exp_id):
     venv_python = ROOT / ".venv" / "bin" / "python"
     python = str(venv_python) if venv_python.is_file() else sys.executable
     print(f"[{exp_id.split('_')[0]}] {script.relative_to(ROOT)}", file=sys.stderr)
-    return subprocess.run([python, str(script)], cwd=ROOT).returncode
+    env = dict(os.environ)
+    date = figure_date(exp_id)
+    if date:
+        env["SOURCE_DATE_EPOCH"] = date
+    return subprocess.run([python, str(script)], cwd=ROOT, env=env).returncode
 
 
 def attempt(fn, *args):

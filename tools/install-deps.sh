@@ -7,7 +7,7 @@ packages=(
   catch2 libcli11-dev nlohmann-json3-dev libboost-dev libqd-dev
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   python3 python3-venv
-  latexmk texlive-latex-recommended texlive-fonts-recommended lmodern
+  latexmk texlive-latex-recommended texlive-fonts-recommended lmodern poppler-utils
 )
 missing=()
 for p in "${packages[@]}"; do
