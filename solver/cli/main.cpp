@@ -82,9 +82,7 @@ void set_n(IcParams& ic, const std::optional<long long>& n) {
 // --order is for the methods that have one to choose (their registry entry says so).
 void check_order(const CLI::Option& order, const std::string& integrator) {
   if (order.count() == 0 || find_entry(integrator_table<double>(), integrator, "integrator").selectable_order) return;
-  std::string methods;
-  for (const auto& e : integrator_table<double>())
-    if (e.selectable_order) methods += (methods.empty() ? "" : ", ") + std::string(e.name);
+  const std::string methods = names_of(integrator_table<double>() | std::views::filter([](const auto& e) { return e.selectable_order; }));
   throw InputError("--order applies to " + methods + "; " + integrator + " has a fixed order (`nbody list integrators`)");
 }
 
@@ -291,13 +289,8 @@ int main(int argc, char** argv) {
       "No other code is used.");
   std::vector<std::string> subcommands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) subcommands.push_back(sub->get_name());
-  auto choices = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
-    return out;
-  };
   if (argc > 1 && argv[1][0] != '-' && std::find(subcommands.begin(), subcommands.end(), argv[1]) == subcommands.end())
-    return fail("error", "unknown subcommand " + quoted_excerpt(argv[1]) + " (valid: " + choices(subcommands) + "; `nbody --help`)", 2);
+    return fail("error", "unknown subcommand " + quoted_excerpt(argv[1]) + " (valid: " + comma_list(subcommands) + "; `nbody --help`)", 2);
   std::vector<std::string> command_line(argv, argv + argc);
   try {
     command_line = with_resumed_flags(*run_cmd, command_line);  // run --resume FILE: the checkpoint's flags
@@ -338,9 +331,9 @@ int main(int argc, char** argv) {
     if (*bench_cmd) return bench_command(bench);
     if (*tune_cmd) return tune_command(tune);
     if (*list_cmd) {
-      if (list_what.empty()) throw InputError("list: say what to list: " + choices(listable));
+      if (list_what.empty()) throw InputError("list: say what to list: " + comma_list(listable));
       if (std::find(listable.begin(), listable.end(), list_what) == listable.end())
-        throw InputError("list: cannot list " + quoted_excerpt(list_what) + " (valid: " + choices(listable) + ")");
+        throw InputError("list: cannot list " + quoted_excerpt(list_what) + " (valid: " + comma_list(listable) + ")");
       return list_command(list_what, list_json, list_precision);
     }
     std::cout << app.help();  // `nbody` alone

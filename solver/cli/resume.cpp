@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/real.hpp"
+#include "core/registry.hpp"
 #include "io/checkpoint.hpp"
 
 namespace nbody::cli {
@@ -104,9 +105,8 @@ std::vector<std::string> with_resumed_flags(const CLI::App& run, const std::vect
     if (listed(kResumeMayChange, f.name)) continue;
     const std::string was = stored_value(f.name);
     if (same_value(f.value, was, precision)) continue;
-    std::string may_change;
-    for (std::string_view name : kResumeMayChange)
-      if (name != "--resume") may_change += (may_change.empty() ? "" : ", ") + std::string(name);
+    const std::string may_change =
+        comma_list(kResumeMayChange | std::views::filter([](std::string_view name) { return name != "--resume"; }));
     throw InputError("--resume " + resume->value + ": " + f.name + " is " + f.value + " here but " +
                      (was.empty() ? "not given" : was) + (find_flag(stored, f.name) || was.empty() ? "" : " (the default)") +
                      " in the checkpoint's run; leave it out to continue that run (a resume may change only " + may_change + ")");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/parse.hpp"
+#include "core/registry.hpp"
 #include "engines/cuda/tune_cache.hpp"
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
@@ -24,8 +25,7 @@ namespace nbody::cli {
 namespace {
 // "cuda-naive, ..., opencl-tiled": the GPU engines of this build.
 std::string gpu_engine_list() {
-  std::string out;
-  for (const auto& e : gpu_engine_names()) out += (out.empty() ? "" : ", ") + e;
+  const std::string out = comma_list(gpu_engine_names());
   return out.empty() ? "none in this build" : out;
 }
 }  // namespace

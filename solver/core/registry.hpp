@@ -2,18 +2,27 @@
 // Name -> factory tables for engines, integrators and initial conditions. Each table is a plain
 // list of entries; looking a name up either finds it or throws an InputError that lists the valid
 // names, which is the message every "unknown NAME" error of the CLI shows.
+#include <ranges>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/error.hpp"
 
 namespace nbody {
 
-template <class Table>
-std::string names_of(const Table& table) {
+// "a, b, c": a list of names as the messages show valid choices.
+template <class Range>
+std::string comma_list(Range&& items) {
   std::string out;
-  for (const auto& e : table) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  for (const auto& x : items) out += (out.empty() ? "" : ", ") + std::string(x);
   return out;
+}
+
+// The names of a table's entries (or of a view of them: a filter), comma-separated.
+template <class Table>
+std::string names_of(Table&& table) {
+  return comma_list(std::forward<Table>(table) | std::views::transform([](const auto& e) { return e.name; }));
 }
 
 template <class Table>

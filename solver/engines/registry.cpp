@@ -47,10 +47,7 @@ std::vector<EngineEntry<T>> with_simd_engines(std::vector<EngineEntry<T>> cpu) {
 
 template <class T>
 std::string engines_with_compensated_sums() {
-  std::string out;
-  for (const auto& e : engine_table<T>())
-    if (e.can.compensated_forces) out += (out.empty() ? "" : ", ") + std::string(e.name);
-  return out;
+  return names_of(engine_table<T>() | std::views::filter([](const auto& e) { return e.can.compensated_forces; }));
 }
 
 }  // namespace
@@ -92,8 +89,7 @@ const EngineEntry<T>& find_engine(std::string_view name) {
   // An engine that other precisions have (cuda-pairs, openmp-simd, opencl-tiled): say where it runs.
   for (const auto& e : all_engines()) {
     if (e.name != name) continue;
-    std::string where;
-    for (auto p : e.precisions) where += (where.empty() ? "" : ", ") + std::string(p);
+    const std::string where = comma_list(e.precisions);
     throw InputError("engine '" + std::string(name) + "' does not run in " + std::string(RealTraits<T>::name) +
                      " (only in " + where + "); engines for " + std::string(RealTraits<T>::name) + ": " + names_of(table));
   }
