@@ -2,6 +2,8 @@
 # verifies the code. Both install what they need on a fresh Debian 12 machine.
 #
 #   make all [PROFILE=smoke|default|full]   experiments -> results/ -> figures/ -> paper/paper.pdf
+#                                           (committed results that are current are reused; FORCE=1
+#                                           measures everything again)
 #   make test                               build, then the Catch2/CTest suite
 #   make sanitize-test                      the bad-input corpus against an ASan/UBSan build
 #   make build | experiments | figures | paper | clean | help   (figures: plots only, from results/)
@@ -21,7 +23,7 @@ all: paper
 	@echo "make all: done (profile $(PROFILE)); the paper is paper/paper.pdf"
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,12p' Makefile
 
 # System packages (apt), once per build folder or when the list changes.
 deps: $(BUILD)/.deps.stamp
@@ -54,13 +56,16 @@ sanitize-test: | deps
 	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  python3 tests/runner/test_bad_input.py $(SANITIZE_BUILD)/nbody --jobs $(JOBS)
 
-# Every experiments/E*.toml (finished points are reused: an interrupted run resumes), then
-# every figures/E*.py, which also write the paper's tables and numbers (paper/generated/).
+# Every experiments/E*.toml, then every figures/E*.py, which also write the paper's tables and
+# numbers (paper/generated/). An experiment runs only when its committed results are out of date
+# (another profile, experiment file or solver source: runner.py --help); finished points are
+# reused, so an interrupted run resumes. FORCE=1 runs everything again.
+RUNNER_FLAGS := $(if $(FORCE),--force)
 experiments: build $(VENV)/.stamp
-	$(RUNNER) all --profile $(PROFILE) --nbody $(NBODY)
+	$(RUNNER) all --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
 
 run-%: build $(VENV)/.stamp
-	$(RUNNER) run $* --profile $(PROFILE) --nbody $(NBODY)
+	$(RUNNER) run $* --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
 	$(RUNNER) figures $*
 
 figures: $(VENV)/.stamp

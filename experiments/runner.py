@@ -2,7 +2,10 @@
 """nbody-lab experiment runner: experiments/<ID>.toml -> nbody -> results/<ID>.csv.
 
 Commands
-  run ID        run the sweep of experiments/ID.toml; writes results/ID.csv and its
+  run ID        run the sweep of experiments/ID.toml, unless the committed results/ID.csv
+                stands for it (made by this profile or a larger one, from the same experiment
+                file and a clean build of the same solver source: CMakeLists.txt, cmake/,
+                solver/, kernels/; --force runs it anyway); writes results/ID.csv and its
                 provenance results/ID.meta.json (nbody --build-info, `nbody list integrators
                 --json`, host, profile, the TOML text, the exact nbody command of every point);
                 with `timeseries = true` also results/ID_timeseries.csv (+ .meta.json).
@@ -145,6 +148,25 @@ def reuse_derived(exp):
     return 0
 
 
+def reuse_current(exp, profile):
+    """Whether the committed results/ID.csv stand for this run (provenance.committed_results_state),
+    saying which way and why: `make all` then leaves results/ as committed when nothing changed."""
+    csv_path = RESULTS_DIR / f"{exp.id}.csv"
+    if not (csv_path.is_file() and files.sidecar(csv_path).is_file()):
+        return False
+    meta = files.read_json(files.sidecar(csv_path))
+    if meta.get("producer") != provenance.RUNNER:
+        return False
+    reuse, why = provenance.committed_results_state(meta, exp.text, profile, spec.PROFILES)
+    tag = exp.id.split("_")[0]
+    if reuse:
+        print(f"[{tag}] reusing the committed results/{exp.id}.csv: {why} (--force runs it again)",
+              file=sys.stderr)
+    else:
+        print(f"[{tag}] running: the committed results/{exp.id}.csv is out of date: {why}", file=sys.stderr)
+    return reuse
+
+
 def run_experiment(exp_id, args):
     exp = spec.load(exp_id, args.profile)
     if exp.kind == "derived":
@@ -165,6 +187,8 @@ def run_experiment(exp_id, args):
                             f"lacks, and there is no committed results/{exp.id}.csv to reuse")
         print(f"[{exp.id.split('_')[0]}] this machine lacks {', '.join(missing)}: reusing the "
               f"committed results/{exp.id}.csv", file=sys.stderr)
+        return 0
+    if not args.force and reuse_current(exp, args.profile):
         return 0
     if exp.kind in spec.TIMING_KINDS:  # timings: one point at a time (nbodylab/bench.py)
         return bench.run(exp, nbody, args.force, info)
@@ -224,7 +248,8 @@ def main(argv=None):
     common.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="points run at once (default: number of cores, %(default)s)")
     common.add_argument("--force", action="store_true",
-                        help="ignore finished points stored in results/.points/ and rerun them")
+                        help="run again even where the committed results are current, and "
+                             "ignore finished points stored in results/.points/")
 
     parser = argparse.ArgumentParser(
         prog="runner.py", description=__doc__,

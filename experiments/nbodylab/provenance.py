@@ -6,6 +6,7 @@ import os
 import platform
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from . import ROOT, files
@@ -157,3 +158,66 @@ def integrator_list(nbody):
         return json.loads(out.stdout) if out.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
         return None
+
+
+# What the solver's results depend on besides the experiment file: every path nbody is built from.
+SOLVER_SOURCES = ("CMakeLists.txt", "cmake", "solver", "kernels")
+
+
+def _git(*args):
+    """(exit status, stdout) of git in the repository; (None, "") where git cannot run."""
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None, ""
+    return out.returncode, out.stdout
+
+
+def solver_source_changed(commit):
+    """Why the solver source here differs from that of `commit` (the commit nbody was built from),
+    or None when it is the same: no tracked change and no new file under SOLVER_SOURCES."""
+    if not commit or commit == "unknown":
+        return "the results do not record the solver's commit"
+    status, _ = _git("cat-file", "-e", f"{commit}^{{commit}}")
+    if status is None:
+        return "git is not available to compare the solver source"
+    if status != 0:
+        return f"commit {commit[:8]} is not in this repository's history"
+    status, _ = _git("diff", "--quiet", commit, "--", *SOLVER_SOURCES)
+    if status != 0:
+        return f"the solver source has changed since {commit[:8]}"
+    _, untracked = _git("ls-files", "--others", "--exclude-standard", "--", *SOLVER_SOURCES)
+    if untracked.strip():
+        return f"the solver source has new files since {commit[:8]}"
+    return None
+
+
+def _toml(text):
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def committed_results_state(meta, toml_text, profile, profiles):
+    """Whether the results a runner meta describes can stand for a run of `profile` now:
+    (True, why) to reuse them, (False, why) to run again. They stand when they were made by a
+    profile at least as large (the larger runs are the expensive ones, committed to be reused;
+    their commit shows in the paper's provenance table) or by the same profile, from the same
+    experiment file and a clean build of the solver source as it is here. A change to the runner
+    that changes results is not seen here: run with --force."""
+    made = meta.get("profile")
+    if made not in profiles or profiles.index(made) < profiles.index(profile):
+        return False, f"they were made by the profile {made}"
+    build = meta.get("nbody", {}).get("build_info", {}).get("build", {})
+    commit = build.get("git_commit", "")
+    if made != profile:
+        return True, f"made by the larger profile {made} at {commit[:8]}"
+    if _toml(meta.get("experiment_toml", "")) != _toml(toml_text):
+        return False, "the experiment file has changed since (more than its comments)"
+    if build.get("git_dirty", True):
+        return False, "they were made by a build from uncommitted source"
+    changed = solver_source_changed(commit)
+    if changed:
+        return False, changed
+    return True, f"the experiment file and the solver source are those of {commit[:8]}"
