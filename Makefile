@@ -72,7 +72,8 @@ figures: $(VENV)/.stamp
 	$(RUNNER) figures
 
 paper: experiments
-	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet paper.tex
+	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet \
+	  -usepretex='\def\nbodyprofile{$(PROFILE)}' paper.tex
 	python3 tools/check_paper_commands.py $(NBODY) paper/paper.pdf
 
 clean:

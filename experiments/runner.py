@@ -11,7 +11,8 @@ Commands
                 with `timeseries = true` also results/ID_timeseries.csv (+ .meta.json).
   figures [ID]  run figures/ID.py (with .venv/bin/python when it exists): the figure
                 (figures/ID.pdf, .png) and the LaTeX it generates in paper/generated/;
-                without ID, every figures/E*.py.
+                without ID, every figures/E*.py, then the paper's provenance table of every
+                results file (paper/generated/provenance_table.tex, measured.tex).
   all           `run` every experiments/E*.toml in order, then every figures/E*.py.
                 Figure scripts read only results/, so each runs alone and in any order.
 
@@ -109,7 +110,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, provenance, spec, sweep  # noqa: E402
+from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, paper, provenance, spec, sweep  # noqa: E402
 
 FIGURES_DIR = ROOT / "figures"
 DEFAULT_NBODY = ROOT / "build" / "nbody"
@@ -280,6 +281,7 @@ def main(argv=None):
             failed = [i for i in spec.experiment_ids() if attempt(run_experiment, i, args) != 0]
             failed += [s.stem for s in figure_scripts()
                        if s.stem not in failed and attempt(run_figure, s.stem) != 0]
+        paper.write_provenance(__file__)
         if failed:
             print(f"runner: failed: {', '.join(failed)}", file=sys.stderr)
         return 1 if failed else 0

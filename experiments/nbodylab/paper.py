@@ -103,23 +103,30 @@ def write_tex(name, text, script, sources):
     files.write_text(GENERATED_DIR / name, _header(script, sources) + text)
 
 
+MISSING = "---"  # what a script writes for a value its results do not hold
+
+
 def write_macros(name, macros, script, sources):
-    """paper/generated/<name>: one \\newcommand per entry of `macros` (name -> TeX text)."""
+    """paper/generated/<name>: one \\newcommand per entry of `macros` (name -> TeX text). A value
+    the results do not hold (MISSING) becomes \\missingvalue{name}, which the paper
+    turns into an error where the text quotes it, except in a smoke-profile draft (paper.tex)."""
     bad = [m for m in macros if not re.fullmatch(r"[A-Za-z]+", m)]
     if bad:
         raise ValueError(f"TeX macro names must be letters only: {bad}")
-    body = "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in macros.items())
+    def value(k, v):
+        return f"\\missingvalue{{{k}}}" if v == MISSING else v
+    body = "".join(f"\\newcommand{{\\{k}}}{{{value(k, v)}}}\n" for k, v in macros.items())
     write_tex(name, body, script, sources)
 
 
 def fill_missing(macros, variants):
     """Macros the paper quotes for every variant (an eccentricity, a force law, a method) also
-    when a profile ran only some of them: a missing variant's macros read "---"."""
+    when a profile ran only some of them: a missing variant's macros are MISSING."""
     for key in list(macros):
         for a in variants:
             if a in key:
                 for b in variants:
-                    macros.setdefault(key.replace(a, b), "---")
+                    macros.setdefault(key.replace(a, b), MISSING)
 
 
 def split_failures(rows):
@@ -138,3 +145,36 @@ def failed_text(failed, describe):
                       for r in failed[:4])
     more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
     return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
+
+
+def _measured_text(m):
+    where = f"{m['gpu']} (host {m['machine']})" if m["gpu"] else m["machine"]
+    return tex_escape(f"{where}, {' and '.join(m['dates'])}")
+
+
+def write_provenance(script):
+    """The paper's provenance of every measurement: paper/generated/provenance_table.tex, one row
+    per results file measured (not those a figure script derives), with its machine, solver
+    commit, dates and profile; and paper/generated/measured.tex, \\measured{ID} for each
+    experiment's main results file (results/ID.csv), "GPU (host CPU), date", for captions."""
+    rows, measured = [], {}
+    for meta_path in sorted(RESULTS_DIR.glob("*.meta.json")):
+        meta = files.read_json(meta_path)
+        if meta["producer"].startswith("figures/"):
+            continue
+        stem = meta_path.name.removesuffix(".meta.json")
+        m = provenance.measurement(meta)
+        if stem == meta["experiment"]:
+            measured[stem] = _measured_text(m)
+        gpu = f"{m['gpu']}; " if m["gpu"] else ""
+        rows.append(" & ".join([
+            f"\\code{{{tex_escape(stem)}}}", tex_escape(gpu + m["machine"]),
+            tex_escape(", ".join(m["commits"]) or "not recorded"), ", ".join(m["dates"]),
+            tex_escape(m["profile"])]) + r" \\")
+    sources = ["results/*.meta.json"]
+    write_tex("provenance_table.tex", "\\begin{tabular}{@{}p{0.33\\linewidth}p{0.3\\linewidth}lll@{}}\n\\toprule\n"
+              "results file & machine & commit & measured & profile \\\\\n\\midrule\n"
+              + "\n".join(rows) + "\n\\bottomrule\n\\end{tabular}\n", script, sources)
+    write_tex("measured.tex", "".join(
+        f"\\expandafter\\def\\csname measured@{k}\\endcsname{{{v}}}\n" for k, v in measured.items()),
+        script, sources)

@@ -221,3 +221,52 @@ def committed_results_state(meta, toml_text, profile, profiles):
     if changed:
         return False, changed
     return True, f"the experiment file and the solver source are those of {commit[:8]}"
+
+
+def _evidence_builds(sources):
+    """`nbody --build-info` of the runs whose logs a collector read: build_info.json in each
+    evidence folder named in `sources` (or in the folder of a named file), and the GPU that
+    nvidia-smi named in its provenance.txt."""
+    infos = []
+    for source in sources:
+        folder = ROOT / source
+        folder = folder if source.endswith("/") or folder.is_dir() else folder.parent
+        if source.startswith("evidence/") and (folder / "build_info.json").is_file():
+            info = files.read_json(folder / "build_info.json")
+            smi = folder / "provenance.txt"
+            lines = smi.read_text(encoding="utf-8").splitlines() if smi.is_file() else []
+            if len(lines) > 1 and lines[0].startswith("name,"):
+                info.setdefault("host", {})["gpu"] = lines[1].split(",")[0].strip()
+            infos.append(info)
+    return infos
+
+
+def measurement(meta):
+    """Where, when and from which solver a results file was measured, from its .meta.json in
+    whichever producer's form: a dict of machine (CPU and cores), gpu (None where none was
+    recorded), commits (short, sorted; '+dirty' for an uncommitted build; empty when nothing
+    recorded it), dates (the days measured, or the day collected where the logs carry no date),
+    and profile (the runner's profile, or the device batches a collector read)."""
+    info = (meta.get("nbody") or {}).get("build_info", {})
+    runs = meta.get("device_runs") or []
+    host = dict(meta.get("host") or {})
+    infos = [info] if info else [{"build": r.get("build", {}), "host": r.get("host", {})} for r in runs]
+    infos = infos or _evidence_builds(meta.get("sources", []))
+    commits = sorted({b["git_commit"][:7] + ("+dirty" if b.get("git_dirty") else "")
+                      for b in (i.get("build", {}) for i in infos) if b.get("git_commit")})
+    hosts = [i.get("host", {}) for i in infos]
+    devices = sorted({r["gpu"] for r in runs if r.get("gpu")} |
+                     {h["gpu"] for h in hosts if h.get("gpu")} |
+                     {(h.get("cuda") or {}).get("device") for h in hosts if (h.get("cuda") or {}).get("device")} |
+                     {g["name"] for g in host.get("nvidia_smi") or []} | ({host["gpu"]} if host.get("gpu") else set()))
+    cuda_host = any("cuda" in (h.get("features") or []) for h in hosts)
+    needs_gpu = "cuda" in str(tomllib.loads(meta["experiment_toml"]).get("requires", "")) \
+        if meta.get("experiment_toml") else True  # a collector reads device logs
+    gpu = ", ".join(devices) or ("a CUDA GPU, model not recorded" if cuda_host and needs_gpu else None)
+    cpu = host.get("cpu_model") or next((h["cpu_model"] for h in hosts if h.get("cpu_model")), None)
+    cores = host.get("cpu_count") or next((h["logical_cores"] for h in hosts if h.get("logical_cores")), None)
+    starts = [r.get("started_utc") or r.get("start_utc") for r in runs + (meta.get("batches") or [])]
+    return {"machine": f"{cpu}, {cores} cores" if cores else (cpu or "not recorded"), "gpu": gpu,
+            "commits": commits, "dates": sorted({s[:10] for s in starts if s}) or [meta["created_utc"][:10]],
+            "profile": meta.get("profile") or ", ".join(sorted({r["batch"] for r in runs if r.get("batch")}))
+            or "device logs"}
