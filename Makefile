@@ -71,8 +71,10 @@ run-%: build $(VENV)/.stamp
 figures: $(VENV)/.stamp
 	$(RUNNER) figures
 
+# The paper is dated by the checkout's last commit (its PDF metadata too), and told the profile.
 paper: experiments
-	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet \
+	cd paper && SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) FORCE_SOURCE_DATE=1 \
+	  latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet \
 	  -usepretex='\def\nbodyprofile{$(PROFILE)}' paper.tex
 	python3 tools/check_paper_commands.py $(NBODY) paper/paper.pdf
 

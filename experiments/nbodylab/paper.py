@@ -156,8 +156,9 @@ def write_provenance(script):
     """The paper's provenance of every measurement: paper/generated/provenance_table.tex, one row
     per results file measured (not those a figure script derives), with its machine, solver
     commit, dates and profile; and paper/generated/measured.tex, \\measured{ID} for each
-    experiment's main results file (results/ID.csv), "GPU (host CPU), date", for captions."""
-    rows, measured = [], {}
+    experiment's main results file (results/ID.csv), "GPU (host CPU), date", for captions, and
+    how many files, commits and machines the table holds, over which dates."""
+    rows, measured, commits, machines, dates = [], {}, set(), set(), set()
     for meta_path in sorted(RESULTS_DIR.glob("*.meta.json")):
         meta = files.read_json(meta_path)
         if meta["producer"].startswith("figures/"):
@@ -167,6 +168,9 @@ def write_provenance(script):
         if stem == meta["experiment"]:
             measured[stem] = _measured_text(m)
         gpu = f"{m['gpu']}; " if m["gpu"] else ""
+        commits |= set(m["commits"])
+        machines.add(gpu + m["machine"])
+        dates |= set(m["dates"])
         rows.append(" & ".join([
             f"\\code{{{tex_escape(stem)}}}", tex_escape(gpu + m["machine"]),
             tex_escape(", ".join(m["commits"]) or "not recorded"), ", ".join(m["dates"]),
@@ -175,6 +179,9 @@ def write_provenance(script):
     write_tex("provenance_table.tex", "\\begin{tabular}{@{}p{0.33\\linewidth}p{0.3\\linewidth}lll@{}}\n\\toprule\n"
               "results file & machine & commit & measured & profile \\\\\n\\midrule\n"
               + "\n".join(rows) + "\n\\bottomrule\n\\end{tabular}\n", script, sources)
+    summary = {"ProvenanceFiles": len(rows), "ProvenanceCommits": len(commits),
+               "ProvenanceMachines": len(machines), "ProvenanceFirstDate": min(dates),
+               "ProvenanceLastDate": max(dates)}
     write_tex("measured.tex", "".join(
-        f"\\expandafter\\def\\csname measured@{k}\\endcsname{{{v}}}\n" for k, v in measured.items()),
-        script, sources)
+        f"\\expandafter\\def\\csname measured@{k}\\endcsname{{{v}}}\n" for k, v in measured.items())
+        + "".join(f"\\newcommand{{\\{k}}}{{{v}}}\n" for k, v in summary.items()), script, sources)
