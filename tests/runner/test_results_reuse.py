@@ -1,0 +1,80 @@
+"""When `make all` may reuse committed results instead of running an experiment again
+(experiments/nbodylab/provenance.py, committed_results_state): results made by a larger profile
+stand; results of the same profile stand only while the experiment file (up to comments) and the
+solver source (CMakeLists.txt, cmake/, solver/, kernels/) are those of the clean build that made
+them. Checked on a scratch git repository. Run by CTest (tests/CMakeLists.txt)."""
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
+from nbodylab import provenance  # noqa: E402
+
+PROFILES = ("smoke", "default", "full")
+TOML = 'title = "t"\n[fixed]\nn = 4\n'
+
+
+def check(what, ok):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    return ok
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def commit_all(repo, message):
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def meta(commit, profile="default", toml=TOML, dirty=False):
+    return {"profile": profile, "experiment_toml": toml,
+            "nbody": {"build_info": {"build": {"git_commit": commit, "git_dirty": dirty}}}}
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        git(repo, "init", "-q")
+        for name in ("solver/a.cpp", "kernels/k.hpp", "results/E99.csv"):
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_text("1\n")
+        made = commit_all(repo, "source and results")
+        provenance.ROOT = repo
+
+        def state(m, profile="default", toml=TOML):
+            return provenance.committed_results_state(m, toml, profile, PROFILES)
+
+        ok = check("results of the same profile, experiment file and clean source stand",
+                   state(meta(made))[0])
+        ok &= check("and so do they when only the experiment file's comments changed",
+                    state(meta(made), toml="# a comment\n" + TOML)[0])
+        ok &= check("not when the experiment file changed", not state(meta(made), toml=TOML + "m = 1\n")[0])
+        ok &= check("results of a larger profile stand", state(meta(made, "full"), "default")[0])
+        ok &= check("results of a smaller profile do not", not state(meta(made, "smoke"), "default")[0])
+        ok &= check("nor those of a build from uncommitted source", not state(meta(made, dirty=True))[0])
+        ok &= check("nor those of a commit this history lacks", not state(meta("f" * 40))[0])
+
+        (repo / "results/E99.csv").write_text("2\n")
+        commit_all(repo, "new results only")
+        ok &= check("a later commit that leaves the solver source alone keeps them current",
+                    state(meta(made))[0])
+        (repo / "solver/a.cpp").write_text("2\n")
+        ok &= check("an uncommitted change to the solver source makes them out of date",
+                    not state(meta(made))[0])
+        commit_all(repo, "solver change")
+        ok &= check("and so does a committed one", not state(meta(made))[0])
+        now = git(repo, "rev-parse", "HEAD")
+        ok &= check("results made by the new commit stand", state(meta(now))[0])
+        (repo / "kernels/new.hpp").write_text("1\n")
+        ok &= check("a new untracked file in the solver source makes them out of date",
+                    not state(meta(now))[0])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
