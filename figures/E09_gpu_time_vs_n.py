@@ -1,16 +1,16 @@
-"""E09 figure and table: time of one force evaluation against N for the best CPU engine, OpenCL
+"""E09 figure and tables: time of one force evaluation against N for the best CPU engine, OpenCL
 and CUDA, float, double and dd, on the H100 (seed S0's Table 3). Reads
 results/E09_gpu_time_vs_n.csv and E09_gpu_time_vs_n_test_norms.csv; writes figures/E09_gpu_time_vs_n.pdf/.png,
-paper/generated/E09_table.tex and E09_numbers.tex."""
-from gpu_common import device_text, load, plt, save, sci, write_macros, write_tex
+paper/generated/E09_table.tex (every engine), E09_seed_table.tex (S0's Table 3 beside ours) and
+E09_numbers.tex."""
+from gpu_common import device_text, gpu_text, load, plt, ratio, save, sci, write_macros, write_tex
+from seed_numbers import S0_TABLE3_CPU, S0_TABLE3_GPU, S0_TABLE3_N, S0_TABLE3_SECONDS
 
 NAME = "E09_gpu_time_vs_n"
 rows, meta = load(NAME)
 ENGINES = ["openmp-simd", "opencl-tiled", "cuda-naive", "cuda-tiled", "cuda-split", "cuda-pairs"]
 STYLE = {"openmp-simd": ("tab:grey", "s"), "opencl-tiled": ("tab:green", "^"), "cuda-naive": ("tab:orange", "v"),
          "cuda-tiled": ("tab:blue", "o"), "cuda-split": ("tab:red", "D"), "cuda-pairs": ("tab:purple", "P")}
-# S0 Table 3: one force evaluation, double, N = 131072: 1.13 s on half a Tesla K80 (CUDA).
-S0_SECONDS_131072 = 1.13
 
 t = {}
 for r in rows:
@@ -35,22 +35,46 @@ save(fig, NAME)
 
 # Table: seconds per evaluation at each N, the CUDA engines, OpenCL and the CPU.
 ns = sorted({int(r["n"]) for r in rows})
-lines = [r"\begin{tabular}{r" + "r" * 9 + "}", r"\hline",
-         r"$N$ & \multicolumn{4}{c}{float} & \multicolumn{4}{c}{double} & dd \\",
-         r" & split & pairs & OpenCL & CPU & split & pairs & OpenCL & CPU & split \\ \hline"]
+lines = [r"\begin{tabular}{r" + "r" * 9 + "}", r"\toprule",
+         r"& \multicolumn{4}{c}{float} & \multicolumn{4}{c}{double} & dd \\",
+         r"\cmidrule(lr){2-5} \cmidrule(lr){6-9} \cmidrule(lr){10-10}",
+         r"$N$ & split & pairs & OpenCL & CPU & split & pairs & OpenCL & CPU & split \\", r"\midrule"]
+
+
+def seconds(e, p, n):
+    r = t.get((e, p), {}).get(n)
+    return float(r["seconds_per_eval"]) if r else None
 
 
 def sec(e, p, n):
-    r = t.get((e, p), {}).get(n)
-    return f"{float(r['seconds_per_eval']):.3g}" if r else "--"
+    s = seconds(e, p, n)
+    return f"{s:#.3g}" if s else "---"
 
 
 for n in ns:
     dd = sec("cuda-split", "dd", n) if n <= 131072 else sec("cuda-tiled", "dd", n)
     cells = [sec(e, p, n) for p in ("float", "double") for e in ("cuda-split", "cuda-pairs", "opencl-tiled", "openmp-simd")]
     lines.append(f"{n} & " + " & ".join(cells) + f" & {dd} \\\\")
-lines += [r"\hline", r"\end{tabular}"]
+lines += [r"\bottomrule", r"\end{tabular}"]
 write_tex("E09_table.tex", "\n".join(lines) + "\n", __file__, [f"results/{NAME}.csv"])
+
+# S0's Table 3 beside ours: each of S0's rows next to the engine of ours that does the same
+# (its best CPU engine, its tiled OpenCL and CUDA kernels) in double, and S0's seconds over ours.
+S0_MATCH = {"cpu": "openmp-simd", "opencl": "opencl-tiled", "cuda": "cuda-tiled"}
+lines = [r"\begin{tabular}{r" + "rrr" * len(S0_MATCH) + "}", r"\toprule",
+         r"& \multicolumn{3}{c}{best CPU engine} & \multicolumn{3}{c}{OpenCL, tiled} & "
+         r"\multicolumn{3}{c}{CUDA, tiled} \\",
+         r"\cmidrule(lr){2-4} \cmidrule(lr){5-7} \cmidrule(lr){8-10}",
+         r"$N$" + r" & \seed{0} & ours & \seed{0}/ours" * len(S0_MATCH) + r" \\", r"\midrule"]
+for i, n in enumerate(S0_TABLE3_N):
+    cells = [str(n)]
+    for row, ours in S0_MATCH.items():
+        published, mine = S0_TABLE3_SECONDS[row][i], seconds(ours, "double", n)
+        cells += [published or "---", sec(ours, "double", n),
+                  ratio(float(published) / mine) if published and mine else "---"]
+    lines.append(" & ".join(cells) + r" \\")
+lines += [r"\bottomrule", r"\end{tabular}"]
+write_tex("E09_seed_table.tex", "\n".join(lines) + "\n", __file__, [f"results/{NAME}.csv", "figures/seed_numbers.py"])
 
 
 def rate(e, p, n):
@@ -78,8 +102,15 @@ m = {
     "EninePairsFloatCross": str(crossover("float")),
     "EnineDdMax": sci(rate("cuda-tiled", "dd", 1048576)),
     "EnineFloatSmall": sci(rate("cuda-split", "float", 4096)),
-    "EnineDoubleOneThreeOne": f"{float(t[('cuda-split', 'double')][131072]['seconds_per_eval']):.3g}",
-    "EnineSZeroOneThreeOne": f"{S0_SECONDS_131072}",
+    # S0's largest N, with its CUDA kernel and ours that does the same.
+    "EnineSZeroN": str(S0_TABLE3_N[-1]),
+    "EnineSZeroCuda": S0_TABLE3_SECONDS["cuda"][-1],
+    "EnineTiledAtSZeroN": sec("cuda-tiled", "double", S0_TABLE3_N[-1]),
+    "EnineTiledOverSZero": ratio(float(S0_TABLE3_SECONDS["cuda"][-1]) / seconds("cuda-tiled", "double", S0_TABLE3_N[-1])),
+    "EnineSZeroCpu": S0_TABLE3_CPU,
+    "EnineSZeroGpu": S0_TABLE3_GPU,
+    "EnineGpu": gpu_text(meta),
+    "EnineCpu": f"{meta['host']['cpu_model']} ({meta['host']['cpu_count']} cores)",
     "EnineOpenclFloatMax": sci(rate("opencl-tiled", "float", 1048576)),
     "EnineOpenclDoubleMax": sci(rate("opencl-tiled", "double", 1048576)),
     "EnineDevice": device_text(meta, rows).replace("_", r"\_"),

@@ -1,8 +1,9 @@
-"""E11 figure: seed S1's tiled kernel with the j-range of each body split over blocks
+"""E11 figure and table: seed S1's tiled kernel with the j-range of each body split over blocks
 (cuda-split, float): block size x split, N = 4096 and 32768, on the H100. Reads
-results/E11_block_split_sweep.csv; writes figures/E11_block_split_sweep.pdf/.png and
-paper/generated/E11_numbers.tex."""
-from gpu_common import device_text, load, plt, save, sci, write_macros
+results/E11_block_split_sweep.csv; writes figures/E11_block_split_sweep.pdf/.png,
+paper/generated/E11_table.tex (S1's two split sweeps beside ours) and E11_numbers.tex."""
+from gpu_common import device_text, gpu_text, load, plt, ratio, save, sci, write_macros, write_tex
+from seed_numbers import S1_GPU, S1_N, S1_SPLIT_SWEEPS
 
 NAME = "E11_block_split_sweep"
 rows, meta = load(NAME)
@@ -32,4 +33,23 @@ for ax, n in zip(axes, ns):
     macros[f"ElevenBest{key}Shape"] = f"block {best['block']}, split {best['split']}"
 fig.suptitle(f"E11: cuda-split, float; {device_text(meta)}", fontsize=9)
 save(fig, NAME)
-write_macros("E11_numbers.tex", macros, __file__, [f"results/{NAME}.csv"])
+
+# Table: S1's two split sweeps (float, N = 4096) beside ours at the same shapes, and ours over S1's.
+ours = {(int(r["block"]), int(r["split"])): float(r["interactions_per_s"]) / 1e9
+        for r in rows if int(r["n"]) == S1_N and r["precision"] == "float" and r["status"] == "ok"}
+lines = [r"\begin{tabular}{rrrrr}", r"\toprule",
+         r"block & split & \seed{1} & ours & ours/\seed{1} \\", r"\midrule"]
+for i, (title, sweep) in enumerate(S1_SPLIT_SWEEPS.items()):
+    lines += [r"\midrule"] * (i > 0) + [rf"\multicolumn{{5}}{{l}}{{\emph{{{title}}}}} \\"]
+    for (block, split), seed in sweep.items():
+        mine = ours.get((block, split))
+        lines.append(f"{block} & {split} & {seed} & " + (f"{mine:.1f} & {ratio(mine / float(seed))}" if mine else "--- & ---")
+                     + r" \\")
+lines += [r"\bottomrule", r"\end{tabular}"]
+sources = [f"results/{NAME}.csv", "figures/seed_numbers.py"]
+write_tex("E11_table.tex", "\n".join(lines) + "\n", __file__, sources)
+
+seed_best = max((float(v), v, shape) for sweep in S1_SPLIT_SWEEPS.values() for shape, v in sweep.items())
+macros.update({"ElevenGpu": gpu_text(meta), "ElevenSeedGpu": S1_GPU, "ElevenSeedBest": seed_best[1],
+               "ElevenSeedBestShape": "block {}, split {}".format(*seed_best[2])})
+write_macros("E11_numbers.tex", macros, __file__, sources)

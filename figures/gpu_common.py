@@ -34,6 +34,22 @@ def device_text(meta, rows=None):
     return f"{gpu}, driver {driver}, {clock}, commit {commit}"
 
 
+def gpu_text(meta):
+    """'NVIDIA H100 80GB HBM3, CUDA 13.0': the GPU and CUDA runtime of a collected result's last
+    device run or of a runner's .meta.json, for captions beside a seed's hardware."""
+    if "device_runs" in meta:
+        run = meta["device_runs"][-1]
+        return f"{run['gpu']}, CUDA {run['cuda_version']}"
+    cuda = meta["nbody"]["build_info"]["host"]["cuda"]
+    version = cuda["cuda_runtime_version"]  # 1000 * major + 10 * minor
+    return f"{cuda['device']}, CUDA {version // 1000}.{version % 1000 // 10}"
+
+
+def ratio(x):
+    """A ratio for a table column: two significant digits below 10, whole numbers above."""
+    return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
+
+
 def save(fig, name):
     fig.tight_layout()
     fig.savefig(FIGURES / f"{name}.pdf")
