@@ -2,7 +2,8 @@
 // gauss-radau15's epsilon (under b6 raised where it is below round-off) and bulirsch-stoer's order and step
 // control meet their tolerance, and the error shrinks with it; steps shrink at pericentre; a
 // too-large first step is rejected (and its force evaluations counted); a step that must fall
-// below --h-min, or too small to move t (a collision), is an error, never a run with t frozen;
+// below --h-min, or too small to move t (a collision), is an error, never a run with t frozen,
+// while a step the driver cuts short to land on t_end is not;
 // the accepted steps never go below --h-min; seed S0's subdivision controller (a step split into 8 substeps, at
 // most 8 levels deep).
 #include <catch2/catch.hpp>
@@ -176,6 +177,23 @@ TEST_CASE("accepted_steps_fail_rather_than_go_below_h_min", "[adaptive]") {
     CHECK_THROWS_AS(sim.run(10.0, 1e-9, [&](const Sample<double>& s) { if (s.dt > 0) smallest = std::min(smallest, s.dt); }),
                     RunError);
     CHECK(smallest >= opt.h_min);
+  }
+}
+
+TEST_CASE("a_step_cut_short_to_land_on_t_end_is_no_underflow_below_h_min", "[adaptive]") {
+  // The driver cuts the last step to land on t_end: here 1e-9, a thousandth of --h-min. The
+  // controller did not choose it, so neither it nor the steps growing from it after the run goes
+  // on stop the run; only a step the controller shrinks below --h-min does.
+  for (const std::string method : {"dopri5", "bulirsch-stoer", "gauss-radau15"}) {
+    StepOptions<double> opt = with_tol(1e-10);
+    opt.h_min = 1e-6;
+    Simulation<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", method, opt);
+    INFO(method);
+    REQUIRE(sim.run(1.0, 1.0, [](const auto&) {}));
+    CHECK_NOTHROW(sim.run(1.0 + 1e-9, 1.0, [](const auto&) {}));
+    CHECK(sim.state().t == 1.0 + 1e-9);
+    CHECK_NOTHROW(sim.run(2.0, 1.0, [](const auto&) {}));
+    CHECK(sim.state().t == 2.0);
   }
 }
 

@@ -36,8 +36,17 @@ NBODY_HD bool step_underflows(T t, T h, T h_min, T epsilon) {
   return !(h >= h_min) || !(h > T(4) * epsilon * abs_t);
 }
 
+// Whether a controller that tried a step h and now asks for h_next has collapsed: it shrank the
+// step (h_next < h, for the error of the trial) and the new step underflows. A short step the
+// controller did not choose, the driver's cut to land on t_end or a snapshot, and the steps that
+// grow from it are not a collapse, however small.
+template <class T>
+NBODY_HD bool controller_collapsed(T t, T h, T h_next, T h_min, T epsilon) {
+  return !(h_next >= h) && step_underflows(t, h_next, h_min, epsilon);
+}
+
 // Judges a trial step of size h with error norm err and sets h_next; returns true if accepted. The
-// caller checks h_next with step_underflows after either verdict: h_next is never raised to h_min.
+// caller checks h_next with controller_collapsed after either verdict: h_next is never raised to h_min.
 // pow is called unqualified: each real type supplies its own (common/real_math.hpp for float and
 // double, on host and device).
 template <class T>

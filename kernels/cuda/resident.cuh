@@ -430,7 +430,7 @@ __global__ void __launch_bounds__(kResidentMaxBlock) resident_rk_kernel(Resident
       T h_next;
       const bool accepted = pi_judge(a.rule, c.pi, err, h, h_next);
       if (!accepted) ++c.rejected;
-      if (step_underflows(c.t, h_next, a.rule.h_min, a.rule.epsilon)) {
+      if (controller_collapsed(c.t, h, h_next, a.rule.h_min, a.rule.epsilon)) {
         c.h_next = h_next;
         c.underflow = 1;
         goto done;

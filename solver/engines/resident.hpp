@@ -54,7 +54,7 @@ struct ResidentSegment {
   // Out: what the call did.
   std::uint64_t steps = 0, rejected = 0, evaluations = 0;
   T h_last{0};
-  bool underflow = false;      // the controller asked for a step that step_underflows (h_next holds it)
+  bool underflow = false;      // the controller collapsed: controller_collapsed (h_next holds the step it asked for)
 };
 
 template <class T>

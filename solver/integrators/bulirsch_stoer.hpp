@@ -137,13 +137,15 @@ class BulirschStoer final : public Integrator<T> {
     bool first_or_last = !started_ || h < h_next_;
     bool reject = false;
     int kc = 0;  // the last column computed
+    // The step is judged where the control shrinks it (controller_collapsed), not where the
+    // driver cut it short.
     for (;;) {
-      check_step(s, h);
       const Outcome outcome = attempt(y, h, first_or_last, reject, kc);
       if (outcome == Outcome::accepted) break;
       ++this->counters_.rejected;
       reject = true;
       first_or_last = false;
+      const T h_tried = h;
       if (outcome == Outcome::diverged) {  // ODEX's ATOV: halve the step, keep the order
         h *= T(0.5);
       } else {  // label 100
@@ -151,8 +153,10 @@ class BulirschStoer final : public Integrator<T> {
         if (k_ > 2 && w_[k_ - 1] < w_[k_] * fac3_) --k_;
         h = hh_[k_];
       }
+      check_step(s, h_tried, h);
     }
     select_order_and_step(kc, h, reject);
+    check_step(s, h, h_next_);
     finish(s, h);
     started_ = true;
     return h;
@@ -289,7 +293,10 @@ class BulirschStoer final : public Integrator<T> {
     }
   }
 
-  void check_step(const State<T>& s, T h) const { check_step_size("bulirsch-stoer", s.t, h, this->opt_.h_min); }
+  void check_step(const State<T>& s, T h_tried, T h_next) const {
+    if (controller_collapsed(s.t, h_tried, h_next, this->opt_.h_min, RealTraits<T>::epsilon()))
+      throw step_size_underflow("bulirsch-stoer", s.t, h_next, this->opt_.h_min);
+  }
 
   static T square(T x) { return x * x; }
 

@@ -219,7 +219,7 @@ class GaussRadau15 final : public Integrator<T> {
         continue;
       }
       h_next_ = std::min({h_new, h / safety_, this->opt_.h_max});  // grow at most 4x
-      check_step_size(info::name, s.t, h_next_, this->opt_.h_min);
+      if (h_next_ < h) check_step_size(info::name, s.t, h_next_, this->opt_.h_min);  // not after a cut step
       break;
     }
     advance(s, h);

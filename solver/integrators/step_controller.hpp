@@ -49,8 +49,8 @@ void check_step_size(std::string_view method, T t, T h, T h_min) {
 
 // A proportional-integral controller (Gustafsson; Hairer's DOPRI5 settings): the new step is
 // h * safety * err^-alpha * err_prev^beta, limited to [h * shrink_limit, h * growth_limit] and
-// to h_max; after a rejection the next step may not grow. A new step that step_underflows (below
-// h_min, or too small to move t) stops the run. The rule itself is pi_judge
+// to h_max; after a rejection the next step may not grow. A step it shrinks below h_min, or to one
+// too small to move t, stops the run (controller_collapsed). The rule itself is pi_judge
 // (common/step_control.hpp), shared with the device-resident stepping of the GPU engines.
 template <class T>
 class PIController {
@@ -63,7 +63,8 @@ class PIController {
   // accepted.
   bool judge(T t, T err, T h, T& h_next) {
     const bool accepted = pi_judge(rule_, memory_, err, h, h_next);
-    if (step_underflows(t, h_next, rule_.h_min, rule_.epsilon)) throw step_size_underflow(method_, t, h_next, rule_.h_min);
+    if (controller_collapsed(t, h, h_next, rule_.h_min, rule_.epsilon))
+      throw step_size_underflow(method_, t, h_next, rule_.h_min);
     return accepted;
   }
 
