@@ -44,6 +44,12 @@ def load():
     return runs, meta, failed
 
 
+def two_decimals(x):
+    """x to two decimals; a small negative exponent prints as 0.00, not -0.00."""
+    text = f"{x:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
 def growth(series):
     """Log-log slope of the running max |dE/E0| against time over t >= FIT_FROM periods: about 0
     for a bounded error, 1 for a linear drift, 1/2 for a random walk of round-off."""
@@ -118,10 +124,10 @@ def main():
             per_period.append(float(r["fevals"]) / (float(r["t"]) / float(r["period"])))
             g = growth(s)
             cells += [paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR)),
-                      "---" if g is None else f"{g:.2f}"]
+                      "---" if g is None else two_decimals(g)]
             mp = f"ETwentyThree{paper.macro_part(m)}C{paper.macro_part(str(c))}"
             macros[f"{mp}Max"] = paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR))
-            macros[f"{mp}Growth"] = "---" if g is None else f"{g:.2f}"
+            macros[f"{mp}Growth"] = "---" if g is None else two_decimals(g)
         cells.insert(1, "--".join(sorted({f"{p:.0f}" for p in per_period}, key=float)))
         lines.append(" & ".join(cells) + r" \\")
         macros[f"ETwentyThree{paper.macro_part(m)}PerPeriod"] = \
@@ -173,12 +179,12 @@ def main():
         "ETwentyThreeCosts": ", ".join(str(c) for c in costs),
         "ETwentyThreeTopCost": str(top),
         "ETwentyThreeFitFrom": f"{FIT_FROM:.0f}",
-        "ETwentyThreeSymGrowthMax": f"{max(sym):.2f}" if sym else "---",
-        "ETwentyThreeNonGrowthMin": f"{min(non):.2f}" if non else "---",
-        "ETwentyThreeNonGrowthMax": f"{max(non):.2f}" if non else "---",
+        "ETwentyThreeSymGrowthMax": two_decimals(max(sym)) if sym else "---",
+        "ETwentyThreeNonGrowthMin": two_decimals(min(non)) if non else "---",
+        "ETwentyThreeNonGrowthMax": two_decimals(max(non)) if non else "---",
         "ETwentyThreeNonGrowthText": "---" if not non else
-        (f"all {min(non):.2f}" if f"{min(non):.2f}" == f"{max(non):.2f}"
-         else f"between {min(non):.2f} and {max(non):.2f}"),
+        (f"all {two_decimals(min(non))}" if two_decimals(min(non)) == two_decimals(max(non))
+         else f"between {two_decimals(min(non))} and {two_decimals(max(non))}"),
         "ETwentyThreeWallTotal": f"{sum(float(r['wall_s']) for r, _ in runs):.0f}",
         "ETwentyThreeRuns": str(len(runs)),
     })
