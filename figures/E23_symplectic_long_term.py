@@ -7,16 +7,12 @@ Reads results/E23_symplectic_long_term.csv and _timeseries.csv (+ .meta.json); w
   paper/generated/E23_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, methods, paper  # noqa: E402
+import style
+from nbodylab import methods, paper
 
 EXP = "E23_symplectic_long_term"
 SYMPLECTIC = {"leapfrog", "yoshida4", "yoshida6", "gauss-legendre6"}
@@ -64,9 +60,7 @@ def main():
     costs = sorted({int(r["cost"]) for r, _ in runs})
     ms = sorted({r["integrator"] for r, _ in runs}, key=lambda m: (m not in SYMPLECTIC,
                                                                    methods.sort_key(m)))
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7.5, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(1, len(costs), figsize=(7.3, 3.1), sharey=True, squeeze=False)
+    fig, axes = style.figure(1, len(costs), height=3.0, sharey=True, squeeze=False)
     axes = axes[0]
     for ax, c in zip(axes, costs):
         for r, s in runs:
@@ -75,28 +69,27 @@ def main():
             m = r["integrator"]
             keep = s["periods"] > 0
             colour, ls = methods.style(m)[0], "-" if m in SYMPLECTIC else "--"
+            marker = methods.marker(m, r.get("order"))
             # faint: |dE/E0| at each sample; bold: its running maximum (the envelope)
             ax.plot(s["periods"][keep], np.maximum(s["dE"][keep], FLOOR), color=colour,
                     lw=0.4, alpha=0.3, ls="-")
             ax.plot(s["periods"][keep], np.maximum(s["dE_max"][keep], FLOOR), color=colour,
-                    lw=1.2, ls=ls)
+                    lw=1.2, ls=ls, marker=marker, ms=5 if r.get("order") else 3.5, markevery=0.15)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.35)
-        ax.set_title(f"{c} force evaluations per period")
+        ax.set_title(f"{c} evaluations per period")
         ax.set_xlabel("time  [periods]")
+        style.log_ticks(ax)
     axes[0].set_ylabel(r"$|\Delta E / E_0|$")
     labels = {r["integrator"]: r["integrator"] + (f" {r['order']}" if r.get("order") else "")
               for r, _ in runs}
-    handles = [plt.Line2D([], [], color=methods.style(m)[0], lw=1.4,
-                          ls="-" if m in SYMPLECTIC else "--",
+    orders = {r["integrator"]: r.get("order") for r, _ in runs}
+    handles = [plt.Line2D([], [], color=methods.style(m)[0], lw=1.2, ls="-" if m in SYMPLECTIC else "--",
+                          marker=methods.marker(m, orders[m]), ms=5 if orders[m] else 3.5,
                           label=labels[m] + (" (symplectic)" if m in SYMPLECTIC else ""))
                for m in ms]
-    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, columnspacing=1.2)
-    nrows = (len(handles) + 3) // 4
-    fig.tight_layout(rect=(0, 0.06 * nrows + 0.02, 1, 1), w_pad=0.8)
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    style.legend_below(fig, handles, ncol=4, handlelength=3.0)
+    style.save(fig, EXP)
 
     # Table: per method, measured force evaluations per period (at every cost), and per cost
     # the max |dE/E0| over the run and its growth exponent.
