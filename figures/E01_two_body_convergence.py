@@ -137,9 +137,9 @@ def plot(d, keys, es):
                           ms=5 if key[1] else 2.5, lw=(1.0 if e == es[0] else 0.8) if key[2] == "double" else 0.5)
                 axes[0, col].plot(s["n"], s["pos_err"], **kw)
                 axes[1, col].plot(s["n"], np.abs(s["dE_rel_max"]), **kw)
-        handles = [plt.Line2D([], [], color=methods.style(k[0])[0], marker=methods.marker(k[0], k[1]),
-                              ms=5 if k[1] else 3, label=f"{label(k)} ({theory(d, k)})")
-                   for k in group if k[2] == "double"]
+        handles = [plt.Line2D([], [], color=methods.style(m)[0], marker=methods.marker(m, o),
+                              ms=5 if o else 3, label=f"{label((m, o, 'double'))} ({theory(d, (m, o))})")
+                   for m, o in dict.fromkeys(k[:2] for k in group)]  # a method in dd only too
         axes[1, col].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.3),
                             handlelength=1.8)
         axes[0, col].set_title(title)
