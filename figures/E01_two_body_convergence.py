@@ -8,17 +8,13 @@ Reads results/E01_two_body_convergence.csv (+ .meta.json); writes
   paper/generated/E01_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
 import matplotlib.patches
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, paper  # noqa: E402
+import style
+from nbodylab import methods, paper
 
 EXP = "E01_two_body_convergence"
 E_VALUES = {0.5: "EHalf", 0.9: "ENineTenths"}  # eccentricity -> macro suffix
@@ -30,8 +26,8 @@ MIN_POINTS = 3          # fewest points a slope is fitted to
 SLOPE_SPREAD = 0.5      # local slopes of a power-law run agree within this (see fit_order)
 TOLERANCE = 0.3         # a fit agrees with theory when |fitted - theory| <= TOLERANCE (docs/experiments.md)
 MEASURES = {"pos_err": "position", "dE_rel_max": "energy"}  # CSV column -> name in the table
-GROUPS = [("orders 1 and 2", 1, 2), ("orders 3 to 6", 3, 6), ("orders 7 to 15", 7, 99)]
-LINESTYLES = {0.5: ("-", "o"), 0.9: ("--", "s")}
+GROUPS = [("orders 1 and 2", 1, 2), ("orders 3 and 4", 3, 4), ("orders 5 and 6", 5, 6), ("orders 7 to 15", 7, 99)]
+LINESTYLES = {0.5: "-", 0.9: "--"}  # eccentricity -> line style
 
 
 def load():
@@ -126,38 +122,44 @@ def finest_slope(h, err, window):
 
 
 def plot(d, keys, es):
-    plt.rcParams.update({"font.size": 7.5, "axes.titlesize": 8, "axes.labelsize": 7.5,
-                         "legend.fontsize": 6.5, "xtick.labelsize": 7, "ytick.labelsize": 7})
-    fig, axes = plt.subplots(2, len(GROUPS), figsize=(7.2, 6.4), sharex="col", sharey="row")
+    """Position (top) and energy error (bottom) against steps per period, one column per group of
+    orders, each method in its colour and marker (nbodylab.methods) with its legend under its
+    column; e = 0.5 solid, e = 0.9 dashed; the runs in dd thin, in the colour of their method."""
+    legend_rows = max(len({k[:2] for k in keys if lo <= theory(d, k) <= hi}) for _, lo, hi in GROUPS)
+    fig, axes = style.figure(2, len(GROUPS), height=3.9 + 0.13 * legend_rows, sharex="col", sharey="row")
     for col, (title, lo, hi) in enumerate(GROUPS):
         group = [k for k in keys if lo <= theory(d, k) <= hi]
-        colors = plt.get_cmap("tab10" if len(group) <= 10 else "tab20")(np.arange(len(group)))
-        for key, color in zip(group, colors):
+        for key in group:
+            colour, marker = methods.style(key[0])[0], methods.marker(key[0], key[1])
             for e in es:
                 s = series(d, key, e)
-                ls, marker = LINESTYLES.get(e, (":", "^"))
-                style = dict(color=color, ls=ls, marker=marker, ms=2.2, lw=0.9 if key[2] == "double" else 0.6,
-                             label=f"{label(key)} ({theory(d, key)})" if e == es[0] else None)
-                axes[0, col].plot(s["n"], s["pos_err"], **style)
-                axes[1, col].plot(s["n"], np.abs(s["dE_rel_max"]), **style)
+                kw = dict(color=colour, ls=LINESTYLES.get(e, ":"), marker=marker if e == es[0] else None,
+                          ms=5 if key[1] else 2.5, lw=(1.0 if e == es[0] else 0.8) if key[2] == "double" else 0.5)
+                axes[0, col].plot(s["n"], s["pos_err"], **kw)
+                axes[1, col].plot(s["n"], np.abs(s["dE_rel_max"]), **kw)
+        handles = [plt.Line2D([], [], color=methods.style(m)[0], marker=methods.marker(m, o),
+                              ms=5 if o else 3, label=f"{label((m, o, 'double'))} ({theory(d, (m, o))})")
+                   for m, o in dict.fromkeys(k[:2] for k in group)]  # a method in dd only too
+        axes[1, col].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.3),
+                            handlelength=1.8)
         axes[0, col].set_title(title)
-        axes[0, col].legend(loc="lower left", frameon=False, handlelength=2.0, ncol=1)
         axes[1, col].set_xlabel(r"steps per period $N = P/h$")
     for ax in axes.flat:
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.axhspan(*WINDOW, color="0.93", zorder=0)
-        ax.grid(True, which="major", alpha=0.35)
+        ax.axhspan(*WINDOW, color="0.92", zorder=0)
+        ax.grid(True, which="major")
         ax.set_ylim(1e-33 if "dd" in d["precision"] else 1e-17, 1e3)
+        style.log_ticks(ax, most=4)
     axes[0, 0].set_ylabel(r"position error at $t = 10P$  [$a$]")
     axes[1, 0].set_ylabel(r"$\max_{t \leq 10P} |\Delta E / E_0|$")
-    styles = [plt.Line2D([], [], color="0.3", ls=LINESTYLES[e][0], marker=LINESTYLES[e][1], ms=3,
-                         label=f"e = {e}") for e in es]
-    styles.append(matplotlib.patches.Patch(color="0.93", label="fit window"))
-    fig.legend(handles=styles, loc="lower center", ncol=len(styles), frameon=False)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    keys_shown = [plt.Line2D([], [], color="0.3", ls=LINESTYLES.get(e, ":"), marker="o" if e == es[0] else None,
+                             ms=2.5, label=f"$e = {e}$") for e in es]
+    if "dd" in d["precision"]:
+        keys_shown.append(plt.Line2D([], [], color="0.3", lw=0.5, label="double-double (dd)"))
+    keys_shown.append(matplotlib.patches.Patch(color="0.92", label="fit window (double)"))
+    style.legend_below(fig, keys_shown, ncol=len(keys_shown))
+    style.save(fig, EXP)
 
 
 def fit_all(d, keys, es):

@@ -7,16 +7,12 @@ Reads results/E02_adaptive_kepler.csv (+ .meta.json); writes
   paper/generated/E02_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, methods, paper  # noqa: E402
+import style
+from nbodylab import methods, paper
 
 EXP = "E02_adaptive_kepler"
 TARGETS = (1e-6, 1e-10)   # position errors whose cost the table reports
@@ -61,10 +57,8 @@ def tol_slope(s):
     return float(np.polyfit(np.log(s["tol"][ok]), np.log(s["pos_err"][ok]), 1)[0])
 
 
-def plot(d, es, ms, meta):
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7.5, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(len(es), 2, figsize=(7.2, 2.7 * len(es) + 0.8), squeeze=False)
+def plot(d, es, ms):
+    fig, axes = style.figure(len(es), 2, height=2.0 * len(es) + 0.7, squeeze=False)
     for row, e in zip(axes, es):
         ax_t, ax_f = row
         for m in ms:
@@ -72,43 +66,38 @@ def plot(d, es, ms, meta):
             if not len(s["tol"]):
                 continue
             colour, mk, _ = methods.style(m)
-            ls = "--" if m in OWN_TOL else "-"
-            kw = dict(color=colour, marker=mk, ms=3.5, lw=1.0, ls=ls)
+            kw = dict(color=colour, marker=mk, ms=3.5, lw=1.0, ls="--" if m in OWN_TOL else "-")
             ax_t.plot(s["tol"], s["pos_err"], **kw)
             ax_f.plot(s["fevals"], s["pos_err"], **kw)
         lo, hi = d["tol"].min(), d["tol"].max()
         ax_t.plot([lo, hi], [lo, hi], color="0.6", lw=0.8, ls=":", zorder=0)
         mid = np.sqrt(lo * hi)
         ax_t.annotate("error = tol", (mid, mid), xytext=(4, -10), textcoords="offset points",
-                      fontsize=7, color="0.4")
+                      fontsize=7.5, color="0.4")
         for ax in row:
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.grid(True, which="major", alpha=0.4)
             ax.set_ylabel(r"position error at $t = 10P$  [$a$]")
-            ax.text(0.03, 0.04, f"$e = {e}$", transform=ax.transAxes, fontsize=8,
-                    bbox=dict(facecolor="white", edgecolor="0.7", pad=2))
         ax_t.set_xlabel("tolerance (atol = rtol)")
         ax_f.set_xlabel("force evaluations")
         ax_t.invert_xaxis()
-    axes[0][0].set_title("(a) error against the tolerance")
-    axes[0][1].set_title("(b) error against the cost")
+        ax_t.set_title(f"(a) error against the tolerance, $e = {e}$")
+        ax_f.set_title(f"(b) error against the cost, $e = {e}$")
+        for ax in row:
+            style.log_ticks(ax)
     handles = [plt.Line2D([], [], color=methods.style(m)[0], marker=methods.style(m)[1], ms=4,
                           ls="--" if m in OWN_TOL else "-",
                           label=m + (f" (tol = {OWN_TOL[m]})" if m in OWN_TOL else ""))
                for m in ms]
-    fig.legend(handles=handles, loc="lower center", ncol=3, frameon=False, columnspacing=1.2)
-    nrows = (len(handles) + 2) // 3
-    fig.tight_layout(rect=(0, 0.035 * nrows + 0.01, 1, 1), h_pad=1.0, w_pad=2.0)
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    style.legend_below(fig, handles, ncol=4)
+    style.save(fig, EXP)
 
 
 def main():
     d, meta, failed = load()
     es = sorted(set(float(e) for e in d["e"]))
     ms = sorted(set(d["integrator"]), key=methods.sort_key)
-    plot(d, es, ms, meta)
+    plot(d, es, ms)
 
     # Table: per method and e, the cheapest run reaching each target, the smallest error, and
     # the slope of error against tolerance.

@@ -1,6 +1,6 @@
 """E03 figure and tables: seed S0's Fig. 2a/2b, every integrator on two colliding galaxies:
-relative change of energy, momentum and angular momentum at T_max against force evaluations,
-one row per force law.
+relative change of energy, momentum and angular momentum at T_max against force evaluations
+with S0's clamp, and of energy with Plummer softening, the methods in rows by group.
 
 Reads results/E03_integrators_collision.csv (+ .meta.json); writes
   figures/E03_integrators_collision.pdf, .png
@@ -11,24 +11,20 @@ Reads results/E03_integrators_collision.csv (+ .meta.json); writes
                                        with the orders E01 measured (from results/E01_*.csv)
 """
 import sys
-from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, methods, paper  # noqa: E402
-from E01_two_body_convergence import EXP as E01, measured_orders  # noqa: E402  (the method table's measured orders)
+import style
+from nbodylab import methods, paper
+from E01_two_body_convergence import EXP as E01, measured_orders  # (the method table's measured orders)
 
 EXP = "E03_integrators_collision"
 TARGETS = (1e-8, 1e-12)  # max|dE/E0| thresholds of the cost table
 FLOOR = 1e-18            # exact zeros are drawn here (log axes)
-QUANTITIES = [("dE_rel", r"$|\Delta E / E_0|$ at $T_{\max}$"),
-              ("P_rel", r"$|\Delta \mathbf{P}|\,/\sum_i m_i|\mathbf{v}_i|$ at $T_{\max}$"),
-              ("L_rel", r"$|\Delta \mathbf{L}|\,/\sum_i m_i|\mathbf{r}_i\times\mathbf{v}_i|$ at $T_{\max}$")]
+QUANTITIES = [("dE_rel", r"(a) $|\Delta E / E_0|$"),
+              ("P_rel", r"(b) $|\Delta \mathbf{P}|\,/\sum_i m_i|\mathbf{v}_i|$"),
+              ("L_rel", r"(c) $|\Delta \mathbf{L}|\,/\sum_i m_i|\mathbf{r}_i\times\mathbf{v}_i|$")]
+LAW_SHORT = {"softening": "softened"}  # the column title of a law's energy panel
 LAW_TEXT = {"clamp": r"S0's clamp $r_{\min} = 10^{-4}$", "softening": r"Plummer softening $\varepsilon = 10^{-2}$"}
 NUMERIC = ("dt", "order", "tol", "steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel",
            "L_rel", "min_pair_dist_min", "t", "wall_s")
@@ -66,51 +62,24 @@ def select(d, law, method, order=None):
     return idx[np.argsort(d["fevals"][idx])]
 
 
-def plot(d, laws, keys, meta):
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7.2, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(len(laws), 3, figsize=(7.3, 2.9 * len(laws) + 1.4),
-                             sharex=True, squeeze=False)
-    for row, law in zip(axes, laws):
-        for (m, o) in keys:
-            idx = select(d, law, m, o)
-            if not len(idx):
-                continue
-            colour = methods.style(m)[0]
-            mk = methods.marker(m, o)
-            adams = o is not None
-            for ax, (q, _) in zip(row, QUANTITIES):
-                y = np.maximum(np.abs(d[q][idx]), FLOOR)
-                ax.plot(d["fevals"][idx], y, color=colour, marker=mk,
-                        ms=5 if adams else 3.2, lw=0.5 if adams else 0.8, alpha=0.85,
-                        markeredgewidth=0.4 if adams else 0.8)
-        for ax, (q, label) in zip(row, QUANTITIES):
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.grid(True, which="major", alpha=0.35)
-            ax.set_ylabel(label)
-        row[0].text(0.03, 0.04, LAW_TEXT.get(law, law), transform=row[0].transAxes, fontsize=7,
-                    bbox=dict(facecolor="white", edgecolor="0.7", pad=2))
-    for ax in axes[-1]:
+def plot(d, laws, keys):
+    """The three quantities with the first force law (S0's clamp), then the energy error with
+    each other law (Plummer softening) on the same axis; the methods in rows by group."""
+    columns = [(laws[0], q, t) for q, t in QUANTITIES] + \
+        [(law, QUANTITIES[0][0], f"({'abcdefg'[len(QUANTITIES) + i]}) $|\\Delta E / E_0|$, {LAW_SHORT.get(law, law)}")
+         for i, law in enumerate(laws[1:])]
+    fig, rows, draw = style.method_grid(keys, [t for _, _, t in columns],
+                                        same_y={len(QUANTITIES) + i: 0 for i in range(len(laws) - 1)})
+    for key in keys:
+        for col, (law, q, _) in enumerate(columns):
+            idx = select(d, law, *key)
+            draw(key, col, d["fevals"][idx], np.maximum(np.abs(d[q][idx]), FLOOR))
+    for row in rows.values():
+        for ax in row:
+            style.log_ticks(ax, most=4)
+    for ax in list(rows.values())[-1]:
         ax.set_xlabel("force evaluations")
-    for ax, t in zip(axes[0], ("(a) energy", "(b) momentum", "(c) angular momentum")):
-        ax.set_title(t)
-    seen, handles = set(), []
-    for m, o in keys:
-        if m in seen:
-            continue
-        seen.add(m)
-        lab = m + (" (marker: order)" if o is not None else "")
-        handles.append(plt.Line2D([], [], color=methods.style(m)[0],
-                                  marker=methods.marker(m, 5 if o is not None else None),
-                                  ms=5, lw=1, label=lab))
-    ncol = 4
-    fig.legend(handles=handles, loc="lower center", ncol=ncol, frameon=False,
-               columnspacing=1.0, handlelength=1.8)
-    nrows = (len(handles) + ncol - 1) // ncol
-    fig.tight_layout(rect=(0, 0.024 * nrows + 0.01, 1, 1), h_pad=0.8, w_pad=1.2)
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    style.save(fig, EXP)
 
 
 def cost_to_reach(d, idx, target):
@@ -146,7 +115,7 @@ def main():
     laws = [law for law in ("clamp", "softening") if law in set(d["law"])] + \
         sorted(set(d["law"]) - {"clamp", "softening"})
     keys = series_keys(d)
-    plot(d, laws, keys, meta)
+    plot(d, laws, keys)
     sources = [f"results/{EXP}.csv"]
     integrators = meta["nbody"].get("integrators")
     if integrators:

@@ -7,16 +7,11 @@ Reads results/E04_extended_precision_collision.csv (+ .meta.json); writes
   paper/generated/E04_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, methods, paper  # noqa: E402
+import style
+from nbodylab import methods, paper
 
 EXP = "E04_extended_precision_collision"
 FLOOR = 1e-34  # exact zeros are drawn here (log axes)
@@ -56,35 +51,23 @@ def main():
     quad = [r for r in rows if r["precision"] == "quad"]
     ms = sorted({r["integrator"] for r in dd}, key=methods.sort_key)
 
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7.2, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(1, 3, figsize=(7.3, 3.6), sharex=True)
-    for m in ms:
-        sel = sorted((r for r in dd if r["integrator"] == m), key=lambda r: r["fevals"])
-        colour = methods.style(m)[0]
-        mk = methods.marker(m, 5 if m.startswith("adams") else None)
-        for ax, (q, _) in zip(axes, QUANTITIES):
-            ax.plot([r["fevals"] for r in sel], [max(abs(r[q]), FLOOR) for r in sel], color=colour,
-                    marker=mk, ms=3, lw=0.8, alpha=0.85)
-            for r in (x for x in quad if x["integrator"] == m):  # the quad cross-check
-                ax.plot(r["fevals"], max(abs(r[q]), FLOOR), color=colour, marker="o", ms=8,
-                        mfc="none", mew=1.2)
-    for ax, (q, label) in zip(axes, QUANTITIES):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.35)
-        ax.set_title(label)
+    keys = [(m, 5 if m.startswith("adams") else None) for m in ms]  # Adams: order 5 (the marker)
+    quad_handle = plt.Line2D([], [], color="k", marker="o", ms=8, mfc="none", lw=0, label="the same setting in quad")
+    fig, panels, draw = style.method_grid(keys, [t for _, t in QUANTITIES], more_handles=[quad_handle])
+    for key in keys:
+        sel = sorted((r for r in dd if r["integrator"] == key[0]), key=lambda r: r["fevals"])
+        for col, (q, _) in enumerate(QUANTITIES):
+            draw(key, col, [r["fevals"] for r in sel], [max(abs(r[q]), FLOOR) for r in sel])
+            for r in (x for x in quad if x["integrator"] == key[0]):  # the quad cross-check
+                panels[style.method_group(key[0])][col].plot(
+                    r["fevals"], max(abs(r[q]), FLOOR), color=methods.style(key[0])[0], marker="o", ms=8,
+                    mfc="none", mew=1.2)
+    for row in panels.values():
+        for ax in row:
+            style.log_ticks(ax, most=5)
+    for ax in list(panels.values())[-1]:
         ax.set_xlabel("force evaluations")
-    handles = [plt.Line2D([], [], color=methods.style(m)[0],
-                          marker=methods.marker(m, 5 if m.startswith("adams") else None),
-                          ms=4, lw=1, label=m + (" 5" if m.startswith("adams") else "")) for m in ms]
-    handles.append(plt.Line2D([], [], color="k", marker="o", ms=8, mfc="none", lw=0,
-                              label="same setting in quad"))
-    fig.legend(handles=handles, loc="lower center", ncol=5, frameon=False, columnspacing=1.0)
-    nrows = (len(handles) + 4) // 5
-    fig.tight_layout(rect=(0, 0.045 * nrows + 0.01, 1, 1), w_pad=1.0)
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    style.save(fig, EXP)
 
     # Table: per method, its best run (smallest max|dE/E0|) and what it cost.
     lines = [r"\begin{tabular}{llrrr}", r"\toprule",

@@ -12,16 +12,12 @@ results/E05_long_run_gpu_probe.csv (what the three runs cost at once on one GPU)
   paper/generated/E05_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, methods, paper  # noqa: E402
+import style
+from nbodylab import methods, paper
 
 EXP = "E05_long_run"
 GPU_EXP = "E05_long_run_gpu"
@@ -101,9 +97,7 @@ def render(exp, prefix):
     fixed = paper.fixed_flags(meta)
     t_end = float(fixed["t-end"])
     window = DT_WINDOW if t_end >= 2 * DT_WINDOW else t_end / 5  # smoke: tiny runs
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7.5, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(2, 3, figsize=(7.3, 5.0), sharex=True)
+    fig, axes = style.figure(2, 3, height=4.3, sharex=True)
     quantities = [("dE_rel", r"$|\Delta E/E_0|$", "(a) energy"),
                   ("P_rel", r"$|\Delta\mathbf{P}|\,/\sum_i m_i|\mathbf{v}_i|$", "(b) momentum"),
                   ("L_rel", r"$|\Delta\mathbf{L}|\,/\sum_i m_i|\mathbf{r}_i\times\mathbf{v}_i|$",
@@ -138,23 +132,20 @@ def render(exp, prefix):
     axes[1][0].set_ylabel(f"force evaluations per $\\Delta T = {window:g}$")
     axes[1][0].set_title("(d) cost per interval")
     axes[1][0].set_ylim(bottom=0)
-    axes[1][1].set_ylabel("force evaluations since $t = 0$")
+    style.scaled_axis(axes[1][1], "force evaluations since $t = 0$")
     axes[1][1].set_title("(e) cumulative cost")
     axes[1][2].set_ylabel("closest pair distance")
     axes[1][2].set_yscale("log")
     axes[1][2].set_title("(f) closest encounter")
     for ax in axes.flat:
-        ax.grid(True, alpha=0.35)
+        style.log_ticks(ax, "y")
     for ax in axes[1]:
         ax.set_xlabel("time $t$")
     handles = [plt.Line2D([], [], color=methods.style(r["integrator"])[0],
                           ls="--" if r.get("order") else "-", lw=1.2, label=label(r))
                for r, _ in runs]
-    fig.legend(handles=handles, loc="lower center", ncol=2, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1), h_pad=1.0, w_pad=1.2)
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{exp}.{ext}", dpi=200)
-    plt.close(fig)
+    style.legend_below(fig, handles, ncol=2)
+    style.save(fig, exp)
 
     # S0's Fig. 7: the embedded methods need fewer force evaluations over the whole run than
     # Adams-Bashforth 5. Rule: every embedded run's total below the Adams-Bashforth run's;
@@ -270,7 +261,7 @@ def two_runs(runs, serial_runs, serial_meta):
     """Figure and macros comparing the two full GPU runs (the same flags, other launch shapes and
     so other summation orders; the first one method after another, the second three at once under
     MPS): |dE/E0| of each method against t, and where Adams-Bashforth's two runs part."""
-    fig, ax = plt.subplots(figsize=(7.3, 3.0))
+    fig, ax = style.figure(height=2.6)
     macros = {}
     serial = {r["integrator"]: s for r, s in serial_runs}
     for r, s in runs:
@@ -300,12 +291,10 @@ def two_runs(runs, serial_runs, serial_meta):
     ax.set_yscale("log")
     ax.set_xlabel("time $t$")
     ax.set_ylabel(r"$|\Delta E/E_0|$")
-    ax.grid(True, alpha=0.35)
-    ax.legend(ncol=3, loc="lower right", frameon=False, fontsize=7)
-    fig.tight_layout()
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{GPU_EXP}_two_runs.{ext}", dpi=200)
-    plt.close(fig)
+    style.log_ticks(ax, "y")
+    handles, labels = ax.get_legend_handles_labels()
+    style.legend_below(fig, handles, ncol=3)
+    style.save(fig, f"{GPU_EXP}_two_runs")
     macros.update(gpu_time("EFiveGpuSerial", serial_runs, serial_meta)[2])
     for r, _ in serial_runs:
         macros[f"EFiveGpuSerial{paper.macro_part(r['integrator'])}EnergyMax"] = \

@@ -9,15 +9,11 @@ Reads results/E06_precision_cost.csv (+ .meta.json); writes
   paper/generated/E06_numbers.tex        \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, paper  # noqa: E402
+import style
+from nbodylab import paper
 
 EXP = "E06_precision_cost"
 BASE = ("openmp", "double")          # every ratio is to this (engine, precision) at the same N
@@ -52,9 +48,7 @@ def main():
         return min(cands)[::-1] if cands else (None, None)
 
     # Figure: time relative to openmp/double, per evaluation (left) and per step (right).
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
-                         "legend.fontsize": 7, "xtick.labelsize": 7, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.9), sharey=True)
+    fig, axes = style.figure(1, 2, height=2.7, sharey=True)
     series = [s for s in SERIES if s in t]
     width = 0.8 / max(len(ns), 1)
     colours = plt.get_cmap("viridis")
@@ -72,14 +66,15 @@ def main():
         ax.axhline(S0_QUAD, color="tab:red", lw=0.6, ls="--", label=r"S0: quad $\approx$ 100$\times$ double")
         ax.set_yscale("log")
         ax.set_xticks(range(len(series)))
-        ax.set_xticklabels([p if e == "openmp" else f"{p}\n(simd)" for e, p in series])  # simd: openmp-simd
-        ax.grid(True, axis="y", which="major", alpha=0.35)
+        ax.set_xticklabels([p if e == "openmp" else f"{p} (simd)" for e, p in series],  # simd: openmp-simd
+                           rotation=30, ha="right", rotation_mode="anchor")
+        ax.grid(False, axis="x")
         ax.set_title(f"time {title}, relative to double (openmp)")
+        style.log_ticks(ax, "y")
     axes[0].set_ylabel("time / time of double")
-    axes[0].legend(frameon=False, loc="upper left", fontsize=6.5)
-    fig.tight_layout()
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    handles, _ = axes[0].get_legend_handles_labels()
+    style.legend_below(fig, handles, ncol=len(handles))
+    style.save(fig, EXP)
 
     # Table: per N, seconds per evaluation and its ratio to double (openmp), seconds per step
     # and its ratio; the ratio to the fastest double engine in the last column of each N.

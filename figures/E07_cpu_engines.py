@@ -10,15 +10,9 @@ CPU, committed with its .meta.json); writes
   paper/generated/E07_numbers.tex         \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, files, paper  # noqa: E402
+import style
+from nbodylab import files, paper
 
 EXP = "E07_cpu_engines"
 ENGINES = ["simple", "openmp", "openmp-block", "openmp-simd"]
@@ -69,10 +63,7 @@ def sci(x):
 
 def main():
     ms = machines()
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
-                         "legend.fontsize": 7, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(1, len(ms), figsize=(3.6 * len(ms) + 0.4, 3.4), squeeze=False,
-                             sharey=True)
+    fig, axes = style.figure(1, len(ms), height=3.0, squeeze=False, sharey=True)
     for ax, (name, rows, meta) in zip(axes[0], ms):
         t = table_of(rows)
         for e in ENGINES:
@@ -86,15 +77,13 @@ def main():
                     lw=0.8, color=COLOURS[ours], alpha=0.7, label=f"S0 {s0}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.35)
-        ax.set_title(name, fontsize=7)
+        ax.set_title(name.replace(", ", ",\n", 1) if len(ms) > 1 else name)
         ax.set_xlabel("N")
+        style.log_ticks(ax)
     axes[0][0].set_ylabel("interactions / s")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False)
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    handles, _ = axes[0][0].get_legend_handles_labels()
+    style.legend_below(fig, handles, ncol=4)
+    style.save(fig, EXP)
 
     # Table: one block per machine (seconds at every N, then at the largest N interactions/s in
     # total and per core and the speed-up over simple), then S0's.

@@ -8,15 +8,9 @@ Reads results/E08_layout_precision.csv (+ .meta.json); writes
   paper/generated/E08_numbers.tex          \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, paper  # noqa: E402
+import style
+from nbodylab import paper
 
 EXP = "E08_layout_precision"
 BASES = ["openmp-block", "openmp-simd"]
@@ -35,28 +29,25 @@ def main():
     ns = sorted({int(r["n"]) for r in rows})
     nmax = 32768 if 32768 in ns else ns[-1]  # the N of the float/double target
 
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8,
-                         "legend.fontsize": 7, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.2), sharey=True)
+    fig, axes = style.figure(1, 2, height=2.6, sharey=True)
     for ax, p in zip(axes, PRECISIONS):
         for base in BASES:
-            for layout, style in (("SoA", "o-"), ("AoS", "s--")):
+            for layout, fmt in (("SoA", "o-"), ("AoS", "s--")):
                 d = rate.get((base, layout, p))
                 if d:
                     x = sorted(d)
-                    ax.plot(x, [d[n] for n in x], style, ms=3, color=COLOURS[base],
+                    ax.plot(x, [d[n] for n in x], fmt, ms=3.5, color=COLOURS[base],
                             label=f"{base} ({layout})")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.35)
         ax.set_title(p)
         ax.set_xlabel("N")
+    for ax in axes:
+        style.log_ticks(ax)
     axes[0].set_ylabel("interactions / s")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    handles, _ = axes[0].get_legend_handles_labels()
+    style.legend_below(fig, handles, ncol=4)
+    style.save(fig, EXP)
 
     def at(base, layout, p, n=nmax):
         return rate.get((base, layout, p), {}).get(n)

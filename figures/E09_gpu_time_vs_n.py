@@ -3,34 +3,33 @@ and CUDA, float, double and dd, on the H100 (seed S0's Table 3). Reads
 results/E09_gpu_time_vs_n.csv and E09_gpu_time_vs_n_test_norms.csv; writes figures/E09_gpu_time_vs_n.pdf/.png,
 paper/generated/E09_table.tex (every engine), E09_seed_table.tex (S0's Table 3 beside ours) and
 E09_numbers.tex."""
-from gpu_common import device_text, gpu_text, load, plt, ratio, save, sci, write_macros, write_tex
+import style
+from gpu_common import ENGINE_STYLE, device_text, engine_legend, gpu_text, load, ratio, save, sci, write_macros, write_tex
 from seed_numbers import S0_TABLE3_CPU, S0_TABLE3_GPU, S0_TABLE3_N, S0_TABLE3_SECONDS
 
 NAME = "E09_gpu_time_vs_n"
 rows, meta = load(NAME)
 ENGINES = ["openmp-simd", "opencl-tiled", "cuda-naive", "cuda-tiled", "cuda-split", "cuda-pairs"]
-STYLE = {"openmp-simd": ("tab:grey", "s"), "opencl-tiled": ("tab:green", "^"), "cuda-naive": ("tab:orange", "v"),
-         "cuda-tiled": ("tab:blue", "o"), "cuda-split": ("tab:red", "D"), "cuda-pairs": ("tab:purple", "P")}
 
 t = {}
 for r in rows:
     t.setdefault((r["engine"], r["precision"]), {})[int(r["n"])] = r
 
-fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=False)
+fig, axes = style.figure(1, 3, height=2.9)
 for ax, prec in zip(axes, ["float", "double", "dd"]):
     for e in ENGINES:
         pts = t.get((e, prec))
         if not pts:
             continue
         ns = sorted(pts)
-        c, m = STYLE[e]
+        c, m = ENGINE_STYLE[e]
         ax.loglog(ns, [float(pts[n]["interactions_per_s"]) for n in ns], marker=m, color=c, label=e)
     ax.set_title(prec)
     ax.set_xlabel("N")
-    ax.grid(True, which="both", alpha=0.3)
-axes[0].set_ylabel("interactions / s  (N(N-1) / time)")
-axes[0].legend(fontsize=8)
-fig.suptitle(f"E09: one force evaluation; {device_text(meta, rows)}", fontsize=9)
+    style.log_ticks(ax)
+axes[0].set_ylabel("interactions / s  ($N(N-1)$ / time)")
+engine_legend(fig, axes)
+fig.suptitle(device_text(meta, rows))
 save(fig, NAME)
 
 # Table: seconds per evaluation at each N, the CUDA engines, OpenCL and the CPU.

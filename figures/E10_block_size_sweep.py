@@ -2,12 +2,13 @@
 N = 4096, float and double, on the H100; block 1025 is an invalid launch (reported as such, never
 as a time). Reads results/E10_block_size_sweep.csv; writes figures/E10_block_size_sweep.pdf/.png
 and paper/generated/E10_table.tex (beside S1's numbers) and E10_numbers.tex."""
-from gpu_common import device_text, gpu_text, load, plt, ratio, save, write_macros, write_tex
+import style
+from gpu_common import device_text, gpu_text, load, ratio, save, write_macros, write_tex
 from seed_numbers import S1_BLOCK_SWEEP, S1_FAILED_LAUNCH, S1_GPU, S1_N
 
 NAME = "E10_block_size_sweep"
 rows, meta = load(NAME)
-fig, ax = plt.subplots(figsize=(7, 4))
+fig, ax = style.figure(height=2.8)
 for prec, c in (("float", "tab:blue"), ("double", "tab:red")):
     ok = [r for r in rows if r["precision"] == prec and r["status"] == "ok"]
     ax.semilogx([int(r["block"]) for r in ok], [float(r["interactions_per_s"]) / 1e9 for r in ok], "o-", color=c,
@@ -17,12 +18,11 @@ for b in invalid:
     ax.axvline(b, color="k", ls=":", lw=1)
 if invalid:
     ax.text(0.98, 0.95, "block " + ", ".join(map(str, invalid)) + ": invalid launch\n(an error, never a time)",
-            transform=ax.transAxes, ha="right", va="top", fontsize=8)
+            transform=ax.transAxes, ha="right", va="top")
 ax.set_xlabel("threads per block")
 ax.set_ylabel("billion interactions / s")
-ax.set_title(f"E10: cuda-naive, N = 4096\n{device_text(meta)}", fontsize=9)
-ax.legend()
-ax.grid(True, alpha=0.3)
+ax.set_title(f"E10: cuda-naive, N = 4096\n{device_text(meta)}")
+ax.legend(loc="upper left")
 save(fig, NAME)
 
 # Table: ours in float and double beside S1's first table (float), and ours over S1's where both

@@ -2,13 +2,15 @@
 (cuda-split, float): block size x split, N = 4096 and 32768, on the H100. Reads
 results/E11_block_split_sweep.csv; writes figures/E11_block_split_sweep.pdf/.png,
 paper/generated/E11_table.tex (S1's two split sweeps beside ours) and E11_numbers.tex."""
-from gpu_common import device_text, gpu_text, load, plt, ratio, save, sci, write_macros, write_tex
+import style
+from gpu_common import device_text, gpu_text, load, ratio, save, sci, write_macros, write_tex
 from seed_numbers import S1_GPU, S1_N, S1_SPLIT_SWEEPS
 
 NAME = "E11_block_split_sweep"
 rows, meta = load(NAME)
 ns = sorted({int(r["n"]) for r in rows})
-fig, axes = plt.subplots(1, len(ns), figsize=(6 * len(ns), 4.5))
+fig, axes = style.figure(len(ns), 1, height=2.4 * len(ns) + 0.3, squeeze=False)
+axes = axes[:, 0]
 macros = {}
 for ax, n in zip(axes, ns):
     sub = [r for r in rows if int(r["n"]) == n and r["status"] == "ok"]
@@ -24,14 +26,15 @@ for ax, n in zip(axes, ns):
     ax.set_ylabel("threads per block")
     for i in range(len(blocks)):
         for j in range(len(splits)):
-            ax.text(j, i, f"{grid[i][j]:.0f}", ha="center", va="center", fontsize=6, color="w")
+            ax.text(j, i, f"{grid[i][j]:.0f}", ha="center", va="center", fontsize=7, color="w")
+    ax.grid(False)
     fig.colorbar(im, ax=ax, label="billion interactions / s")
     ax.set_title(f"N = {n}")
     best = max(sub, key=lambda r: float(r["interactions_per_s"]))
     key = "Four" if n == 4096 else "ThirtyTwo"
     macros[f"ElevenBest{key}"] = sci(best["interactions_per_s"])
     macros[f"ElevenBest{key}Shape"] = f"block {best['block']}, split {best['split']}"
-fig.suptitle(f"E11: cuda-split, float; {device_text(meta)}", fontsize=9)
+fig.suptitle(f"E11: cuda-split, float\n{device_text(meta)}")
 save(fig, NAME)
 
 # Table: S1's two split sweeps (float, N = 4096) beside ours at the same shapes, and ours over S1's.

@@ -2,13 +2,14 @@
 bodies per thread, float and double at N = 262144, dd at N = 32768, on the H100. Reads
 results/E12_unroll_sweep.csv; writes figures/E12_unroll_sweep.pdf/.png,
 paper/generated/E12_table.tex (with S2's rates) and E12_numbers.tex."""
-from gpu_common import device_text, gpu_text, load, plt, save, write_macros, write_tex
+import style
+from gpu_common import device_text, gpu_text, load, save, write_macros, write_tex
 from seed_numbers import S2_UNIT_EXPONENT, S2_UNROLL
 
 NAME = "E12_unroll_sweep"
 rows, meta = load(NAME)
 precs = ["float", "double", "dd"]
-fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+fig, axes = style.figure(1, 3, height=2.8)
 for ax, p in zip(axes, precs):
     sub = [r for r in rows if r["precision"] == p and r["status"] == "ok"]
     for ipt in sorted({int(r["ipt"]) for r in sub}):
@@ -16,10 +17,10 @@ for ax, p in zip(axes, precs):
         ax.semilogx([u for u, _ in pts], [v / 1e9 for _, v in pts], "o-", base=2, label=f"{ipt} bodies/thread")
     ax.set_title(f"{p}, N = {sub[0]['n']}, block {sub[0]['block']}")
     ax.set_xlabel("unroll factor")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    style.log_ticks(ax, "x")
 axes[0].set_ylabel("billion interactions / s")
-fig.suptitle(f"E12: cuda-tiled unroll study; {device_text(meta)}", fontsize=9)
+style.legend_below(fig, axes[0].get_legend_handles_labels()[0], ncol=4)
+fig.suptitle(f"E12: cuda-tiled unroll study\n{device_text(meta)}")
 save(fig, NAME)
 
 # Table: ours per precision and bodies per thread, then S2's three rates (in its unit, 10^8/s), each

@@ -1,7 +1,8 @@
 """E13 table and figure: the launch shape `nbody tune` found best per (engine, precision, N) on the
 H100, against the median and the worst shape it tried. Reads results/E13_tuned_launch.csv; writes
 figures/E13_tuned_launch.pdf/.png and paper/generated/E13_table.tex."""
-from gpu_common import device_text, load, plt, save, write_tex
+import style
+from gpu_common import device_text, load, save, write_tex
 
 NAME = "E13_tuned_launch"
 rows, meta = load(NAME)
@@ -14,7 +15,7 @@ for r in rows:
 lines += [r"\hline", r"\end{tabular}"]
 write_tex("E13_table.tex", "\n".join(lines) + "\n", __file__, [f"results/{NAME}.csv"])
 
-fig, ax = plt.subplots(figsize=(7, 4))
+fig, ax = style.figure(height=3.0)
 for p, c in (("float", "tab:blue"), ("double", "tab:red"), ("dd", "tab:green")):
     sub = sorted((int(r["n"]), r) for r in rows if r["precision"] == p and r["engine"] == "cuda-split")
     if not sub:
@@ -24,7 +25,7 @@ for p, c in (("float", "tab:blue"), ("double", "tab:red"), ("dd", "tab:green")):
     ax.loglog(ns, [float(r["median_shape_interactions_per_s"]) for _, r in sub], "--", color=c, label=f"{p}: median shape")
 ax.set_xlabel("N")
 ax.set_ylabel("interactions / s")
-ax.set_title(f"E13: cuda-split, tuned vs median shape\n{device_text(meta)}", fontsize=9)
-ax.legend(fontsize=8)
-ax.grid(True, which="both", alpha=0.3)
+fig.suptitle(f"E13: cuda-split, tuned vs median shape\n{device_text(meta)}")
+style.log_ticks(ax)
+style.legend_right(ax)
 save(fig, NAME)

@@ -12,16 +12,12 @@ Reads results/E21_roundoff_growth.csv and _timeseries.csv (+ .meta.json); writes
 """
 import sys
 from decimal import Decimal, getcontext
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, paper  # noqa: E402
+import style
+from nbodylab import paper
 
 EXP = "E21_roundoff_growth"
 getcontext().prec = 60
@@ -81,9 +77,7 @@ def growth(xs, ys):
 def main():
     rows, series, meta, failed = load()
     orbits = sorted({r["e"] for r in rows}, key=float, reverse=True)
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7.5, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(1, len(orbits), figsize=(7.3, 3.2), sharey=True, squeeze=False)
+    fig, axes = style.figure(1, len(orbits), height=2.8, sharey=True, squeeze=False)
     axes = axes[0]
     fits = {}
     for ax, e in zip(axes, orbits):
@@ -106,18 +100,17 @@ def main():
                     ax.plot(xs, ys[0] * np.sqrt(xs / xs[0]), color=COLOUR[p], lw=0.6, ls=":")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.35)
-        ax.set_title(f"Kepler e = {e}, leapfrog h = P/100")
+        ax.set_title(f"Kepler $e = {e}$, leapfrog $h = P/100$")
         ax.set_xlabel("steps")
     axes[0].set_ylabel(r"$|E_p - E_{\mathrm{quad}}| / |E_0|$")
     handles = [plt.Line2D([], [], color=COLOUR[p], lw=1.3, label=p) for p in PRECISIONS]
     handles += [plt.Line2D([], [], color="k", lw=1.3, ls="-", label="plain updates"),
                 plt.Line2D([], [], color="k", lw=1.3, ls="--", label="compensated updates"),
                 plt.Line2D([], [], color="k", lw=0.6, ls=":", label=r"Brouwer: $\propto\sqrt{n}$")]
-    fig.legend(handles=handles, loc="lower center", ncol=6, frameon=False)
-    fig.tight_layout(rect=(0, 0.08, 1, 1), w_pad=0.8)
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    for ax in axes:
+        style.log_ticks(ax)
+    style.legend_below(fig, handles, ncol=6, handlelength=2.6)
+    style.save(fig, EXP)
 
     lines = [r"\begin{tabular}{ll" + "rr" * len(orbits) + "}", r"\toprule",
              " & & " + " & ".join(rf"\multicolumn{{2}}{{c}}{{$e = {e}$}}" for e in orbits) + r" \\",

@@ -13,18 +13,15 @@ E22_brutus_convergence_gpu.py calls main() for the GPU ladder at N = 512 with it
 import math
 import re
 import sys
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, files, paper  # noqa: E402
+import style
+from nbodylab import files, paper
 
 EXP = "E22_brutus_convergence"
 COLOUR = {"dd": "#2ca02c", "qd": "#ff7f0e", "quad": "#9467bd", "mp50": "#d62728", "double": "#1f77b4"}
+N_COLOURS = ["#1f77b4", "0.2"]  # right panel: the first N, the second
 
 
 def setting(row):
@@ -55,13 +52,14 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
     t_end = float(paper.fixed_flags(meta)["t-end"])
     ns = sorted({r["n"] for r in ladder}, key=int)
 
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7, "xtick.labelsize": 7.5, "ytick.labelsize": 7})
     order = list(dict.fromkeys(method_name(r) for r in compared))
-    fig, axes = plt.subplots(len(ns), 2, figsize=(7.3, 3.6 * len(ns)), squeeze=False,
-                             gridspec_kw={"width_ratios": [1.15, 1]})
-    for (ax_l, ax_r), n in zip(axes, ns):
-        # Left: every ladder run and every compared run against the reference.
+    # Left, one panel per N: every ladder run and every compared run against the reference.
+    # Right, one panel: the time each method leaves 1e-6 at each N, for both of its settings.
+    fig = plt.figure(figsize=(style.TEXT_WIDTH, max(2.05 * len(ns) + 0.45, 3.2)))  # room for every method's name
+    grid = fig.add_gridspec(len(ns), 2, width_ratios=[1.6, 1])
+    ax_r = fig.add_subplot(grid[:, 1])
+    for k, n in enumerate(ns):
+        ax_l = fig.add_subplot(grid[k, 0])
         for s_run in dict.fromkeys(s["run"] for s in series if s["n"] == n and s["role"] == "method"):
             pts = [(float(s["t"]), float(s["delta"])) for s in series
                    if s["n"] == n and s["run"] == s_run and float(s["delta"]) > 0]
@@ -70,8 +68,8 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
         for r in ladder:
             if r["n"] != n:
                 continue
-            k = seen[r["precision"]] = seen.get(r["precision"], -1) + 1
-            ls = ["-", "--", "-.", ":"][k % 4]
+            j = seen[r["precision"]] = seen.get(r["precision"], -1) + 1
+            ls = ["-", "--", "-.", ":"][j % 4]
             name = f"precision={r['precision']} tol={r['tol']}"
             pts = [(float(s["t"]), float(s["delta"])) for s in series
                    if s["n"] == n and s["role"] == "ladder" and s["run"] == name and float(s["delta"]) > 0]
@@ -81,15 +79,16 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
         ax_l.axhline(leave, color="k", lw=0.8, ls="--")
         ax_l.axhline(10 ** -agree, color="k", lw=0.8, ls=":")
         ax_l.set_yscale("log")
+        ax_l.set_ylim(bottom=min(ax_l.get_ylim()[0], 10 ** -agree / 10))  # the dotted line in view
         ax_l.set_xlabel("t")
         ax_l.set_ylabel(r"$\delta$ from the reference")
-        ax_l.set_title(f"N = {n}: ladder (thick) and double-precision runs (thin)")
-        ax_l.grid(True, alpha=0.3)
-        ax_l.legend(loc="lower right", ncol=2, frameon=False)
-        # Right: the time each method leaves 1e-6, for both of its settings.
+        ax_l.set_title(f"$N = {n}$: ladder (thick), double-precision runs (thin)")
+        style.log_ticks(ax_l, "y", most=5)
+        style.legend_right(ax_l, title="ladder", handlelength=2.6)
         rows = [r for r in compared if r["n"] == n]
+        dy = (k - (len(ns) - 1) / 2) * 0.3  # the N side by side on a method's line
         for r in rows:
-            y = order.index(method_name(r))
+            y = order.index(method_name(r)) + dy
             if r["failure"]:  # nbody could not carry the run through: a cross where it stopped
                 ax_r.plot([failed_at(r) or t_end], [y], marker="x", ms=5, color="#d62728")
                 continue
@@ -98,16 +97,17 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
             tight = setting(r) == settings[0]
             t = float(r["t_leave"]) if r["t_leave"] else t_end
             ax_r.plot([t], [y], marker=">" if not r["t_leave"] else "o", ms=4.5,
-                      color=COLOUR["double"], mfc=COLOUR["double"] if tight else "white")
-        ax_r.set_yticks(range(len(order)), order)
-        ax_r.invert_yaxis()
-        ax_r.set_xlim(0, t_end * 1.04)
-        ax_r.set_xlabel(rf"t at which $\delta > 10^{{{round(math.log10(leave))}}}$")
-        ax_r.set_title(rf"N = {n}: time to leave $10^{{{round(math.log10(leave))}}}$")
-        ax_r.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{exp}.{ext}", dpi=200)
+                      color=N_COLOURS[k], mfc=N_COLOURS[k] if tight else "white")
+    ax_r.set_yticks(range(len(order)), order)
+    ax_r.invert_yaxis()
+    ax_r.set_xlim(0, t_end * 1.04)
+    ax_r.set_xlabel(rf"t at which $\delta > 10^{{{round(math.log10(leave))}}}$")
+    ax_r.set_title(rf"time to leave $10^{{{round(math.log10(leave))}}}$")
+    ax_r.grid(False, axis="y")
+    if len(ns) > 1:
+        style.legend_below(fig, [plt.Line2D([], [], color=N_COLOURS[k], marker="o", ls="", label=f"$N = {n}$")
+                                 for k, n in enumerate(ns)], ncol=len(ns))
+    style.save(fig, exp)
 
     # Table: the ladder.
     lines = [r"\begin{tabular}{rllrrr}", r"\toprule",
@@ -123,17 +123,24 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
     sources = [f"results/{exp}.csv", f"results/{exp}_methods.csv", f"results/{exp}_timeseries.csv"]
     paper.write_tex(f"{tag}_ladder.tex", "\n".join(lines), __file__, sources)
 
-    # Table: t_leave per method, setting and N.
-    lines = [r"\begin{tabular}{ll" + "r" * len(ns) + "}", r"\toprule",
-             r"method & setting & " + " & ".join(f"$N = {n}$" for n in ns) + r" \\", r"\midrule"]
-    keys = list(dict.fromkeys((method_name(r), setting(r)) for r in compared))
-    for name, s in keys:
+    # Table: t_leave per method, setting and N; one row per method, its larger step or tolerance
+    # first, then its smaller one.
+    width = 1 + len(ns)  # columns per setting
+    head = " & ".join(["setting"] + [f"$N = {n}$" for n in ns])
+    lines = [r"\begin{tabular}{l" + ("l" + "r" * len(ns)) * 2 + "}", r"\toprule",
+             rf" & \multicolumn{{{width}}}{{c}}{{larger step or tolerance}} & "
+             rf"\multicolumn{{{width}}}{{c}}{{smaller step or tolerance}} \\",
+             rf"\cmidrule(lr){{2-{1 + width}}} \cmidrule(lr){{{2 + width}-{1 + 2 * width}}}",
+             rf"method & {head} & {head} \\", r"\midrule"]
+    for name in order:
         cells = []
-        for n in ns:
-            r = next((q for q in compared if q["n"] == n and method_name(q) == name and setting(q) == s), None)
-            cells.append("---" if r is None else f"failed at {failed_at(r):.4g}" if r["failure"]
-                         else f"{float(r['t_leave']):g}" if r["t_leave"] else "stays")
-        lines.append(f"{paper.tex_escape(name)} & {s} & " + " & ".join(cells) + r" \\")
+        for s in sorted({setting(r) for r in compared if method_name(r) == name}, key=lambda s: -float(s.split()[1])):
+            cells.append(s)
+            for n in ns:
+                r = next((q for q in compared if q["n"] == n and method_name(q) == name and setting(q) == s), None)
+                cells.append("---" if r is None else f"failed at {failed_at(r):.4g}" if r["failure"]
+                             else f"{float(r['t_leave']):g}" if r["t_leave"] else "stays")
+        lines.append(f"{paper.tex_escape(name)} & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     paper.write_tex(f"{tag}_methods.tex", "\n".join(lines), __file__, sources)
 

@@ -7,16 +7,12 @@ Reads results/E23_symplectic_long_term.csv and _timeseries.csv (+ .meta.json); w
   paper/generated/E23_numbers.tex  \\newcommand macros for every number the text quotes
 """
 import sys
-from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, methods, paper  # noqa: E402
+import style
+from nbodylab import methods, paper
 
 EXP = "E23_symplectic_long_term"
 SYMPLECTIC = {"leapfrog", "yoshida4", "yoshida6", "gauss-legendre6"}
@@ -44,6 +40,12 @@ def load():
     return runs, meta, failed
 
 
+def two_decimals(x):
+    """x to two decimals; a small negative exponent prints as 0.00, not -0.00."""
+    text = f"{x:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
 def growth(series):
     """Log-log slope of the running max |dE/E0| against time over t >= FIT_FROM periods: about 0
     for a bounded error, 1 for a linear drift, 1/2 for a random walk of round-off."""
@@ -58,9 +60,7 @@ def main():
     costs = sorted({int(r["cost"]) for r, _ in runs})
     ms = sorted({r["integrator"] for r, _ in runs}, key=lambda m: (m not in SYMPLECTIC,
                                                                    methods.sort_key(m)))
-    plt.rcParams.update({"font.size": 8, "axes.titlesize": 8.5, "axes.labelsize": 8,
-                         "legend.fontsize": 7.5, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5})
-    fig, axes = plt.subplots(1, len(costs), figsize=(7.3, 3.1), sharey=True, squeeze=False)
+    fig, axes = style.figure(1, len(costs), height=3.0, sharey=True, squeeze=False)
     axes = axes[0]
     for ax, c in zip(axes, costs):
         for r, s in runs:
@@ -69,28 +69,27 @@ def main():
             m = r["integrator"]
             keep = s["periods"] > 0
             colour, ls = methods.style(m)[0], "-" if m in SYMPLECTIC else "--"
+            marker = methods.marker(m, r.get("order"))
             # faint: |dE/E0| at each sample; bold: its running maximum (the envelope)
             ax.plot(s["periods"][keep], np.maximum(s["dE"][keep], FLOOR), color=colour,
                     lw=0.4, alpha=0.3, ls="-")
             ax.plot(s["periods"][keep], np.maximum(s["dE_max"][keep], FLOOR), color=colour,
-                    lw=1.2, ls=ls)
+                    lw=1.2, ls=ls, marker=marker, ms=5 if r.get("order") else 3.5, markevery=0.15)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.35)
-        ax.set_title(f"{c} force evaluations per period")
+        ax.set_title(f"{c} evaluations per period")
         ax.set_xlabel("time  [periods]")
+        style.log_ticks(ax)
     axes[0].set_ylabel(r"$|\Delta E / E_0|$")
     labels = {r["integrator"]: r["integrator"] + (f" {r['order']}" if r.get("order") else "")
               for r, _ in runs}
-    handles = [plt.Line2D([], [], color=methods.style(m)[0], lw=1.4,
-                          ls="-" if m in SYMPLECTIC else "--",
+    orders = {r["integrator"]: r.get("order") for r, _ in runs}
+    handles = [plt.Line2D([], [], color=methods.style(m)[0], lw=1.2, ls="-" if m in SYMPLECTIC else "--",
+                          marker=methods.marker(m, orders[m]), ms=5 if orders[m] else 3.5,
                           label=labels[m] + (" (symplectic)" if m in SYMPLECTIC else ""))
                for m in ms]
-    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False, columnspacing=1.2)
-    nrows = (len(handles) + 3) // 4
-    fig.tight_layout(rect=(0, 0.06 * nrows + 0.02, 1, 1), w_pad=0.8)
-    for ext in ("pdf", "png"):
-        fig.savefig(ROOT / "figures" / f"{EXP}.{ext}", dpi=200)
+    style.legend_below(fig, handles, ncol=4, handlelength=3.0)
+    style.save(fig, EXP)
 
     # Table: per method, measured force evaluations per period (at every cost), and per cost
     # the max |dE/E0| over the run and its growth exponent.
@@ -118,10 +117,10 @@ def main():
             per_period.append(float(r["fevals"]) / (float(r["t"]) / float(r["period"])))
             g = growth(s)
             cells += [paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR)),
-                      "---" if g is None else f"{g:.2f}"]
+                      "---" if g is None else two_decimals(g)]
             mp = f"ETwentyThree{paper.macro_part(m)}C{paper.macro_part(str(c))}"
             macros[f"{mp}Max"] = paper.tex_sci(max(abs(float(r["dE_rel_max"])), FLOOR))
-            macros[f"{mp}Growth"] = "---" if g is None else f"{g:.2f}"
+            macros[f"{mp}Growth"] = "---" if g is None else two_decimals(g)
         cells.insert(1, "--".join(sorted({f"{p:.0f}" for p in per_period}, key=float)))
         lines.append(" & ".join(cells) + r" \\")
         macros[f"ETwentyThree{paper.macro_part(m)}PerPeriod"] = \
@@ -173,12 +172,12 @@ def main():
         "ETwentyThreeCosts": ", ".join(str(c) for c in costs),
         "ETwentyThreeTopCost": str(top),
         "ETwentyThreeFitFrom": f"{FIT_FROM:.0f}",
-        "ETwentyThreeSymGrowthMax": f"{max(sym):.2f}" if sym else "---",
-        "ETwentyThreeNonGrowthMin": f"{min(non):.2f}" if non else "---",
-        "ETwentyThreeNonGrowthMax": f"{max(non):.2f}" if non else "---",
+        "ETwentyThreeSymGrowthMax": two_decimals(max(sym)) if sym else "---",
+        "ETwentyThreeNonGrowthMin": two_decimals(min(non)) if non else "---",
+        "ETwentyThreeNonGrowthMax": two_decimals(max(non)) if non else "---",
         "ETwentyThreeNonGrowthText": "---" if not non else
-        (f"all {min(non):.2f}" if f"{min(non):.2f}" == f"{max(non):.2f}"
-         else f"between {min(non):.2f} and {max(non):.2f}"),
+        (f"all {two_decimals(min(non))}" if two_decimals(min(non)) == two_decimals(max(non))
+         else f"between {two_decimals(min(non))} and {two_decimals(max(non))}"),
         "ETwentyThreeWallTotal": f"{sum(float(r['wall_s']) for r, _ in runs):.0f}",
         "ETwentyThreeRuns": str(len(runs)),
     })

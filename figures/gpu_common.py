@@ -1,18 +1,15 @@
 """Shared helpers of the GPU figure scripts (E09-E13, E24): reading the committed GPU results
-and their provenance, and the caption text naming the device run. Standard library + matplotlib."""
-import sys
-from pathlib import Path
+and their provenance, the caption text naming the device run, and one colour and marker per
+engine. Standard library + matplotlib."""
+import style
+from style import save  # noqa: F401  (the scripts save with it)
+from nbodylab import paper
+from nbodylab.paper import load_results as load  # noqa: F401  (rows and provenance of results/NAME.csv)
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402,F401
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
-from nbodylab import ROOT, paper  # noqa: E402
-from nbodylab.paper import load_results as load  # noqa: E402,F401  (rows and provenance of results/NAME.csv)
-
-FIGURES = ROOT / "figures"
+# engine -> (colour, marker), the same in every GPU figure
+ENGINE_STYLE = {"openmp-simd": ("tab:grey", "s"), "opencl-tiled": ("tab:green", "^"),
+                "cuda-naive": ("tab:orange", "v"), "cuda-tiled": ("tab:blue", "o"),
+                "cuda-split": ("tab:red", "D"), "cuda-pairs": ("tab:purple", "P")}
 
 
 def device_text(meta, rows=None):
@@ -50,10 +47,14 @@ def ratio(x):
     return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
 
 
-def save(fig, name):
-    fig.tight_layout()
-    fig.savefig(FIGURES / f"{name}.pdf")
-    fig.savefig(FIGURES / f"{name}.png", dpi=150)
+def engine_legend(fig, axes):
+    """One legend under the panels for every engine (and other labelled line) drawn in any of them."""
+    handles = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    style.legend_below(fig, list(handles.values()), ncol=min(len(handles), 6))
+
 
 
 def sci(x, digits=2):
