@@ -72,11 +72,14 @@ figures: $(VENV)/.stamp
 	$(RUNNER) figures
 
 # The paper is dated by the checkout's last commit (its PDF metadata too), and told the profile.
+# Then its commands are checked against nbody, and every figure and table must sit on the page of
+# its first citation or the next (a smoke-profile draft, whose text is shorter, only reports it).
 paper: experiments
 	cd paper && SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) FORCE_SOURCE_DATE=1 \
 	  latexmk -pdf -interaction=nonstopmode -halt-on-error -quiet \
 	  -usepretex='\def\nbodyprofile{$(PROFILE)}' paper.tex
 	python3 tools/check_paper_commands.py $(NBODY) paper/paper.pdf
+	$(if $(filter smoke,$(PROFILE)),-)python3 tools/check_paper_floats.py paper/paper.pdf paper/paper.aux
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) results/.points

@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
 """Every figure and table of the paper sits beside its text: run after the PDF is built (`make paper`).
 
-A float must be printed on the page of its first citation or the next one; one page before it is
-allowed too (a float set at the top of the page where its subsection begins, facing its text in
-print). Floats of a kind must be numbered in the order the text first cites them (Table 2 is not
+A float must be printed on the page of its first citation or the next one. Floats of a kind must be numbered in the order the text first cites them (Table 2 is not
 cited before Table 1); a float cited only in another one's caption ranks right after that one.
 A float's page comes from the .aux file (\\newlabel{fig:...}{{NUMBER}{PAGE}...}); its citations
 from the PDF's text (pdftotext), where the text says "Figure 3", "Fig. 3" or "Table 3". The
@@ -13,8 +11,8 @@ are skipped, and so is each float's own caption ("Figure 3: ...").
     check_paper_floats.py PAPER.pdf PAPER.aux
 
 Prints every float with its page and the page of its first citation; exits 1 if one is printed
-more than one page before or after its first citation, is never cited, or is numbered out of the
-order of first citation.
+before its first citation or more than one page after it, is never cited, or is numbered out of
+the order of first citation.
 """
 import re
 import subprocess
@@ -85,7 +83,7 @@ def main():
         print(f"{kind + ' ' + str(number):<22} {label:<22} {page:>4} {cite if cite else '-':>5}")
         if cite is None:
             problems.append(f"{kind} {number} ({label}) is never cited in the text")
-        elif abs(page - cite) > 1:
+        elif not cite <= page <= cite + 1:  # on the page of its first citation or the next
             problems.append(f"{kind} {number} ({label}) is on page {page}, its first citation on page {cite}")
     for kind in KINDS.values():  # the order of first citation in the running text
         keys = {n: order_key(cited, (kind, n)) for _, k, n, _ in found if k == kind and (kind, n) in cited}

@@ -141,7 +141,7 @@ def failed_text(failed, describe):
     """A sentence for the paper about the failed runs (describe: row -> short label)."""
     if not failed:
         return "All runs completed."
-    items = "; ".join(f"{tex_escape(describe(r))}: {tex_escape(r['failure'])}"
+    items = "; ".join(f"{tex_escape(describe(r))}: \\code{{{tex_escape(r['failure'])}}}"  # nbody's words, flags as typed
                       for r in failed[:4])
     more = f"; and {len(failed) - 4} more" if len(failed) > 4 else ""
     return f"{len(failed)} run{'s' if len(failed) > 1 else ''} failed and {'are' if len(failed) > 1 else 'is'} left out ({items}{more})."
