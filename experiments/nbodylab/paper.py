@@ -155,8 +155,8 @@ def _measured_text(m):
 def write_provenance(script):
     """The paper's provenance of every measurement: paper/generated/provenance_table.tex, one row
     per results file measured (not those a figure script derives), with its machine, solver
-    commit, dates and profile; and paper/generated/measured.tex, \\measured{ID} for each
-    experiment's main results file (results/ID.csv), "GPU (host CPU), date", for captions, and
+    commit, dates and profile; and paper/generated/measured.tex, \\measured{NAME} for each of
+    them (results/NAME.csv), "GPU (host CPU), date", for captions, and
     how many files, commits and machines the table holds, over which dates."""
     rows, measured, commits, machines, dates = [], {}, set(), set(), set()
     for meta_path in sorted(RESULTS_DIR.glob("*.meta.json")):
@@ -165,8 +165,7 @@ def write_provenance(script):
             continue
         stem = meta_path.name.removesuffix(".meta.json")
         m = provenance.measurement(meta)
-        if stem == meta["experiment"]:
-            measured[stem] = _measured_text(m)
+        measured[stem] = _measured_text(m)
         gpu = f"{m['gpu']}; " if m["gpu"] else ""
         commits |= set(m["commits"])
         machines.add(gpu + m["machine"])
