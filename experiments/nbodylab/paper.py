@@ -168,7 +168,7 @@ def write_provenance(script):
         measured[stem] = _measured_text(m)
         gpu = f"{m['gpu']}; " if m["gpu"] else ""
         commits |= set(m["commits"])
-        machines.add(gpu + m["machine"])
+        machines.add(m["machine"])  # the host: its CPU and cores
         dates |= set(m["dates"])
         rows.append(" & ".join([
             f"\\code{{{tex_escape(stem)}}}", tex_escape(gpu + m["machine"]),
