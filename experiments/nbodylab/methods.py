@@ -4,7 +4,7 @@ runner recorded it with the results. Standard library only."""
 from . import paper
 
 # name -> (colour, marker, family). Families group the markers: circles explicit one-step,
-# squares symplectic compositions, diamonds implicit, digits the Adams order, triangles and
+# square, plus and octagon the symplectic compositions, diamonds implicit, digits the Adams order, triangles and
 # other filled shapes the embedded / extrapolation methods.
 STYLE = {
     "euler": ("#7f7f7f", "o", "explicit"),
@@ -12,8 +12,8 @@ STYLE = {
     "trapeze": ("#8c6d31", "o", "explicit"),
     "rk4": ("#2ca02c", "o", "explicit"),
     "leapfrog": ("#1f77b4", "s", "symplectic"),
-    "yoshida4": ("#6baed6", "s", "symplectic"),
-    "yoshida6": ("#17becf", "s", "symplectic"),
+    "yoshida4": ("#6baed6", "P", "symplectic"),
+    "yoshida6": ("#17becf", "8", "symplectic"),
     "gauss-legendre6": ("#393b79", "D", "implicit"),
     "lobatto-iiic4": ("#9c9ede", "D", "implicit"),
     "adams-bashforth": ("#d62728", None, "multistep"),
