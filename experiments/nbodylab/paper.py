@@ -175,7 +175,7 @@ def write_provenance(script):
             tex_escape(", ".join(m["commits"]) or "not recorded"), ", ".join(m["dates"]),
             tex_escape(m["profile"])]) + r" \\")
     sources = ["results/*.meta.json"]
-    write_tex("provenance_table.tex", "\\begin{tabular}{@{}p{0.33\\linewidth}p{0.3\\linewidth}lll@{}}\n\\toprule\n"
+    write_tex("provenance_table.tex", "\\begin{tabular}{@{}p{0.355\\linewidth}p{0.245\\linewidth}p{0.1\\linewidth}lp{0.11\\linewidth}@{}}\n\\toprule\n"
               "results file & machine & commit & measured & profile \\\\\n\\midrule\n"
               + "\n".join(rows) + "\n\\bottomrule\n\\end{tabular}\n", script, sources)
     summary = {"ProvenanceFiles": len(rows), "ProvenanceCommits": len(commits),
