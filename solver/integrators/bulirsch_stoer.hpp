@@ -294,8 +294,7 @@ class BulirschStoer final : public Integrator<T> {
   }
 
   void check_step(const State<T>& s, T h_tried, T h_next) const {
-    if (controller_collapsed(s.t, h_tried, h_next, this->opt_.h_min, RealTraits<T>::epsilon()))
-      throw step_size_underflow("bulirsch-stoer", s.t, h_next, this->opt_.h_min);
+    check_new_step("bulirsch-stoer", s.t, h_tried, h_next, this->opt_.h_min);
   }
 
   static T square(T x) { return x * x; }

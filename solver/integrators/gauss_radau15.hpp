@@ -213,13 +213,13 @@ class GaussRadau15 final : public Integrator<T> {
       // IAS15: a much smaller next step means this one was too large
       if (h_new < (guessed ? T(1) : safety_) * h) {
         ++this->counters_.rejected;
-        check_step_size(info::name, s.t, h_new, this->opt_.h_min);
+        check_new_step(info::name, s.t, h, h_new, this->opt_.h_min);
         h = h_new;
         guessed = guessed && !converged;
         continue;
       }
       h_next_ = std::min({h_new, h / safety_, this->opt_.h_max});  // grow at most 4x
-      if (h_next_ < h) check_step_size(info::name, s.t, h_next_, this->opt_.h_min);  // not after a cut step
+      check_new_step(info::name, s.t, h, h_next_, this->opt_.h_min);
       break;
     }
     advance(s, h);

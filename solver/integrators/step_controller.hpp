@@ -41,10 +41,12 @@ RunError step_size_underflow(std::string_view method, T t, T h, T h_min) {
   return RunError(where + ", too small to advance t (a close encounter or collision; try --eps or a looser --tol)");
 }
 
-// Throws step_size_underflow when h, asked for at time t, step_underflows.
+// Throws step_size_underflow when a controller that tried a step h_tried at time t and now asks
+// for h_next has collapsed (controller_collapsed): the host side of every adaptive method.
 template <class T>
-void check_step_size(std::string_view method, T t, T h, T h_min) {
-  if (step_underflows(t, h, h_min, RealTraits<T>::epsilon())) throw step_size_underflow(method, t, h, h_min);
+void check_new_step(std::string_view method, T t, T h_tried, T h_next, T h_min) {
+  if (controller_collapsed(t, h_tried, h_next, h_min, RealTraits<T>::epsilon()))
+    throw step_size_underflow(method, t, h_next, h_min);
 }
 
 // A proportional-integral controller (Gustafsson; Hairer's DOPRI5 settings): the new step is
@@ -63,8 +65,7 @@ class PIController {
   // accepted.
   bool judge(T t, T err, T h, T& h_next) {
     const bool accepted = pi_judge(rule_, memory_, err, h, h_next);
-    if (controller_collapsed(t, h, h_next, rule_.h_min, rule_.epsilon))
-      throw step_size_underflow(method_, t, h_next, rule_.h_min);
+    check_new_step(method_, t, h, h_next, rule_.h_min);
     return accepted;
   }
 
