@@ -26,6 +26,7 @@
 #include "core/registry.hpp"
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
+#include "engines/force_error.hpp"
 #include "integrators/gauss_radau15.hpp"
 #include "io/archive.hpp"
 #include "physics/initial_conditions.hpp"
@@ -256,23 +257,7 @@ inline std::vector<double> accelerations(const std::string& engine, const State<
   return a;
 }
 
-// The denominator of docs/design.md's engine comparison, max_i |a_i - a_i,ref| / sum_j |a_ij|: for
-// every body i, G sum_{j != i} |a_ij|, the magnitudes of the pair terms evaluated in double
-// (well conditioned even where the forces on a body cancel). pos: SoA as in ForceEngine.
-template <class T>
-std::vector<double> pair_scale(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law) {
-  auto d = [](const T& x) { return static_cast<double>(x); };
-  std::vector<double> scale(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      if (j == i) continue;
-      double ax = 0, ay = 0, az = 0;
-      accumulate_interaction<double>(d(pos[i]), d(pos[n + i]), d(pos[2 * n + i]), d(pos[j]), d(pos[n + j]),
-                                     d(pos[2 * n + j]), d(mass[j]), d(law.eps2), d(law.rmin2), ax, ay, az);
-      scale[i] += d(law.G) * std::sqrt(ax * ax + ay * ay + az * az);
-    }
-  return scale;
-}
+// The denominator of docs/design.md's engine comparison: pair_scale (engines/force_error.hpp).
 
 // max_i |a_i - ref_i| / scale_i, with a (in any type) and ref as 3n SoA values.
 template <class T>
@@ -348,13 +333,16 @@ double engine_tolerance() {
 // Plain Newton, Plummer softening, and S0's clamp with a radius that some pairs are inside (and G != 1).
 template <class T>
 std::vector<ForceLaw<T>> engine_laws() {
-  ForceLaw<T> softened;
+  // Tree engines open every node (lambda = infinity): direct sums, comparable with `simple`.
+  ForceLaw<T> plain;
+  plain.tree.lambda_crit = std::numeric_limits<double>::infinity();
+  ForceLaw<T> softened = plain;
   softened.eps2 = T(1e-4);
   softened.G = T(0.5);
-  ForceLaw<T> clamped;
+  ForceLaw<T> clamped = plain;
   clamped.rmin2 = T(1e-2);
   clamped.G = T(2.5);
-  return {ForceLaw<T>{}, softened, clamped};
+  return {plain, softened, clamped};
 }
 
 // max_i |a_i - ref_i| / sum_j |a_ij|, the difference formed in T (dd differences keep their digits).

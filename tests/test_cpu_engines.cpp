@@ -67,7 +67,7 @@ Reference reference(const State<T>& s, const ForceLaw<T>& law) {
   State<double> d(n);
   for (std::size_t k = 0; k < s.y.size(); ++k) d.y[k] = double(s.y[k]);
   for (std::size_t i = 0; i < n; ++i) d.mass[i] = double(s.mass[i]);
-  const ForceLaw<double> dl{double(law.G), double(law.eps2), double(law.rmin2)};
+  const ForceLaw<double> dl{double(law.G), double(law.eps2), double(law.rmin2), law.compensated, law.tree};
   Reference r;
   const auto simple = engine_acc<T>("simple", s, law);
   r.simple.assign(simple.begin(), simple.end());

@@ -1,4 +1,4 @@
-// `nbody bench`: median time of one force evaluation on a Plummer sphere, as one CSV row.
+// `nbody bench`: median time of one force evaluation (a Plummer sphere, or --ic), as one CSV row.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -7,6 +7,7 @@
 #include "cli/parse.hpp"
 #include "core/memory.hpp"
 #include "engines/engine.hpp"
+#include "engines/force_error.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
@@ -29,24 +30,29 @@ int bench_typed(const BenchOptions& o) {
   if (o.steps < 0) throw InputError("--steps must be at least 0, got " + std::to_string(o.steps));
   check_memory_for_bodies<T>(static_cast<std::uint64_t>(o.n), "--n " + std::to_string(o.n));
   IcParams ic;
-  ic.name = "plummer";
+  ic.name = o.ic;
   ic.n = static_cast<std::size_t>(o.n);
   ic.seed = o.seed;
   const State<T> s = make_initial_state<T>(ic);
   const std::string engine_name = o.engine.empty() ? std::string(engine_table<T>().front().name) : o.engine;
-  auto engine = make_engine<T>(engine_name, parse_force_law<T>(o.force));
+  const ForceLaw<T> law = parse_force_law<T>(o.force);
+  check_tree_flags(o.force, find_engine<T>(engine_name).can.tree, engine_name);
+  auto engine = make_engine<T>(engine_name, law);
   engine->set_launch(o.launch);  // GPU launch shape; an invalid one is an error, never a time
   std::vector<T> acc(3 * s.size());
   engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());  // warm-up
   // GPU engines: seconds_per_eval is the kernels' device time (events), wall_seconds_per_eval
   // adds the host<->device copies; CPU engines: both are the wall time.
-  std::vector<double> seconds, wall;
+  // Tree engines also time the build and the walk apart (their medians).
+  std::vector<double> seconds, wall, build_times, walk_times;
   for (int r = 0; r < o.repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());
     wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     const double device = engine->last_device_seconds();
     seconds.push_back(device >= 0 ? device : wall.back());
+    build_times.push_back(engine->last_tree_profile().build_seconds);
+    walk_times.push_back(engine->last_tree_profile().walk_seconds);
   }
   auto median_of = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -76,6 +82,21 @@ int bench_typed(const BenchOptions& o) {
     std::snprintf(buf, sizeof buf, "%.6g", double(rhs.evaluations()) / o.steps);
     step_fevals = buf;
   }
+  const TreeProfile tree = engine->last_tree_profile();
+  std::string tree_columns = ",,";
+  if (tree.build_seconds >= 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g", median_of(build_times), median_of(walk_times), tree.terms_per_body);
+    tree_columns = buf;
+  }
+  // --force-error: the last evaluation against direct summation in double (force_error.hpp).
+  std::string error_columns = ",,";
+  if (o.force_error) {
+    const ForceErrorSummary e = force_error(s.y.data(), s.mass.data(), s.size(), law, acc.data());
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g", e.median, e.p99, e.max);
+    error_columns = buf;
+  }
   const std::string timing = engine->last_device_seconds() >= 0 ? "device-events" : "wall";
   const double interactions = static_cast<double>(s.size()) * static_cast<double>(s.size() - 1);
   const auto host = host_info();
@@ -83,15 +104,15 @@ int bench_typed(const BenchOptions& o) {
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
   const std::string& simd_isa = find_engine<T>(engine_name).can.simd;
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max\n");
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
               simd_isa.c_str(),
               csv_field(host["cpu_model"].get<std::string>()).c_str(),
               csv_field(build["cxx_flags"].get<std::string>()).c_str(), timing.c_str(), wall_median,
               csv_field(engine->device_info()).c_str(), o.steps > 0 ? o.integrator.c_str() : "",
-              step_seconds.c_str(), step_fevals.c_str());
+              step_seconds.c_str(), step_fevals.c_str(), tree_columns.c_str(), error_columns.c_str());
   return 0;
 }
 

@@ -40,6 +40,13 @@ void add_force_options(CLI::App& cmd, ForceOptions& f) {
   cmd.add_option("--eps", f.eps, "Plummer softening length (0: none)")->capture_default_str();
   cmd.add_option("--r-min", f.r_min, "seed S0's minimum-distance clamp, r^2 >= r_min^2 (0: none; S0 used 1e-4)")
       ->capture_default_str();
+  cmd.add_option("--lambda-crit", f.lambda_crit,
+                 "tree engines: a node is taken whole when |r - r_com| > lambda r_node, r_node the largest distance of "
+                 "its bodies from their centre of mass (opening angle 1/lambda; Barnes-Hut's theta ~ 2/lambda); at "
+                 "least 1, inf opens every node (default 4; S0 used 10 and 4)");
+  cmd.add_option("--leaf-size", f.leaf_size, "tree engines: at most this many bodies per leaf (default 1, as S0)");
+  cmd.add_option("--split-axis", f.split_axis,
+                 "tree engines: cycle (x, y, z by depth, as S0; the default) or longest (the node's longest side)");
 }
 
 namespace {
@@ -241,7 +248,7 @@ int main(int argc, char** argv) {
   ic_cmd->add_option("--out", ic.out, "output CSV")->required();
 
   BenchOptions bench;
-  auto* bench_cmd = app.add_subcommand("bench", "time one force evaluation on a Plummer sphere; prints CSV (header + one row)");
+  auto* bench_cmd = app.add_subcommand("bench", "time one force evaluation (a Plummer sphere, or --ic); prints CSV (header + one row)");
   bench_cmd->add_option("--engine", bench.engine, "force engine (`nbody list engines`; default: the first that runs in --precision)")
       ->check(CLI::IsMember(engines));
   bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
@@ -252,6 +259,12 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--seed", bench.seed, "random seed of the Plummer sphere")
       ->capture_default_str()
       ->check(whole_number<std::uint64_t>());
+  bench_cmd->add_option("--ic", bench.ic, "the bodies: plummer (a Plummer sphere) or two-galaxies (S0's collision)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"plummer", "two-galaxies"}));
+  bench_cmd->add_flag("--force-error", bench.force_error,
+                      "also the error of the last evaluation against direct summation in double, per body in the norm of "
+                      "docs/design.md: its median, 99th percentile and maximum (O(N^2))");
   bench_cmd->add_option("--launch", bench.launch, launch_help());
   bench_cmd->add_option("--steps", bench.steps,
                         "also time this many steps of --integrator (fixed step 2^-10); the median is reported")

@@ -15,6 +15,7 @@ struct ForceOptions {
   std::string G = "1";
   std::string eps = "0";
   std::string r_min = "0";
+  std::string lambda_crit, leaf_size, split_axis;  // tree engines; empty: not given (TreeOptions' defaults)
 };
 
 struct RunOptions {
@@ -56,6 +57,8 @@ struct BenchOptions {
   std::string launch;  // GPU launch shape, e.g. "block=256,unroll=8" (empty: tuned or default)
   int steps = 0;                    // --steps K: also time K steps of `integrator` (E06: cost per step)
   std::string integrator = "rk4";
+  std::string ic = "plummer";       // plummer or two-galaxies
+  bool force_error = false;         // --force-error: the error against direct summation (median, p99, max)
 };
 
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.

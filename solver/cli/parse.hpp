@@ -66,10 +66,44 @@ ForceLaw<T> parse_force_law(const ForceOptions& f) {
   const T r_min = parse_non_negative<T>(f.r_min, "--r-min");
   law.eps2 = eps * eps;
   law.rmin2 = r_min * r_min;
+  if (!f.lambda_crit.empty()) {
+    const double lambda = f.lambda_crit == "inf" ? std::numeric_limits<double>::infinity()
+                                                 : parse_number<double>(f.lambda_crit, "--lambda-crit");
+    if (!(lambda >= 1))
+      throw InputError("--lambda-crit must be at least 1 (or inf), got " + quoted_excerpt(f.lambda_crit) +
+                       ": below 1 a node that holds the body itself could be taken whole");
+    law.tree.lambda_crit = lambda;
+  }
+  if (!f.leaf_size.empty()) {
+    unsigned k = 0;
+    const auto r = std::from_chars(f.leaf_size.data(), f.leaf_size.data() + f.leaf_size.size(), k);
+    if (r.ec != std::errc() || r.ptr != f.leaf_size.data() + f.leaf_size.size() || k < 1 || k > 4096)
+      throw InputError("--leaf-size must be a whole number from 1 to 4096, got " + quoted_excerpt(f.leaf_size));
+    law.tree.leaf_size = k;
+  }
+  if (!f.split_axis.empty()) {
+    if (f.split_axis != "cycle" && f.split_axis != "longest")
+      throw InputError("--split-axis must be cycle or longest, got " + quoted_excerpt(f.split_axis));
+    law.tree.longest_axis = f.split_axis == "longest";
+  }
   return law;
 }
 
-inline nlohmann::json to_json(const ForceOptions& f) { return {{"G", f.G}, {"eps", f.eps}, {"r_min", f.r_min}}; }
+// The tree flags belong to tree engines: refused, naming them, with an engine that sums all pairs.
+inline void check_tree_flags(const ForceOptions& f, bool tree_engine, std::string_view engine) {
+  if (tree_engine || (f.lambda_crit.empty() && f.leaf_size.empty() && f.split_axis.empty())) return;
+  throw InputError("--lambda-crit, --leaf-size and --split-axis are for the tree engines (`nbody list engines`); '" +
+                   std::string(engine) + "' sums all pairs");
+}
+
+// The flags given (the tree's only when given, so that a run without them keeps its identity).
+inline nlohmann::json to_json(const ForceOptions& f) {
+  nlohmann::json j = {{"G", f.G}, {"eps", f.eps}, {"r_min", f.r_min}};
+  if (!f.lambda_crit.empty()) j["lambda_crit"] = f.lambda_crit;
+  if (!f.leaf_size.empty()) j["leaf_size"] = f.leaf_size;
+  if (!f.split_axis.empty()) j["split_axis"] = f.split_axis;
+  return j;
+}
 
 inline nlohmann::json to_json(const IcParams& ic) {
   return {{"ic", ic.name},  {"n", ic.n ? nlohmann::json(*ic.n) : nlohmann::json()},

@@ -190,6 +190,7 @@ int run_typed(const RunOptions& o) {
   checkpoint_parameters["diag_every"] = RealTraits<T>::format(diag_every);
   if (!o.snapshots.empty()) checkpoint_parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
 
+  check_tree_flags(o.force, find_engine<T>(engine).can.tree, engine);
   Simulation<T> sim(initial, law, engine, o.integrator, steps);
   sim.engine().set_launch(o.launch);
   checkpoint_parameters["engine"] = engine;

@@ -18,6 +18,12 @@ namespace nbody {
 template <class T>
 class ResidentStepper;  // engines/resident.hpp
 
+// Tree engines: what the last evaluation cost, the build and the walk apart, and the terms (node
+// and body interactions) added per body. Negative: not a tree engine.
+struct TreeProfile {
+  double build_seconds = -1, walk_seconds = -1, terms_per_body = -1;
+};
+
 template <class T>
 class ForceEngine {
  public:
@@ -38,6 +44,7 @@ class ForceEngine {
   virtual std::string device_info() const { return {}; }
   // Device-resident stepping (engines/resident.hpp), for the engines that offer it; else nullptr.
   virtual ResidentStepper<T>* resident() { return nullptr; }
+  virtual TreeProfile last_tree_profile() const { return {}; }
 
  protected:
   ForceLaw<T> law_;
@@ -54,6 +61,7 @@ struct EngineCapabilities {
   bool compensated_forces = false;  // sums the pair forces with Neumaier's algorithm (--compensated forces)
   std::string simd;                 // the instruction set it dispatched to on this CPU; empty: not explicit SIMD
   std::vector<Knob> launch;         // its --launch knobs in this precision (GPU kernels' specs); empty: none
+  bool tree = false;                // Barnes-Hut: approximates with --lambda-crit, --leaf-size, --split-axis
 };
 
 template <class T>

@@ -7,6 +7,7 @@
 #include "core/registry.hpp"
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
+#include "engines/kdtree/cpu.hpp"
 #include "engines/openmp.hpp"
 #include "engines/openmp_block.hpp"
 #include "engines/openmp_simd.hpp"
@@ -45,6 +46,20 @@ std::vector<EngineEntry<T>> with_simd_engines(std::vector<EngineEntry<T>> cpu) {
   return cpu;
 }
 
+// The kd-tree engines (S0's Table 4) in float, double and dd, after the all-pairs CPU engines.
+template <class T>
+std::vector<EngineEntry<T>> with_tree_engines(std::vector<EngineEntry<T>> cpu) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd>) {
+    cpu.push_back(entry<kdtree::CycleTree, T>());
+    cpu.push_back(entry<kdtree::CycleHeap, T>());
+    cpu.push_back(entry<kdtree::CycleStackless, T>());
+    cpu.push_back(entry<kdtree::NestedTree, T>());
+    cpu.push_back(entry<kdtree::NestedHeap, T>());
+    cpu.push_back(entry<kdtree::NestedStackless, T>());
+  }
+  return cpu;
+}
+
 template <class T>
 std::string engines_with_compensated_sums() {
   return names_of(engine_table<T>() | std::views::filter([](const auto& e) { return e.can.compensated_forces; }));
@@ -54,12 +69,12 @@ std::string engines_with_compensated_sums() {
 
 template <class T>
 const std::vector<EngineEntry<T>>& engine_table() {
-  static const std::vector<EngineEntry<T>> table = with_gpu_engines<T>(with_simd_engines<T>({
+  static const std::vector<EngineEntry<T>> table = with_gpu_engines<T>(with_tree_engines<T>(with_simd_engines<T>({
       entry<OpenMPEngine, T>(),  // first = default: the fastest CPU engine built (but see with_simd_engines)
       entry<SimpleEngine, T>(),
       entry<OpenMPBlockEngine, T>(),
       entry<OpenMPBlockAosEngine, T>(),
-  }));
+  })));
   return table;
 }
 

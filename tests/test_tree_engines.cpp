@@ -1,0 +1,184 @@
+// The Barnes-Hut engines (every registry entry that says `tree`, CPU and GPU): with lambda =
+// infinity every node is opened and the force is direct summation to rounding, for awkward N, a
+// clustered distribution, leaves of several bodies and both split rules; the error against direct
+// summation falls as lambda grows; the tree itself (shape, splits, moments); the six CPU variants
+// of S0's Table 4 give the same bits; coincident bodies do not hang a walk.
+#include <catch2/catch.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engines/engine.hpp"
+#include "engines/force_error.hpp"
+#include "engines/gpu_engines.hpp"
+#include "engines/kdtree/heap_tree.hpp"
+#include "support.hpp"
+
+using namespace nbody;
+using namespace nbody::test;
+
+namespace {
+
+template <class T>
+std::vector<const EngineEntry<T>*> tree_engines() {
+  std::vector<const EngineEntry<T>*> out;
+  for (const auto& e : engine_table<T>()) {
+    if (!e.can.tree) continue;
+    if (device_available(e.can.device)) out.push_back(&e);
+    else WARN("SKIPPED: " << e.name << " in " << RealTraits<T>::name << ": no " << device_name(e.can.device) << " device here");
+  }
+  return out;
+}
+
+// Two colliding galaxies (S0's test system): clustered, with a dense core in each.
+template <class T>
+Bodies<T> galaxies(std::size_t n) {
+  IcParams p;
+  p.name = "two-galaxies";
+  p.n = n;
+  p.seed = 7;
+  const State<T> s = make_initial_state<T>(p);
+  return {n, std::vector<T>(s.y.begin(), s.y.begin() + 3 * n), s.mass};
+}
+
+template <class T>
+ForceLaw<T> tree_law(double lambda, unsigned leaf = 1, bool longest = false) {
+  ForceLaw<T> law;
+  law.eps2 = T(1e-6);
+  law.tree = {lambda, leaf, longest};
+  return law;
+}
+
+constexpr double all_nodes = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("every_tree_engine_opening_every_node_equals_simple", "[tree][gpu]", float, double) {
+  using T = TestType;
+  std::vector<Bodies<T>> inputs;
+  for (std::size_t n : {1, 2, 3, 17, 1000, 4099}) inputs.push_back(random_bodies<T>(n, 40 + n));
+  inputs.push_back(galaxies<T>(1000));
+  for (const EngineEntry<T>* e : tree_engines<T>()) {
+    for (unsigned leaf : {1u, 8u})
+      for (bool longest : {false, true}) {
+        ForceLaw<T> law = tree_law<T>(all_nodes, leaf, longest);
+        law.eps2 = T(0);
+        auto engine = make_engine<T>(e->name, law);
+        for (const auto& b : inputs)
+          check_against_simple(std::string(e->name) + " leaf " + std::to_string(leaf) + (longest ? " longest" : " cycle"), b,
+                               law, engine_accelerations(*engine, b), engine_accelerations<T>("simple", "", b, law));
+      }
+  }
+}
+
+TEMPLATE_TEST_CASE("the_tree_force_error_falls_as_lambda_grows", "[tree][gpu]", float, double) {
+  using T = TestType;
+  const Bodies<T> b = galaxies<T>(4099);
+  for (const EngineEntry<T>* e : tree_engines<T>()) {
+    // Float stops at 8: beyond it the rounding of the sums (about 1e-5 here) is larger than the
+    // approximation's error.
+    const std::vector<double> lambdas = std::is_same_v<T, float> ? std::vector<double>{1, 2, 4, 8} : std::vector<double>{1, 2, 4, 8, 16, 32};
+    double previous = 1;
+    for (double lambda : lambdas) {
+      const ForceLaw<T> law = tree_law<T>(lambda);
+      const auto a = engine_accelerations(*make_engine<T>(e->name, law), b);
+      const ForceErrorSummary err = force_error(b.pos.data(), b.mass.data(), b.n, law, a.data());
+      INFO(e->name << " lambda " << lambda << ": median " << err.median << ", p99 " << err.p99 << ", max " << err.max);
+      CHECK(err.p99 < previous);
+      CHECK(err.median <= err.p99);
+      previous = err.p99;
+    }
+    CHECK(previous < (std::is_same_v<T, float> ? 1e-5 : 1e-6));
+  }
+}
+
+TEST_CASE("the_heap_tree_has_every_body_in_one_leaf_split_at_its_rank_with_consistent_moments", "[tree]") {
+  for (std::size_t n : {1, 2, 3, 5, 6, 17, 1000, 4099})
+    for (unsigned leaf : {1u, 3u, 8u})
+      for (bool longest : {false, true}) {
+        INFO("n = " << n << ", leaf " << leaf << (longest ? ", longest axis" : ", axis by depth"));
+        const Bodies<double> b = random_bodies<double>(n, n);
+        kdtree::HeapTree<double> t;
+        kdtree::build_heap_tree(b.pos.data(), b.mass.data(), n, TreeOptions{2.0, leaf, longest}, t);
+        REQUIRE(t.m == (n + leaf - 1) / leaf);
+        // Leaves in in-order partition the tree positions; each holds 1 .. leaf bodies.
+        std::vector<int> seen(n, 0);
+        for (unsigned i = t.m; i < 2 * t.m; ++i) {
+          const unsigned f = t.leaf_first[i - t.m], l = t.leaf_last[i - t.m];
+          CHECK(l > f);
+          CHECK(l - f <= leaf);
+          for (unsigned j = f; j < l; ++j) ++seen[j];
+        }
+        CHECK(std::count(seen.begin(), seen.end(), 1) == std::ptrdiff_t(n));
+        for (unsigned j = 0; j < n; ++j) CHECK(t.body[t.position[j]] == j);
+        // An internal node's mass is its children's, its centre their mass-weighted mean, and its
+        // radius covers its children's spheres.
+        for (unsigned i = 1; i < t.m; ++i) {
+          const double M = t.mass[2 * i] + t.mass[2 * i + 1];
+          CHECK(t.mass[i] == Approx(M).epsilon(1e-13));
+          for (int k = 0; k < 3; ++k)
+            CHECK(t.node[4 * i + k] ==
+                  Approx((t.mass[2 * i] * t.node[8 * i + k] + t.mass[2 * i + 1] * t.node[8 * i + 4 + k]) / M).margin(1e-13));
+          CHECK(t.node[4 * i + 3] > 0);
+        }
+      }
+}
+
+TEST_CASE("a_split_leaves_the_smaller_coordinates_left_on_its_axis", "[tree]") {
+  // Axis by depth: the left subtree's bodies are at most the right's on the node's axis.
+  const std::size_t n = 777;
+  const Bodies<double> b = random_bodies<double>(n, 3);
+  kdtree::HeapTree<double> t;
+  kdtree::build_heap_tree(b.pos.data(), b.mass.data(), n, TreeOptions{2.0, 1, false}, t);
+  const kdtree::HeapShape shape(t.m);
+  for (unsigned i = 1; i < t.m; ++i) {
+    const unsigned axis = static_cast<unsigned>(std::bit_width(i) - 1) % 3;
+    const unsigned lb = kdtree::leaf_rank(shape.first_leaf[2 * i], n, t.m);
+    const unsigned s = kdtree::leaf_rank(shape.first_leaf[2 * i + 1], n, t.m);
+    const unsigned e = kdtree::leaf_rank(shape.first_leaf[i] + shape.leaves[i], n, t.m);
+    double left_max = -1e300, right_min = 1e300;
+    for (unsigned j = lb; j < s; ++j) left_max = std::max(left_max, b.pos[axis * n + t.body[j]]);
+    for (unsigned j = s; j < e; ++j) right_min = std::min(right_min, b.pos[axis * n + t.body[j]]);
+    CHECK(left_max <= right_min);
+  }
+}
+
+TEMPLATE_TEST_CASE("the_six_cpu_tree_variants_give_the_same_bits", "[tree]", float, double, dd) {
+  using T = TestType;
+  const Bodies<T> b = galaxies<T>(2049);
+  for (unsigned leaf : {1u, 4u}) {
+    const ForceLaw<T> law = tree_law<T>(2.0, leaf);
+    std::vector<T> first;
+    for (const auto& e : engine_table<T>()) {
+      if (!e.can.tree || e.can.device != Device::cpu) continue;
+      const auto a = engine_accelerations(*make_engine<T>(e.name, law), b);
+      if (first.empty()) first = a;
+      INFO(e.name << ", leaf " << leaf);
+      CHECK(a == first);
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("coincident_bodies_do_not_hang_a_tree_walk", "[tree][gpu]", float, double) {
+  // All bodies at one point, and pairs at one point: softened forces stay finite and the walk ends.
+  using T = TestType;
+  Bodies<T> same = random_bodies<T>(257, 9);
+  for (std::size_t k = 0; k < 3; ++k) std::fill(same.pos.begin() + k * 257, same.pos.begin() + (k + 1) * 257, T(0.25));
+  Bodies<T> pairs = random_bodies<T>(300, 10);
+  for (std::size_t i = 1; i < 300; i += 2)
+    for (int k = 0; k < 3; ++k) pairs.pos[k * 300 + i] = pairs.pos[k * 300 + i - 1];
+  for (const EngineEntry<T>* e : tree_engines<T>())
+    for (unsigned leaf : {1u, 8u})
+      for (const Bodies<T>* b : {&same, &pairs}) {
+        ForceLaw<T> law = tree_law<T>(4.0, leaf);
+        law.eps2 = T(1e-4);
+        const auto a = engine_accelerations(*make_engine<T>(e->name, law), *b);
+        ForceLaw<T> exact = law;
+        exact.tree.lambda_crit = all_nodes;
+        INFO(e->name << ", leaf " << leaf << ", n " << b->n);
+        check_against_simple(std::string(e->name), *b, exact, engine_accelerations(*make_engine<T>(e->name, exact), *b),
+                             engine_accelerations<T>("simple", "", *b, exact));
+        for (const T& x : a) CHECK(std::isfinite(double(x)));
+      }
+}
