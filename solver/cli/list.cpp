@@ -37,6 +37,7 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"device", device_name(entry.can.device)},
          {"precisions", e.precisions},
          {"compensated_forces", entry.can.compensated_forces},
+         {"tree", entry.can.tree},
          {"simd", entry.can.simd},
          {"launch", launch},
          {"launch_precision", p}};
@@ -59,6 +60,7 @@ int list_engines(bool json, std::string_view precision) {
     for (std::size_t k = 0; k < j["precisions"].size(); ++k) text += (k ? ", " : "") + j["precisions"][k].get<std::string>();
     text += "]";
     if (j["compensated_forces"].get<bool>()) text += " [--compensated forces]";
+    if (j["tree"].get<bool>()) text += " [approximate: --lambda-crit, --leaf-size, --split-axis]";
     if (!j["simd"].get<std::string>().empty()) text += " [SIMD here: " + j["simd"].get<std::string>() + "]";
     if (!j["launch"].empty()) {
       text += " [--launch in " + j["launch_precision"].get<std::string>() + ":";

@@ -23,7 +23,7 @@ struct Variant;
   template <>                                                                                                      \
   struct Variant<Order::O, Storage::S> {                                                                          \
     static constexpr std::string_view name = NAME;                                                                 \
-    static constexpr std::string_view description = "Barnes-Hut on S0's kd-tree (--lambda-crit), OpenMP: " TEXT; \
+    static constexpr std::string_view description = "Barnes-Hut on S0's kd-tree, OpenMP: " TEXT; \
   };
 NBODY_KDTREE_VARIANT(cycle, pointer, "kdtree-cycle-pointer", "bodies in input order, linked nodes and a stack (S0's cycle+tree)")
 NBODY_KDTREE_VARIANT(cycle, heap, "kdtree-cycle-heap", "bodies in input order, heap array and a stack (S0's cycle+heap)")
