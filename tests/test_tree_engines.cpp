@@ -182,3 +182,22 @@ TEMPLATE_TEST_CASE("coincident_bodies_do_not_hang_a_tree_walk", "[tree][gpu]", f
         for (const T& x : a) CHECK(std::isfinite(double(x)));
       }
 }
+
+TEST_CASE("a_tree_engine_run_resumed_from_a_checkpoint_is_bit_for_bit_and_keeps_its_lambda", "[tree][cli]") {
+  const auto dir = scratch("tree_resume");
+  const std::string run = "run --ic two-galaxies --n 600 --integrator rk4 --dt 0.001 --t-end 0.02 "
+                          "--engine kdtree-nested-stackless --lambda-crit 2 --leaf-size 4 ";
+  REQUIRE(run_nbody(dir, run + "--final-state whole.csv").exit_code == 0);
+  REQUIRE(run_nbody(dir, run + "--checkpoint c.bin --stop-at 0.01").exit_code == 0);
+  REQUIRE(run_nbody(dir, "run --resume c.bin --final-state parts.csv").exit_code == 0);
+  CHECK(read(dir / "whole.csv") == read(dir / "parts.csv"));
+  const Outcome changed = run_nbody(dir, "run --resume c.bin --lambda-crit 3 --final-state other.csv");
+  CHECK(changed.exit_code == 2);
+  CHECK_THAT(changed.err, Catch::Contains("--lambda-crit is 3 here but 2 in the checkpoint's run"));
+  // Another lambda is another force: the run differs.
+  REQUIRE(run_nbody(dir, "run --ic two-galaxies --n 600 --integrator rk4 --dt 0.001 --t-end 0.02 "
+                         "--engine kdtree-nested-stackless --lambda-crit 3 --leaf-size 4 --final-state three.csv")
+              .exit_code == 0);
+  CHECK(read(dir / "whole.csv") != read(dir / "three.csv"));
+  std::filesystem::remove_all(dir);
+}
