@@ -35,6 +35,12 @@ void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n) {
       ->capture_default_str();
 }
 
+void add_timing_ic_option(CLI::App& cmd, std::string& ic) {
+  cmd.add_option("--ic", ic, "the bodies: plummer (a Plummer sphere) or two-galaxies (S0's collision)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"plummer", "two-galaxies"}));
+}
+
 void add_force_options(CLI::App& cmd, ForceOptions& f) {
   cmd.add_option("--G", f.G, "gravitational constant")->capture_default_str();
   cmd.add_option("--eps", f.eps, "Plummer softening length (0: none)")->capture_default_str();
@@ -256,12 +262,10 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")
       ->capture_default_str()
       ->check(whole_number<int>());
-  bench_cmd->add_option("--seed", bench.seed, "random seed of the Plummer sphere")
+  bench_cmd->add_option("--seed", bench.seed, "random seed of the bodies")
       ->capture_default_str()
       ->check(whole_number<std::uint64_t>());
-  bench_cmd->add_option("--ic", bench.ic, "the bodies: plummer (a Plummer sphere) or two-galaxies (S0's collision)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"plummer", "two-galaxies"}));
+  add_timing_ic_option(*bench_cmd, bench.ic);
   bench_cmd->add_flag("--force-error", bench.force_error,
                       "also the error of the last evaluation against direct summation in double, per body in the norm of "
                       "docs/design.md: its median, 99th percentile and maximum (O(N^2))");

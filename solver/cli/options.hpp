@@ -64,6 +64,8 @@ struct BenchOptions {
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);
 void add_force_options(CLI::App& cmd, ForceOptions& f);
+// --ic of the timing subcommands (bench, tune): plummer or two-galaxies.
+void add_timing_ic_option(CLI::App& cmd, std::string& ic);
 
 int run_command(const RunOptions& o);
 int ic_command(const IcOptions& o);

@@ -37,7 +37,8 @@ void add_tune_options(CLI::App& cmd, TuneOptions& o) {
   cmd.add_option("--repeats", o.repeats, "timed evaluations per shape (median of device times)")
       ->capture_default_str()
       ->check(whole_number<int>());
-  cmd.add_option("--seed", o.seed, "random seed of the Plummer sphere")->capture_default_str()->check(whole_number<std::uint64_t>());
+  cmd.add_option("--seed", o.seed, "random seed of the bodies")->capture_default_str()->check(whole_number<std::uint64_t>());
+  add_timing_ic_option(cmd, o.ic);
   cmd.add_option("--blocks", o.blocks, "threads per block to try, e.g. 64,128,256");
   cmd.add_option("--splits", o.splits, "values of split= to try (0 = the kernel's choice)");
   cmd.add_option("--unrolls", o.unrolls, "inner-loop unroll factors to try");
@@ -83,8 +84,8 @@ double median_of(std::vector<double> v) {
   return r % 2 ? v[r / 2] : (v[r / 2 - 1] + v[r / 2]) / 2;
 }
 
-// The shapes to try: every combination of the engine's knobs, each knob over its --KEYs list or,
-// without one, the list its spec gives `nbody tune`.
+// The shapes to try: every combination of the engine's knobs, each knob over its --KEYs list (for
+// block, split, unroll and ipt) or, without one, the list its spec gives `nbody tune`.
 template <class T>
 std::vector<Launch> shape_grid(const TuneOptions& o, const EngineEntry<T>& engine) {
   const struct {
@@ -96,21 +97,22 @@ std::vector<Launch> shape_grid(const TuneOptions& o, const EngineEntry<T>& engin
                {o.unrolls, "--unrolls", &Launch::unroll},
                {o.ipts, "--ipts", &Launch::ipt}};
   const auto& knobs = engine.can.launch;
+  for (const auto& list : lists)
+    if (!list.text.empty() &&
+        std::none_of(knobs.begin(), knobs.end(), [&](const Knob& x) { return x.field == list.field; }))
+      throw InputError("tune: " + std::string(list.flag) + ": " + std::string(engine.name) + " takes only " +
+                       knob_keys(knobs));
   std::vector<Launch> grid{Launch{}};
-  for (const auto& list : lists) {
-    const auto k = std::find_if(knobs.begin(), knobs.end(), [&](const Knob& x) { return x.field == list.field; });
-    if (k == knobs.end()) {
-      if (!list.text.empty())
-        throw InputError("tune: " + std::string(list.flag) + ": " + std::string(engine.name) + " takes only " +
-                         knob_keys(knobs));
-      continue;
-    }
-    const std::vector<int> values = list.text.empty() ? k->tune : parse_list(list.text, list.flag);
+  for (const Knob& k : knobs) {
+    const auto list = std::find_if(std::begin(lists), std::end(lists), [&](const auto& x) { return x.field == k.field; });
+    const std::vector<int> values =
+        list == std::end(lists) || list->text.empty() ? k.tune : parse_list(list->text, list->flag);
+    if (values.empty()) continue;
     std::vector<Launch> next;
     for (const Launch& l : grid)
       for (int v : values) {
         next.push_back(l);
-        next.back().*list.field = v;
+        next.back().*k.field = v;
       }
     grid = std::move(next);
   }
@@ -131,7 +133,7 @@ int tune_typed(const TuneOptions& o) {
   const std::vector<Launch> shapes = shape_grid(o, entry);
 
   IcParams ic;
-  ic.name = "plummer";
+  ic.name = o.ic;
   ic.n = static_cast<std::size_t>(o.n);
   ic.seed = o.seed;
   const State<T> s = make_initial_state<T>(ic);
@@ -140,6 +142,7 @@ int tune_typed(const TuneOptions& o) {
   IcParams ic_small = ic;
   ic_small.n = std::min<std::size_t>(n, 8192);
   const State<T> small = make_initial_state<T>(ic_small);
+  check_tree_flags(o.force, entry.can.tree, o.engine);
   auto engine = make_engine<T>(o.engine, parse_force_law<T>(o.force));
   std::vector<T> acc(3 * n), first, acc_small(3 * small.size());
   double first_scale = 0;

@@ -18,6 +18,7 @@ struct TuneOptions {
   long long n = 0;
   int repeats = 3;
   std::uint64_t seed = 1;
+  std::string ic = "plummer";  // plummer or two-galaxies
   std::string blocks, splits, unrolls, ipts;  // comma lists; empty: the engine's default grid
   bool no_store = false;
   std::string csv;  // also write the rows to this file (with a .meta.json)

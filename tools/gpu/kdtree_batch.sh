@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The GPU kd-tree engines on the lent H100 (the `run` device tool), from the repository root:
+#   tools/gpu/kdtree_batch.sh check        provenance; nbody_tests "[tree]" and "[gpu]" (every tree
+#                                          engine against simple, GPU-built against host-built trees,
+#                                          every launch knob); compute-sanitizer memcheck, racecheck
+#                                          and synccheck on every CUDA tree engine (float, double;
+#                                          clamp on and off; leaves of 1 and 8; each value of its
+#                                          knobs); the headline timings at N = 2^20, lambda_crit = 4
+#   tools/gpu/kdtree_batch.sh experiments  E15 and E16 through the runner (--profile full)
+# Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh). Everything lands in $WORK/<phase>/
+# and is packed into $OUT/kdtree_<phase>.tar.gz after each step.
+set -u
+phase=${1:?usage: kdtree_batch.sh check|experiments}
+OUT=${OUT:-/tmp/nbody-out}
+WORK=${WORK:-/tmp/nbody-work}
+W=$WORK/$phase
+mkdir -p "$W" "$OUT"
+. tools/gpu/carry.sh
+export NBODY_TUNE_CACHE=$W/tune_cache.json
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+pack() { tar czf "$OUT/kdtree_$phase.tar.gz" -C "$WORK" "$phase"; cp "$W/steps.log" "$OUT/kdtree_${phase}_steps.log" 2> /dev/null; }
+step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
+
+step provenance
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,power.draw,temperature.gpu,pstate,persistence_mode,compute_mode --format=csv
+  uname -a; head -3 /etc/os-release; nproc; python3 --version
+} > "$W/provenance.txt" 2>&1
+"$NB" --build-info > "$W/build_info.json" 2>&1
+mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd  # NVIDIA's OpenCL
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv -lms 500 > "$W/clocks.csv" 2>&1 &
+smi_pid=$!
+"$NB" list engines > "$W/engines.txt" 2>&1
+pack
+
+if [ "$phase" = check ]; then
+  for t in "[tree]" "[gpu]"; do
+    step "tests $t"
+    "$NT" "$t" -s -r compact > "$W/tests_${t//[\[\]]/}.log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
+    grep -E "FAILED" -A12 "$W/tests_${t//[\[\]]/}.log" | head -150 >> "$W/tests_failures.log"
+    tail -3 "$W/tests_${t//[\[\]]/}.log" | tee -a "$W/steps.log"
+    pack
+  done
+
+  step "compute-sanitizer ($SAN)"
+  engines=$("$NB" list engines --json | python3 -c "import json,sys; print(' '.join(e['name'] for e in json.load(sys.stdin) if e['device']=='cuda' and e.get('tree')))")
+  echo "CUDA tree engines: $engines" | tee -a "$W/steps.log"
+  for e in $engines; do
+    for p in float double; do
+      for shape in "block=32" "block=96,l1=1" "block=64,build=1"; do
+        for extra in "--leaf-size 1" "--leaf-size 8 --r-min 0.05"; do
+          for tool in memcheck racecheck synccheck; do
+            echo "--- $tool $e $p $shape $extra" >> "$W/sanitizer_${tool}.log"
+            "$SAN" --tool $tool --error-exitcode 99 "$NB" bench --engine $e --precision $p --n 333 --repeats 1 \
+              --ic two-galaxies --lambda-crit 2 --launch $shape $extra >> "$W/sanitizer_${tool}.log" 2>&1
+            echo "rc=$? ($tool $e $p $shape $extra)" >> "$W/sanitizer_summary.log"
+          done
+        done
+      done
+    done
+    pack
+  done
+  cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+  pack
+
+  step "headline timings: N = 2^20, lambda_crit = 4, two galaxies"
+  for p in float double; do
+    for e in $engines; do
+      for shape in "block=64" "block=128" "block=256" "block=1024" "block=128,build=1"; do
+        "$NB" bench --engine $e --precision $p --n 1048576 --repeats 5 --ic two-galaxies --lambda-crit 4 --launch $shape \
+          > "$W/bench.csv" 2>&1
+        [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" > "$W/timings.csv"
+        tail -1 "$W/bench.csv" >> "$W/timings.csv"
+      done
+    done
+    "$NB" bench --engine cuda-tiled --precision $p --n 1048576 --repeats 5 --ic two-galaxies > "$W/bench.csv" 2>&1
+    tail -1 "$W/bench.csv" >> "$W/timings.csv"
+    pack
+  done
+  cut -d, -f1,3,6,14,18-20 "$W/timings.csv" | tee -a "$W/steps.log"
+fi
+
+if [ "$phase" = experiments ]; then
+  for e in E15_kdtree_gpu_blocks E16_kdtree_gpu_lambda; do
+    step "$e through the runner"
+    PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-280}" python3 experiments/runner.py run $e --profile full --force \
+      --nbody "$NB" > "$W/runner_$e.log" 2>&1
+    echo "runner $e rc=$?" | tee -a "$W/steps.log"
+    tail -3 "$W/runner_$e.log" | tee -a "$W/steps.log"
+    cp results/$e.csv results/$e.meta.json "$W/" 2>> "$W/steps.log"
+    tar czf "$W/points_$e.tar.gz" results/.points 2> /dev/null
+    pack
+  done
+fi
+kill "$smi_pid" 2> /dev/null
+step done
+pack
+ls -la "$OUT"
