@@ -7,30 +7,11 @@
 #                                          clamp on and off; leaves of 1 and 8; each value of its
 #                                          knobs); the headline timings at N = 2^20, lambda_crit = 4
 #   tools/gpu/kdtree_batch.sh experiments  E15 and E16 through the runner (--profile full)
-# Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh). Everything lands in $WORK/<phase>/
-# and is packed into $OUT/kdtree_<phase>.tar.gz after each step.
-set -u
+# Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); tools/gpu/batch_start.sh says where
+# the results land ($OUT/kdtree_<phase>.tar.gz).
 phase=${1:?usage: kdtree_batch.sh check|experiments}
-OUT=${OUT:-/tmp/nbody-out}
-WORK=${WORK:-/tmp/nbody-work}
-W=$WORK/$phase
-mkdir -p "$W" "$OUT"
-. tools/gpu/carry.sh
-export NBODY_TUNE_CACHE=$W/tune_cache.json
-SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-pack() { tar czf "$OUT/kdtree_$phase.tar.gz" -C "$WORK" "$phase"; cp "$W/steps.log" "$OUT/kdtree_${phase}_steps.log" 2> /dev/null; }
-step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
-
-step provenance
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,power.draw,temperature.gpu,pstate,persistence_mode,compute_mode --format=csv
-  uname -a; head -3 /etc/os-release; nproc; python3 --version
-} > "$W/provenance.txt" 2>&1
-"$NB" --build-info > "$W/build_info.json" 2>&1
-mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd  # NVIDIA's OpenCL
-nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv -lms 500 > "$W/clocks.csv" 2>&1 &
-smi_pid=$!
+NAME=kdtree_$phase
+. tools/gpu/batch_start.sh
 "$NB" list engines > "$W/engines.txt" 2>&1
 pack
 

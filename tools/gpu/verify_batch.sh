@@ -12,28 +12,8 @@
 # 4. timings at N = 2^20 and 4096 with the committed tuning cache (`nbody bench`, E09's setting).
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh). Everything lands in $WORK/verify/
 # and is packed into $OUT/verify.tar.gz after each step.
-set -u
-OUT=${OUT:-/tmp/nbody-out}
-WORK=${WORK:-/tmp/nbody-work}
-W=$WORK/verify
-mkdir -p "$W" "$OUT"
-. tools/gpu/carry.sh
-export NBODY_TUNE_CACHE=$W/tune_cache.json
-SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-pack() { tar czf "$OUT/verify.tar.gz" -C "$WORK" verify; cp "$W/steps.log" "$OUT/verify_steps.log" 2> /dev/null; }
-step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
-
-step provenance
-{
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,power.draw,temperature.gpu,pstate,persistence_mode,compute_mode --format=csv
-  uname -a; head -3 /etc/os-release; nproc
-} > "$W/provenance.txt" 2>&1
-"$NB" --build-info > "$W/build_info.json" 2>&1
-mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd  # NVIDIA's OpenCL
-nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv -lms 500 > "$W/clocks.csv" 2>&1 &
-smi_pid=$!
-pack
+NAME=verify
+. tools/gpu/batch_start.sh
 
 step "tests [gpu]"
 "$NT" "[gpu]" -s -r compact > "$W/tests_gpu_full.log" 2>&1; echo "nbody_tests [gpu] rc=$?" | tee -a "$W/steps.log"

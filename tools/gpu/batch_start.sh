@@ -1,0 +1,29 @@
+# Sourced by a device batch script, from the repository root, after it sets NAME (what its results
+# are called): `NAME=verify; . tools/gpu/batch_start.sh`. Sets W=$WORK/$NAME (everything the batch
+# writes), NB and NT (tools/gpu/carry.sh), SAN (compute-sanitizer), a tuning cache of its own,
+# pack (W into $OUT/$NAME.tar.gz and the step log beside it, after each step, so that a call
+# stopped at its limit returns what it finished) and step (a dated line in the step log); records
+# the provenance (nvidia-smi, `nbody --build-info`), registers NVIDIA's OpenCL and starts a log of
+# the clocks (stop it with `kill $smi_pid`).
+set -u
+OUT=${OUT:-/tmp/nbody-out}
+WORK=${WORK:-/tmp/nbody-work}
+W=$WORK/$NAME
+mkdir -p "$W" "$OUT"
+. tools/gpu/carry.sh
+export NBODY_TUNE_CACHE=$W/tune_cache.json
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+pack() { tar czf "$OUT/$NAME.tar.gz" -C "$WORK" "$NAME"; cp "$W/steps.log" "$OUT/${NAME}_steps.log" 2> /dev/null; }
+step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
+
+step provenance
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,power.draw,temperature.gpu,pstate,persistence_mode,compute_mode --format=csv
+  uname -a; head -3 /etc/os-release; nproc; python3 --version
+} > "$W/provenance.txt" 2>&1
+"$NB" --build-info > "$W/build_info.json" 2>&1
+mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd  # NVIDIA's OpenCL
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv -lms 500 > "$W/clocks.csv" 2>&1 &
+smi_pid=$!
+pack
