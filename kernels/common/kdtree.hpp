@@ -85,6 +85,42 @@ struct Target {
   unsigned self;
 };
 
+// A node's moments from its bodies, at tree positions [first, last): its mass, its centre of mass
+// (a lone body's own position exactly) and its squared radius r_node^2 (0 for one body).
+template <class T>
+struct Moments {
+  T mass, x, y, z, r2;
+};
+template <class T>
+NBODY_HD Moments<T> moments(const HeapView<T>& t, unsigned first, unsigned last) {
+  if (last - first == 1) return {t.bm[first], t.bx[first], t.by[first], t.bz[first], T(0)};
+  T M{0}, sx{0}, sy{0}, sz{0};
+  for (unsigned j = first; j < last; ++j) {
+    M += t.bm[j];
+    sx += t.bm[j] * t.bx[j];
+    sy += t.bm[j] * t.by[j];
+    sz += t.bm[j] * t.bz[j];
+  }
+  const T cx = sx / M, cy = sy / M, cz = sz / M;
+  T r2{0};
+  for (unsigned j = first; j < last; ++j) {
+    const T dx = t.bx[j] - cx, dy = t.by[j] - cy, dz = t.bz[j] - cz;
+    const T d2 = dx * dx + dy * dy + dz * dz;
+    if (d2 > r2) r2 = d2;
+  }
+  return {M, cx, cy, cz, r2};
+}
+
+// crit2 for a node of squared radius r2: 0 for a point (taken whole whenever r is elsewhere), and
+// beyond any distance when every node is to be opened (lambda = infinity: direct summation); else
+// (lambda r_node)^2, lambda given in T.
+template <class T>
+NBODY_HD T critical_distance2(const T& r2, const T& lambda, bool open_all) {
+  if (!(r2 > T(0))) return T(0);
+  if (open_all) return T(1.7976931348623157e308);  // the largest double
+  return lambda * lambda * r2;
+}
+
 // Adds the bodies of tree positions [first, last), except self, to a. Returns the terms added.
 template <class T, class Math = ExactMath>
 NBODY_HD unsigned leaf_sum(const HeapView<T>& t, unsigned first, unsigned last, const Target<T>& r, T eps2, T rmin2,

@@ -1,7 +1,8 @@
 #pragma once
 // Registry entries of the GPU engines this build has (CUDA: NBODY_WITH_CUDA, OpenCL:
 // NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines: one engine per
-// kernel of each back end's list (engines/cuda/kernels.hpp, engines/opencl/kernels.hpp), in the
+// kernel of each back end's list (engines/cuda/kernels.hpp, then the tree engines of
+// engines/cuda/kdtree.hpp, engines/opencl/kernels.hpp), in the
 // real types its spec runs in, its launch knobs as its capabilities. Being listed does not promise
 // a device: constructing an engine without one fails with a clear message (exit code 2).
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "engines/engine.hpp"
 #if NBODY_WITH_CUDA
 #include "engines/cuda/engine.hpp"
+#include "engines/cuda/kdtree.hpp"
 #endif
 #if NBODY_WITH_OPENCL
 #include "engines/opencl/engine.hpp"
@@ -25,6 +27,7 @@ EngineEntry<T> entry(Device device) {
   EngineCapabilities can;
   can.device = device;
   can.launch = Kernel::template knobs<T>();
+  if constexpr (requires { Kernel::tree; }) can.tree = Kernel::tree;
   return {Kernel::name, Kernel::description, std::move(can),
           [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<Engine<T, Kernel>>(law); }};
 }
@@ -35,6 +38,9 @@ std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) 
 #if NBODY_WITH_CUDA
   cuda::Kernels::for_each([&]<class K>() {
     if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, CudaEngine>(Device::cuda));
+  });
+  cuda::TreeKernels::for_each([&]<class K>() {
+    if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, CudaTreeEngine>(Device::cuda));
   });
 #endif
 #if NBODY_WITH_OPENCL

@@ -13,11 +13,14 @@ namespace {
 struct Field {
   int Launch::*field;
   std::string_view key;
+  int least = 1;  // the least value --launch takes; a kernel without the knob accepts it too
 };
-constexpr Field kFields[] = {{&Launch::block, "block"},   {&Launch::split, "split"}, {&Launch::unroll, "unroll"},
-                             {&Launch::ipt, "ipt"},       {&Launch::cluster, "cluster"}};
+constexpr Field kFields[] = {{&Launch::block, "block"},     {&Launch::split, "split"},
+                             {&Launch::unroll, "unroll"},   {&Launch::ipt, "ipt"},
+                             {&Launch::cluster, "cluster"}, {&Launch::l1, "l1", 0},
+                             {&Launch::host_build, "host_build", 0}};
 
-// "block, split, unroll, ipt, cluster"
+// "block, split, unroll, ipt, cluster, l1, host_build"
 std::string all_keys() {
   std::string s;
   for (const Field& f : kFields) s += (s.empty() ? "" : ", ") + std::string(f.key);
@@ -52,7 +55,9 @@ Launch parse_launch(std::string_view text) {
     const auto f = std::find_if(std::begin(kFields), std::end(kFields), [&](const Field& x) { return x.key == key; });
     if (f == std::end(kFields))
       throw InputError("--launch: unknown key '" + std::string(key) + "' (valid: " + all_keys() + ")");
-    if (v < 1) throw InputError("--launch: " + std::string(key) + " must be at least 1, got " + std::to_string(v));
+    if (v < f->least)
+      throw InputError("--launch: " + std::string(key) + " must be at least " + std::to_string(f->least) + ", got " +
+                       std::to_string(v));
     if (std::find(given.begin(), given.end(), key) != given.end())
       throw InputError("--launch: " + std::string(key) + "= is given twice (each key once: " + all_keys() + ")");
     given.push_back(key);
@@ -64,7 +69,8 @@ Launch parse_launch(std::string_view text) {
 std::string to_string(const Launch& l) {
   auto f = [](int v) { return v == 0 ? std::string("auto") : std::to_string(v); };
   return "block=" + f(l.block) + ",split=" + f(l.split) + ",unroll=" + f(l.unroll) + ",ipt=" + f(l.ipt) +
-         (l.cluster ? ",cluster=" + f(l.cluster) : "");
+         (l.cluster ? ",cluster=" + f(l.cluster) : "") + (l.l1 ? ",l1=" + f(l.l1) : "") +
+         (l.host_build ? ",host_build=" + f(l.host_build) : "");
 }
 
 std::string to_string(const Launch& l, const std::vector<Knob>& knobs) {
@@ -96,7 +102,7 @@ Knob block_knob(std::vector<int> tune) {
 void set_other_fields_neutral(const std::vector<Knob>& knobs, Launch& l) {
   for (const Field& f : kFields)
     if (std::none_of(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.field == f.field; }))
-      l.*f.field = f.field == &Launch::cluster ? 0 : 1;
+      l.*f.field = f.field == &Launch::cluster ? 0 : f.least;
 }
 
 std::string knob_keys(const std::vector<Knob>& knobs) {
@@ -112,7 +118,7 @@ void invalid_launch(std::string_view engine, const Launch& requested, const std:
 void check_keys(std::string_view engine, const std::vector<Knob>& knobs, const Launch& l) {
   for (const Field& f : kFields) {
     const auto k = std::find_if(knobs.begin(), knobs.end(), [&](const Knob& x) { return x.field == f.field; });
-    if (k == knobs.end() && l.*f.field > 1)
+    if (k == knobs.end() && l.*f.field > f.least)
       invalid_launch(engine, l,
                      std::string(engine) + " takes only " + knob_keys(knobs) + " (not " + std::string(f.key) +
                          "=; `nbody list engines` names each engine's knobs)");

@@ -22,13 +22,17 @@ struct Launch {
   int unroll = 0;   // unroll factor of the inner loop
   int ipt = 0;      // bodies per thread
   int cluster = 0;  // device-resident steps: blocks of one thread-block cluster (1: grid-wide sync)
+  int l1 = 0;          // 1: prefer L1 cache over shared memory (0: the driver's split)
+  int host_build = 0;  // tree engines, 1: the tree built on the host and copied (0: built on the device)
   bool operator==(const Launch&) const = default;
 };
 
-// "block=256,split=4" (any subset of block, split, unroll, ipt, cluster, any order; "" = all
-// chosen). Values are integers >= 1. Throws InputError naming the item and the valid keys.
+// "block=256,split=4" (any subset of block, split, unroll, ipt, cluster, l1, host_build, any order;
+// "" = all chosen). Values are integers >= 1 (l1 and host_build: 0 or more, 0 being their default).
+// Throws InputError naming the item and the valid keys.
 Launch parse_launch(std::string_view text);
-// Every field, "auto" for 0: "block=256,split=auto,unroll=4,ipt=2" (cluster only when set).
+// Every field, "auto" for 0: "block=256,split=auto,unroll=4,ipt=2" (cluster, l1 and host_build
+// only when set).
 std::string to_string(const Launch& l);
 
 // One knob of a kernel. Valid values: those listed (the compiled variants), else lo, lo + step,
@@ -64,17 +68,17 @@ std::string to_string(const Launch& l, const std::vector<Knob>& knobs);
 Knob block_knob(std::vector<int> tune = {64, 128, 256, 512, 1024});
 
 // Sets every field that is not one of the knobs to its neutral value: 1, and 0 for cluster= (the
-// device-resident steps' knob), so that a resolved shape names only what the kernel ran with.
+// device-resident steps' knob), l1= and host_build=, so that a resolved shape names only what the kernel ran with.
 void set_other_fields_neutral(const std::vector<Knob>& knobs, Launch& l);
 // The knobs' keys: "block=, unroll=, ipt=".
 std::string knob_keys(const std::vector<Knob>& knobs);
 
 // Throws InputError("invalid launch shape for ENGINE (l): ENGINE takes only ...") when a field that
-// is not one of the knobs is set above 1 (1 is every kernel's neutral value).
+// is not one of the knobs is set above its least value (1; 0 for l1= and host_build=).
 void check_keys(std::string_view engine, const std::vector<Knob>& knobs, const Launch& l);
 // Checks a shape against a kernel's knobs and throws InputError("invalid launch shape for ENGINE
 // (requested): why") for what the kernel cannot run: a field that is not one of its knobs set
-// above 1 (1 is every kernel's neutral value), or a value outside a knob's valid values (0, still
+// above its least value (as check_keys), or a value outside a knob's valid values (0, still
 // to be chosen, passes). device_limit(knob) is the device's bound of a range with hi = 0; device
 // names the device in the message.
 void check_launch(std::string_view engine, const std::vector<Knob>& knobs, const Launch& requested, const Launch& l,

@@ -1,0 +1,116 @@
+#pragma once
+// The CUDA Barnes-Hut engines on seed S0's kd-tree (kernels/common/kdtree.hpp): their specs, the
+// engine class and the host interface of their back end (implemented in kdtree.cuh, instantiated
+// for float and double in kdtree.cu). Plain C++, so that the registry compiles without nvcc.
+//
+// One evaluation: the positions and masses go to the device, the tree is built there
+// (kernels/cuda/kdtree_build.cuh: the same tree as the host's build_heap_tree) or, with
+// --launch host_build=1, on the host and copied (as S0 did), then one thread per body walks it
+// (kernels/cuda/kdtree.cuh) and the accelerations come back.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engines/cuda/backend.hpp"
+#include "engines/engine.hpp"
+#include "engines/kdtree/heap_tree.hpp"
+#include "engines/launch.hpp"
+
+namespace nbody::cuda {
+
+// The knobs of every tree engine.
+inline std::vector<Knob> tree_knobs() {
+  return {Knob::range(&Launch::block, "block", "threads per block", 8, 1, 0, {64, 128, 256, 512}),
+          Knob::list(&Launch::l1, "l1", "1: prefer L1 cache over shared memory (S0's cudaFuncCachePreferL1)", {0, 1}),
+          Knob::list(&Launch::host_build, "host_build", "1: build the tree on the host and copy it (S0); 0: on the GPU",
+                     {0, 1})};
+}
+
+// The four engines: which thread takes which body, how nodes are read, which walk (kdtree.cuh).
+#define NBODY_CUDA_TREE_SPEC(TYPE, NAME, INPUT_ORDER, READ_ONLY, STACKLESS, TEXT)                         \
+  struct TYPE {                                                                                          \
+    static constexpr std::string_view name = NAME;                                                       \
+    static constexpr std::string_view description = "Barnes-Hut on S0's kd-tree (--lambda-crit), CUDA: " TEXT; \
+    static constexpr bool input_order = INPUT_ORDER, read_only = READ_ONLY, stackless = STACKLESS;       \
+    static constexpr bool tree = true;                                                                   \
+    template <class T>                                                                                   \
+    static constexpr bool runs_in = one_of<T, float, double>;                                            \
+    template <class T>                                                                                   \
+    static std::vector<Knob> knobs() {                                                                   \
+      return tree_knobs();                                                                               \
+    }                                                                                                    \
+  };
+NBODY_CUDA_TREE_SPEC(TreeCycle, "cuda-kdtree-cycle", true, false, false,
+                     "threads in body order, heap array and a stack (S0's cycle+heap)")
+NBODY_CUDA_TREE_SPEC(TreeNested, "cuda-kdtree-nested", false, false, false,
+                     "threads in tree order, heap array and a stack (S0's nestedtree+heap)")
+NBODY_CUDA_TREE_SPEC(TreeNestedLdg, "cuda-kdtree-nested-ldg", false, true, false,
+                     "threads in tree order, nodes read through the read-only cache, a stack")
+NBODY_CUDA_TREE_SPEC(TreeStackless, "cuda-kdtree-stackless", false, true, true,
+                     "threads in tree order, nodes read through the read-only cache, walked without a stack (S0's best)")
+#undef NBODY_CUDA_TREE_SPEC
+
+using TreeKernels = KernelList<TreeCycle, TreeNested, TreeNestedLdg, TreeStackless>;
+
+// The tree engines' device work on device 0, for one real type.
+template <class T>
+class TreeBackend {
+ public:
+  TreeBackend();
+  ~TreeBackend();
+  TreeBackend(const TreeBackend&) = delete;
+  TreeBackend& operator=(const TreeBackend&) = delete;
+
+  // acc (3n, SoA) by the tree engine at position `kernel` of TreeKernels: the launch shape checked
+  // (InputError naming the valid values), the tree built as the shape says, every call checked.
+  void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n,
+               const ForceLaw<T>& law, T* acc);
+  // The tree built on the device from pos (3n, SoA) and mass (n), copied back.
+  kdtree::HeapTree<T> build(const T* pos, const T* mass, std::size_t n, const TreeOptions& o);
+
+  TreeProfile last_profile() const;
+  double last_device_seconds() const;  // build (or the tree's upload) and walk, GPU events
+  Launch last_launch() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The tree of n bodies built on the GPU, copied back (tests compare it with build_heap_tree's).
+template <class T>
+kdtree::HeapTree<T> build_kdtree_on_device(const T* pos, const T* mass, std::size_t n, const TreeOptions& o) {
+  return TreeBackend<T>().build(pos, mass, n, o);
+}
+
+}  // namespace nbody::cuda
+
+namespace nbody {
+
+template <class T, class Spec>
+class CudaTreeEngine final : public ForceEngine<T> {
+ public:
+  explicit CudaTreeEngine(const ForceLaw<T>& law) : ForceEngine<T>(law) {}
+
+  void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
+    backend_.compute(cuda::TreeKernels::index_of<Spec>(), launch_, pos, mass, n, this->law_, acc);
+  }
+  void set_launch(std::string_view spec) override {
+    const Launch l = parse_launch(spec);
+    check_keys(Spec::name, Spec::template knobs<T>(), l);  // the values are checked against the device at the launch
+    launch_ = l;
+  }
+  double last_device_seconds() const override { return backend_.last_device_seconds(); }
+  std::string device_info() const override {
+    return cuda::device_name() + "; " + to_string(backend_.last_launch(), Spec::template knobs<T>());
+  }
+  TreeProfile last_tree_profile() const override { return backend_.last_profile(); }
+
+ private:
+  cuda::TreeBackend<T> backend_;
+  Launch launch_{};
+};
+
+}  // namespace nbody
