@@ -307,6 +307,18 @@ struct Bodies {
   std::vector<T> pos, mass;  // SoA positions (3n) and masses, as ForceEngine takes them
 };
 
+// Two colliding galaxies (S0's test system): clustered, each with a dense core and a central body
+// of 99.9 % of its mass.
+template <class T>
+Bodies<T> galaxies(std::size_t n, std::uint64_t seed = 7) {
+  IcParams p;
+  p.name = "two-galaxies";
+  p.n = n;
+  p.seed = seed;
+  const State<T> s = make_initial_state<T>(p);
+  return {n, std::vector<T>(s.y.begin(), s.y.begin() + 3 * n), s.mass};
+}
+
 // Uniform in a cube, masses in [0.5, 1.5] / n, so that close pairs occur at every N.
 template <class T>
 Bodies<T> random_bodies(std::size_t n, std::uint64_t seed) {

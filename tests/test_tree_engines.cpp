@@ -31,17 +31,6 @@ std::vector<const EngineEntry<T>*> tree_engines() {
   return out;
 }
 
-// Two colliding galaxies (S0's test system): clustered, with a dense core in each.
-template <class T>
-Bodies<T> galaxies(std::size_t n) {
-  IcParams p;
-  p.name = "two-galaxies";
-  p.n = n;
-  p.seed = 7;
-  const State<T> s = make_initial_state<T>(p);
-  return {n, std::vector<T>(s.y.begin(), s.y.begin() + 3 * n), s.mass};
-}
-
 template <class T>
 ForceLaw<T> tree_law(double lambda, unsigned leaf = 1, bool longest = false) {
   ForceLaw<T> law;

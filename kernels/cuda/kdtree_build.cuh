@@ -12,7 +12,7 @@
 // place), so that each keeps its order for the children. A level costs a few passes over the
 // 3N indices, with no sort and no data-dependent loop: O(N) memory traffic per level, all nodes of
 // the level at once, and no thread waits for another. At the end the x array is the tree order
-// (the host leaves the order of the bodies within a leaf to nth_element; here they are in x order).
+// (within a leaf, x order: the host sorts its leaves so).
 //
 // Moments: leaves from their bodies (kdtree::moments, as the host), internal nodes bottom-up from
 // their children (mass and centre of mass; the host sums the bodies, so they agree to rounding),

@@ -29,7 +29,7 @@ if [ "$phase" = check ]; then
   echo "CUDA tree engines: $engines" | tee -a "$W/steps.log"
   for e in $engines; do
     for p in float double; do
-      for shape in "block=32" "block=96,l1=1" "block=64,build=1"; do
+      for shape in "block=32" "block=96,l1=1" "block=64,host_build=1"; do
         for extra in "--leaf-size 1" "--leaf-size 8 --r-min 0.05"; do
           for tool in memcheck racecheck synccheck; do
             echo "--- $tool $e $p $shape $extra" >> "$W/sanitizer_${tool}.log"
@@ -49,7 +49,7 @@ if [ "$phase" = check ]; then
   step "headline timings: N = 2^20, lambda_crit = 4, two galaxies"
   for p in float double; do
     for e in $engines; do
-      for shape in "block=64" "block=128" "block=256" "block=1024" "block=128,build=1"; do
+      for shape in "block=64" "block=128" "block=256" "block=1024" "block=128,host_build=1"; do
         "$NB" bench --engine $e --precision $p --n 1048576 --repeats 5 --ic two-galaxies --lambda-crit 4 --launch $shape \
           > "$W/bench.csv" 2>&1
         [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" > "$W/timings.csv"

@@ -32,7 +32,7 @@ inline std::vector<Knob> tree_knobs() {
 #define NBODY_CUDA_TREE_SPEC(TYPE, NAME, INPUT_ORDER, READ_ONLY, STACKLESS, TEXT)                         \
   struct TYPE {                                                                                          \
     static constexpr std::string_view name = NAME;                                                       \
-    static constexpr std::string_view description = "Barnes-Hut on S0's kd-tree (--lambda-crit), CUDA: " TEXT; \
+    static constexpr std::string_view description = "Barnes-Hut on S0's kd-tree, CUDA: " TEXT; \
     static constexpr bool input_order = INPUT_ORDER, read_only = READ_ONLY, stackless = STACKLESS;       \
     static constexpr bool tree = true;                                                                   \
     template <class T>                                                                                   \

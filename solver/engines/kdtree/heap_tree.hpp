@@ -56,46 +56,21 @@ struct HeapShape {
   }
 };
 
-// crit2 for a node of squared radius r2: 0 for a point (taken whole whenever r is elsewhere), and
-// beyond any distance for lambda = infinity (every node with extent opened: direct summation).
-template <class T>
-T critical_distance2(double lambda, const T& r2) {
-  if (!(r2 > T(0))) return T(0);
-  if (lambda == std::numeric_limits<double>::infinity()) return T(std::numeric_limits<double>::max());
-  const T l = T(lambda);
-  return l * l * r2;
-}
-
 // Fills node, mass and crit2 of every node from the bodies in tree order (a node's bodies are the
-// tree positions [rank of its first leaf, rank of its last leaf + 1)). Shared with the tests that
-// compare the CUDA build with this one.
+// tree positions [rank of its first leaf, rank of its last leaf + 1)).
 template <class T>
 void summarise(HeapTree<T>& t, const HeapShape& shape, double lambda) {
   const std::ptrdiff_t nodes = 2 * std::ptrdiff_t(t.m);
+  const HeapView<T> view = t.view();
+  const bool open_all = lambda == std::numeric_limits<double>::infinity();
+  const T l = open_all ? T(1) : T(lambda);
 #pragma omp parallel for schedule(dynamic, 16) if (t.n >= 4096)
   for (std::ptrdiff_t i = 1; i < nodes; ++i) {
-    const unsigned b = leaf_rank(shape.first_leaf[i], t.n, t.m);
-    const unsigned e = leaf_rank(shape.first_leaf[i] + shape.leaves[i], t.n, t.m);
-    T M{0}, sx{0}, sy{0}, sz{0};
-    for (unsigned j = b; j < e; ++j) {
-      M += t.bm[j];
-      sx += t.bm[j] * t.bx[j];
-      sy += t.bm[j] * t.by[j];
-      sz += t.bm[j] * t.bz[j];
-    }
-    const T cx = sx / M, cy = sy / M, cz = sz / M;
-    T r2{0};
-    for (unsigned j = b; j < e && e - b > 1; ++j) {  // one body: radius 0, and its own position exactly
-      const T dx = t.bx[j] - cx, dy = t.by[j] - cy, dz = t.bz[j] - cz;
-      const T d2 = dx * dx + dy * dy + dz * dz;
-      if (d2 > r2) r2 = d2;
-    }
-    T* c = &t.node[4 * i];
-    c[0] = e - b == 1 ? t.bx[b] : cx;
-    c[1] = e - b == 1 ? t.by[b] : cy;
-    c[2] = e - b == 1 ? t.bz[b] : cz;
-    c[3] = critical_distance2(lambda, r2);
-    t.mass[i] = M;
+    const Moments<T> c = moments(view, leaf_rank(shape.first_leaf[i], t.n, t.m),
+                                 leaf_rank(shape.first_leaf[i] + shape.leaves[i], t.n, t.m));
+    t.node[4 * i] = c.x, t.node[4 * i + 1] = c.y, t.node[4 * i + 2] = c.z;
+    t.node[4 * i + 3] = critical_distance2(c.r2, l, open_all);
+    t.mass[i] = c.mass;
   }
 }
 
@@ -144,6 +119,15 @@ void build_heap_tree(const T* pos, const T* mass, std::size_t n, const TreeOptio
         return kp < kq || (kp == kq && p < q);
       });
     }
+  }
+  // Within a leaf, the bodies in x order (the GPU build's order, so that both make the same tree
+  // position for every body).
+  for (unsigned i = m; i < 2 * m && k > 1; ++i) {
+    const unsigned b = leaf_rank(shape.first_leaf[i], n, m), e = leaf_rank(shape.first_leaf[i] + 1, n, m);
+    std::sort(t.body.begin() + b, t.body.begin() + e, [x = pos](unsigned p, unsigned q) {
+      const T kp = x[p] + T(0), kq = x[q] + T(0);
+      return kp < kq || (kp == kq && p < q);
+    });
   }
   t.position.resize(n);
   t.bx.resize(n), t.by.resize(n), t.bz.resize(n), t.bm.resize(n);
