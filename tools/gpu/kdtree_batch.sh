@@ -16,7 +16,7 @@ NAME=kdtree_$phase
 pack
 
 if [ "$phase" = check ]; then
-  for t in "[tree]" "[gpu]"; do
+  for t in "[tree]" "[gpu]" "[cuda-kdtree-large]"; do
     step "tests $t"
     "$NT" "$t" -s -r compact > "$W/tests_${t//[\[\]]/}.log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
     grep -E "FAILED" -A12 "$W/tests_${t//[\[\]]/}.log" | head -150 >> "$W/tests_failures.log"
@@ -27,18 +27,24 @@ if [ "$phase" = check ]; then
   step "compute-sanitizer ($SAN)"
   engines=$("$NB" list engines --json | python3 -c "import json,sys; print(' '.join(e['name'] for e in json.load(sys.stdin) if e['device']=='cuda' and e.get('tree')))")
   echo "CUDA tree engines: $engines" | tee -a "$W/steps.log"
+  # Each engine and precision twice (block 32, leaves of 1; block 96 with the L1 preference,
+  # leaves of 8 and the clamp), and the host build once.
+  cases=()
   for e in $engines; do
     for p in float double; do
-      for shape in "block=32" "block=96,l1=1" "block=64,host_build=1"; do
-        for extra in "--leaf-size 1" "--leaf-size 8 --r-min 0.05"; do
-          for tool in memcheck racecheck synccheck; do
-            echo "--- $tool $e $p $shape $extra" >> "$W/sanitizer_${tool}.log"
-            "$SAN" --tool $tool --error-exitcode 99 "$NB" bench --engine $e --precision $p --n 333 --repeats 1 \
-              --ic two-galaxies --lambda-crit 2 --launch $shape $extra >> "$W/sanitizer_${tool}.log" 2>&1
-            echo "rc=$? ($tool $e $p $shape $extra)" >> "$W/sanitizer_summary.log"
-          done
-        done
-      done
+      cases+=("$e $p block=32 --leaf-size 1" "$e $p block=96,l1=1 --leaf-size 8 --r-min 0.05")
+    done
+  done
+  cases+=("cuda-kdtree-stackless double block=64,host_build=1 --leaf-size 1")
+  for c in "${cases[@]}"; do
+    set -- $c
+    e=$1 p=$2 shape=$3
+    shift 3
+    for tool in memcheck racecheck synccheck; do
+      echo "--- $tool $c" >> "$W/sanitizer_${tool}.log"
+      "$SAN" --tool $tool --error-exitcode 99 "$NB" bench --engine $e --precision $p --n 333 --repeats 1 \
+        --ic two-galaxies --lambda-crit 2 --launch $shape "$@" >> "$W/sanitizer_${tool}.log" 2>&1
+      echo "rc=$? ($tool $c)" >> "$W/sanitizer_summary.log"
     done
     pack
   done
