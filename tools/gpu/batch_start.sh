@@ -9,6 +9,7 @@ set -u
 OUT=${OUT:-/tmp/nbody-out}
 WORK=${WORK:-/tmp/nbody-work}
 W=$WORK/$NAME
+rm -rf "$W"  # a machine still warm from an earlier call keeps its files: start afresh
 mkdir -p "$W" "$OUT"
 . tools/gpu/carry.sh
 export NBODY_TUNE_CACHE=$W/tune_cache.json
