@@ -45,7 +45,7 @@ std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) 
   });
   opencl::TreeKernels::for_each([&]<class K>() {
     if constexpr (K::template runs_in<T>) {
-      EngineEntry<T> e = gpu_detail::entry<T, K, OpenCLTreeEngine>(Device::opencl);
+      EngineEntry<T> e = gpu_detail::entry<T, K, OpenCLEngine>(Device::opencl);
       e.can.tree = true;
       table.push_back(std::move(e));
     }

@@ -20,16 +20,6 @@ void fail(const cl::Error& e) {
   throw RunError(std::string("OpenCL error in ") + e.what() + ": code " + std::to_string(e.err()));
 }
 
-void fail_launch(std::string_view engine, const Launch& requested, const cl::Error& e) {
-  if (e.err() == CL_INVALID_WORK_GROUP_SIZE || e.err() == CL_OUT_OF_RESOURCES)
-    invalid_launch(engine, requested, std::string(e.what()) + " code " + std::to_string(e.err()));
-  fail(e);
-}
-
-void check_body_count(std::string_view engine, std::size_t n) {
-  if (n > (std::size_t(1) << 29)) throw InputError(std::string(engine) + " takes at most 2^29 bodies");
-}
-
 namespace {
 
 struct Chosen {
@@ -85,50 +75,93 @@ Session::Session(bool needs_double) {
   }
 }
 
-cl::Kernel Session::kernel(std::string_view engine, const std::vector<const char*>& sources, std::string_view function,
-                           bool is_double, bool clamp) const {
+std::string Session::describe() const {
+  return platform.getInfo<CL_PLATFORM_NAME>() + " / " + device.getInfo<CL_DEVICE_NAME>() + " (driver " +
+         device.getInfo<CL_DRIVER_VERSION>() + ")";
+}
+
+KernelHost::State::State(std::string_view engine_name, std::string_view function_name, std::vector<const char*> kernel_sources,
+                         std::vector<Knob> kernel_knobs, bool double_precision)
+    : engine(engine_name), function(function_name), sources(std::move(kernel_sources)), knobs(std::move(kernel_knobs)),
+      is_double(double_precision), session(double_precision) {}
+
+cl::Kernel& KernelHost::State::get(bool clamp) {
+  cl::Kernel& k = kernel[clamp];
+  if (k()) return k;
   std::string options = is_double ? "-D REAL=double -D REAL4=double4 -D NBODY_DOUBLE" : "-D REAL=float -D REAL4=float4";
   if (clamp) options += " -D NBODY_CLAMP";
   cl::Program prog;
   try {
-    prog = cl::Program(context, cl::Program::Sources(sources.begin(), sources.end()));
-    prog.build({device}, options.c_str());
+    prog = cl::Program(session.context, cl::Program::Sources(sources.begin(), sources.end()));
+    prog.build({session.device}, options.c_str());
   } catch (const cl::Error& e) {
     std::string log;
     try {
-      log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+      log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(session.device);
     } catch (...) {
     }
-    throw RunError("OpenCL: building " + std::string(engine) + "'s kernel failed (" + e.what() + " " +
-                   std::to_string(e.err()) + "): " + log);
+    throw RunError("OpenCL: building " + engine + "'s kernel failed (" + e.what() + " " + std::to_string(e.err()) + "): " + log);
   }
   try {
-    return cl::Kernel(prog, std::string(function).c_str());
+    k = cl::Kernel(prog, function.c_str());
   } catch (const cl::Error& e) {
     fail(e);
   }
+  return k;
 }
 
-std::size_t Session::block(std::string_view engine, const std::vector<Knob>& knobs, const Launch& l, const cl::Kernel& k,
-                           int preferred) const {
+std::size_t KernelHost::State::block(const cl::Kernel& k, int preferred) const {
   std::size_t kernel_max = 0, dev_max = 0;
   std::string dev_name;
   try {
-    kernel_max = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
-    dev_max = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-    dev_name = device.getInfo<CL_DEVICE_NAME>();
+    kernel_max = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(session.device);
+    dev_max = session.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    dev_name = session.device.getInfo<CL_DEVICE_NAME>();
   } catch (const cl::Error& e) {
     fail(e);
   }
   // The work-group limit of this kernel on this device (registers and the like count for it).
   const int limit = static_cast<int>(std::min(kernel_max, dev_max));
-  check_launch(engine, knobs, l, l, [limit](const Knob&) { return limit; }, dev_name);
-  return l.block > 0 ? static_cast<std::size_t>(l.block) : static_cast<std::size_t>(std::min(preferred, limit));
+  check_launch(engine, knobs, launch, launch, [limit](const Knob&) { return limit; }, dev_name);
+  return launch.block > 0 ? static_cast<std::size_t>(launch.block) : static_cast<std::size_t>(std::min(preferred, limit));
 }
 
-std::string Session::describe() const {
-  return platform.getInfo<CL_PLATFORM_NAME>() + " / " + device.getInfo<CL_DEVICE_NAME>() + " (driver " +
-         device.getInfo<CL_DRIVER_VERSION>() + ")";
+void KernelHost::State::check_body_count(std::size_t n) const {
+  if (n > (std::size_t(1) << 29)) throw InputError(engine + " takes at most 2^29 bodies");
+}
+
+void KernelHost::State::run(const cl::Kernel& k, std::size_t n, std::size_t block) {
+  const std::size_t global = (n + block - 1) / block * block;
+  cl::Event ev;
+  session.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(block), nullptr, &ev);
+  ev.wait();
+  last_s = event_seconds(ev);
+  last_block = block;
+}
+
+void KernelHost::State::fail_run(const cl::Error& e) const {
+  if (e.err() == CL_INVALID_WORK_GROUP_SIZE || e.err() == CL_OUT_OF_RESOURCES)
+    invalid_launch(engine, launch, std::string(e.what()) + " code " + std::to_string(e.err()));
+  fail(e);
+}
+
+KernelHost::KernelHost(std::string_view engine, std::string_view function, std::vector<const char*> sources,
+                       std::vector<Knob> knobs, bool is_double)
+    : state_(std::make_unique<State>(engine, function, std::move(sources), std::move(knobs), is_double)) {}
+
+KernelHost::~KernelHost() = default;
+
+void KernelHost::set_launch(const Launch& l) {
+  check_keys(state_->engine, state_->knobs, l);
+  state_->launch = l;
+}
+
+double KernelHost::last_kernel_seconds() const {
+  return state_->last_s;
+}
+
+std::string KernelHost::device_info() const {
+  return state_->session.describe() + "; block=" + std::to_string(state_->last_block);
 }
 
 double event_seconds(const cl::Event& e) {
@@ -158,62 +191,29 @@ int device_count() noexcept {
 }
 
 template <class T>
-struct Backend<T>::Impl {
-  std::string engine, function;
-  const char* source;
-  std::vector<Knob> knobs;
-  Launch launch{};
-  Session session;
-  cl::Kernel kernel[2];  // without / with the clamp
-  cl::Buffer d_bodies, d_acc;
+struct Backend<T>::Buffers {
+  cl::Buffer bodies, acc;
   std::size_t cap = 0;
   std::vector<T> h_bodies;
-  double last_s = -1;
-  std::size_t last_block = 0;
-
-  Impl(std::string_view engine_name, std::string_view function_name, const char* kernel_source, std::vector<Knob> kernel_knobs)
-      : engine(engine_name), function(function_name), source(kernel_source), knobs(std::move(kernel_knobs)),
-        session(std::is_same_v<T, double>) {}
-
-  cl::Kernel& get_kernel(bool clamp) {
-    cl::Kernel& k = kernel[clamp];
-    if (!k()) k = session.kernel(engine, {source}, function, std::is_same_v<T, double>, clamp);
-    return k;
-  }
 };
 
 template <class T>
 Backend<T>::Backend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs)
-    : impl_(std::make_unique<Impl>(engine, function, source, std::move(knobs))) {}
+    : KernelHost(engine, function, {source}, std::move(knobs), std::is_same_v<T, double>),
+      buffers_(std::make_unique<Buffers>()) {}
 template <class T>
 Backend<T>::~Backend() = default;
 
 template <class T>
-void Backend<T>::set_launch(const Launch& l) {
-  check_keys(impl_->engine, impl_->knobs, l);
-  impl_->launch = l;
-}
-
-template <class T>
-double Backend<T>::last_kernel_seconds() const {
-  return impl_->last_s;
-}
-
-template <class T>
-std::string Backend<T>::device_info() const {
-  return impl_->session.describe() + "; block=" + std::to_string(impl_->last_block);
-}
-
-template <class T>
-void Backend<T>::compute(const T* pos, const T* mass, std::size_t n, T G, T eps2, T rmin2, T* acc) {
-  Impl& m = *impl_;
-  m.last_s = -1;
+void Backend<T>::compute(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, T* acc) {
+  State& s = *state_;
+  Buffers& b = *buffers_;
+  s.last_s = -1;
   if (n == 0) return;
-  check_body_count(m.engine, n);
-  const bool clamp = rmin2 > T(0);
-  cl::Kernel& k = m.get_kernel(clamp);
-  const cl::Device& dev = m.session.device;
-  const std::size_t block = m.session.block(m.engine, m.knobs, m.launch, k, 256);
+  s.check_body_count(n);
+  cl::Kernel& k = s.get(law.rmin2 > T(0));
+  const cl::Device& dev = s.session.device;
+  const std::size_t block = s.block(k, 256);
   cl_ulong local_mem = 0, local_used = 0;
   try {
     local_used = k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(dev);
@@ -223,41 +223,35 @@ void Backend<T>::compute(const T* pos, const T* mass, std::size_t n, T G, T eps2
   }
   const std::size_t tile_bytes = block * 4 * sizeof(T);
   if (tile_bytes + local_used > local_mem)
-    invalid_launch(m.engine, m.launch,
+    invalid_launch(s.engine, s.launch,
                    "block=" + std::to_string(block) + ": the tile needs " + std::to_string(tile_bytes) +
                        " bytes of local memory, the device '" + dev.getInfo<CL_DEVICE_NAME>() + "' has " +
                        std::to_string(local_mem));
   try {
-    if (n > m.cap) {
-      m.d_bodies = cl::Buffer(m.session.context, CL_MEM_READ_ONLY, 4 * n * sizeof(T));
-      m.d_acc = cl::Buffer(m.session.context, CL_MEM_WRITE_ONLY, 3 * n * sizeof(T));
-      m.cap = n;
+    if (n > b.cap) {
+      b.bodies = cl::Buffer(s.session.context, CL_MEM_READ_ONLY, 4 * n * sizeof(T));
+      b.acc = cl::Buffer(s.session.context, CL_MEM_WRITE_ONLY, 3 * n * sizeof(T));
+      b.cap = n;
     }
-    m.h_bodies.resize(4 * n);
+    b.h_bodies.resize(4 * n);
     for (std::size_t i = 0; i < n; ++i) {
-      m.h_bodies[4 * i] = pos[i];
-      m.h_bodies[4 * i + 1] = pos[n + i];
-      m.h_bodies[4 * i + 2] = pos[2 * n + i];
-      m.h_bodies[4 * i + 3] = mass[i];
+      b.h_bodies[4 * i] = pos[i];
+      b.h_bodies[4 * i + 1] = pos[n + i];
+      b.h_bodies[4 * i + 2] = pos[2 * n + i];
+      b.h_bodies[4 * i + 3] = mass[i];
     }
-    m.session.queue.enqueueWriteBuffer(m.d_bodies, CL_FALSE, 0, 4 * n * sizeof(T), m.h_bodies.data());
-    const cl_int ni = static_cast<cl_int>(n);
-    k.setArg(0, m.d_bodies);
-    k.setArg(1, ni);
-    k.setArg(2, eps2);
-    k.setArg(3, rmin2);
-    k.setArg(4, G);
-    k.setArg(5, m.d_acc);
+    s.session.queue.enqueueWriteBuffer(b.bodies, CL_FALSE, 0, 4 * n * sizeof(T), b.h_bodies.data());
+    k.setArg(0, b.bodies);
+    k.setArg(1, static_cast<cl_int>(n));
+    k.setArg(2, law.eps2);
+    k.setArg(3, law.rmin2);
+    k.setArg(4, law.G);
+    k.setArg(5, b.acc);
     k.setArg(6, cl::Local(tile_bytes));
-    const std::size_t global = (n + block - 1) / block * block;
-    cl::Event ev;
-    m.session.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(block), nullptr, &ev);
-    m.session.queue.enqueueReadBuffer(m.d_acc, CL_TRUE, 0, 3 * n * sizeof(T), acc);
-    ev.wait();
-    m.last_s = event_seconds(ev);
-    m.last_block = block;
+    s.run(k, n, block);
+    s.session.queue.enqueueReadBuffer(b.acc, CL_TRUE, 0, 3 * n * sizeof(T), acc);
   } catch (const cl::Error& e) {
-    fail_launch(m.engine, m.launch, e);
+    s.fail_run(e);
   }
 }
 

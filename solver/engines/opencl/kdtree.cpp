@@ -17,128 +17,98 @@
 namespace nbody::opencl {
 
 template <class T>
-struct TreeBackend<T>::Impl {
-  std::string engine, function;
-  std::vector<Knob> knobs;
-  Launch launch{};
-  Session session;
-  cl::Kernel kernel[2];  // without / with the clamp
+struct TreeBackend<T>::Buffers {
   kdtree::HeapTree<T> tree;
   std::vector<T> h_body;         // the bodies in tree order, x, y, z, mass
   std::vector<cl_uint> h_terms;  // per work-item
   // Sized for n bodies and m = n leaves (the most there can be).
-  cl::Buffer d_node, d_mass, d_leaf_first, d_leaf_last, d_body, d_index, d_position, d_acc, d_terms;
+  cl::Buffer node, mass, leaf_first, leaf_last, body, index, position, acc, terms;
   std::size_t cap = 0;
   TreeProfile last;
-  std::size_t last_block = 0;
 
-  Impl(std::string_view engine_name, std::string_view function_name, std::vector<Knob> kernel_knobs)
-      : engine(engine_name), function(function_name), knobs(std::move(kernel_knobs)), session(std::is_same_v<T, double>) {}
-
-  cl::Kernel& get_kernel(bool clamp) {
-    cl::Kernel& k = kernel[clamp];
-    // kdtree.cl calls nbody_tiled.cl's accumulate_interaction: one statement of the force law.
-    if (!k()) k = session.kernel(engine, {sources::nbody_tiled, sources::kdtree}, function, std::is_same_v<T, double>, clamp);
-    return k;
-  }
-
-  void grow(std::size_t n) {
+  void grow(const cl::Context& c, std::size_t n) {
     if (n <= cap) return;
-    const cl::Context& c = session.context;
-    d_node = cl::Buffer(c, CL_MEM_READ_ONLY, 8 * n * sizeof(T));
-    d_mass = cl::Buffer(c, CL_MEM_READ_ONLY, 2 * n * sizeof(T));
-    d_leaf_first = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
-    d_leaf_last = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
-    d_body = cl::Buffer(c, CL_MEM_READ_ONLY, 4 * n * sizeof(T));
-    d_index = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
-    d_position = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
-    d_acc = cl::Buffer(c, CL_MEM_WRITE_ONLY, 3 * n * sizeof(T));
-    d_terms = cl::Buffer(c, CL_MEM_WRITE_ONLY, n * sizeof(cl_uint));
+    node = cl::Buffer(c, CL_MEM_READ_ONLY, 8 * n * sizeof(T));
+    mass = cl::Buffer(c, CL_MEM_READ_ONLY, 2 * n * sizeof(T));
+    leaf_first = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
+    leaf_last = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
+    body = cl::Buffer(c, CL_MEM_READ_ONLY, 4 * n * sizeof(T));
+    index = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
+    position = cl::Buffer(c, CL_MEM_READ_ONLY, n * sizeof(cl_uint));
+    acc = cl::Buffer(c, CL_MEM_WRITE_ONLY, 3 * n * sizeof(T));
+    terms = cl::Buffer(c, CL_MEM_WRITE_ONLY, n * sizeof(cl_uint));
     cap = n;
-  }
-
-  template <class V>
-  void upload(const cl::Buffer& b, const std::vector<V>& v) {
-    session.queue.enqueueWriteBuffer(b, CL_FALSE, 0, v.size() * sizeof(V), v.data());
   }
 };
 
 template <class T>
-TreeBackend<T>::TreeBackend(std::string_view engine, std::string_view function, std::vector<Knob> knobs)
-    : impl_(std::make_unique<Impl>(engine, function, std::move(knobs))) {}
+TreeBackend<T>::TreeBackend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs)
+    // kdtree.cl calls nbody_tiled.cl's accumulate_interaction: one statement of the force law.
+    : KernelHost(engine, function, {sources::nbody_tiled, source}, std::move(knobs), std::is_same_v<T, double>),
+      buffers_(std::make_unique<Buffers>()) {}
 template <class T>
 TreeBackend<T>::~TreeBackend() = default;
 
 template <class T>
-void TreeBackend<T>::set_launch(const Launch& l) {
-  check_keys(impl_->engine, impl_->knobs, l);
-  impl_->launch = l;
-}
-
-template <class T>
-TreeProfile TreeBackend<T>::profile() const {
-  return impl_->last;
-}
-
-template <class T>
-std::string TreeBackend<T>::device_info() const {
-  return impl_->session.describe() + "; block=" + std::to_string(impl_->last_block);
+TreeProfile TreeBackend<T>::tree_profile() const {
+  return buffers_->last;
 }
 
 template <class T>
 void TreeBackend<T>::compute(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, T* acc) {
   static_assert(sizeof(unsigned) == sizeof(cl_uint));
-  Impl& s = *impl_;
-  s.last = {};
+  State& s = *state_;
+  Buffers& b = *buffers_;
+  s.last_s = -1;
+  b.last = {};
   if (n == 0) return;
-  check_body_count(s.engine, n);
-  cl::Kernel& k = s.get_kernel(law.rmin2 > T(0));
-  const std::size_t block = s.session.block(s.engine, s.knobs, s.launch, k, 128);
+  s.check_body_count(n);
+  cl::Kernel& k = s.get(law.rmin2 > T(0));
+  const std::size_t block = s.block(k, 128);
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  kdtree::HeapTree<T>& t = s.tree;
+  kdtree::HeapTree<T>& t = b.tree;
   kdtree::build_heap_tree(pos, mass, n, law.tree, t);
-  s.h_body.resize(4 * n);
+  b.h_body.resize(4 * n);
   for (std::size_t j = 0; j < n; ++j) {
-    s.h_body[4 * j] = t.bx[j];
-    s.h_body[4 * j + 1] = t.by[j];
-    s.h_body[4 * j + 2] = t.bz[j];
-    s.h_body[4 * j + 3] = t.bm[j];
+    b.h_body[4 * j] = t.bx[j];
+    b.h_body[4 * j + 1] = t.by[j];
+    b.h_body[4 * j + 2] = t.bz[j];
+    b.h_body[4 * j + 3] = t.bm[j];
   }
-  s.h_terms.resize(n);
+  b.h_terms.resize(n);
   try {
-    s.grow(n);
-    s.upload(s.d_node, t.node);
-    s.upload(s.d_mass, t.mass);
-    s.upload(s.d_leaf_first, t.leaf_first);
-    s.upload(s.d_leaf_last, t.leaf_last);
-    s.upload(s.d_body, s.h_body);
-    s.upload(s.d_index, t.body);
-    s.upload(s.d_position, t.position);
-    s.session.queue.finish();
+    b.grow(s.session.context, n);
+    cl::CommandQueue& q = s.session.queue;
+    const auto upload = [&q](const cl::Buffer& d, const auto& v) {
+      q.enqueueWriteBuffer(d, CL_FALSE, 0, v.size() * sizeof(v[0]), v.data());
+    };
+    upload(b.node, t.node);
+    upload(b.mass, t.mass);
+    upload(b.leaf_first, t.leaf_first);
+    upload(b.leaf_last, t.leaf_last);
+    upload(b.body, b.h_body);
+    upload(b.index, t.body);
+    upload(b.position, t.position);
+    q.finish();
     const auto t1 = clock::now();
-    const T eps2 = law.eps2, rmin2 = law.rmin2, G = law.G;
     int a = 0;
-    for (const cl::Buffer* b : {&s.d_node, &s.d_mass, &s.d_leaf_first, &s.d_leaf_last, &s.d_body, &s.d_index, &s.d_position})
-      k.setArg(a++, *b);
+    for (const cl::Buffer* d : {&b.node, &b.mass, &b.leaf_first, &b.leaf_last, &b.body, &b.index, &b.position}) k.setArg(a++, *d);
     k.setArg(a++, static_cast<cl_uint>(n));
     k.setArg(a++, static_cast<cl_uint>(t.m));
-    k.setArg(a++, eps2);
-    k.setArg(a++, rmin2);
-    k.setArg(a++, G);
-    k.setArg(a++, s.d_acc);
-    k.setArg(a++, s.d_terms);
-    const std::size_t global = (n + block - 1) / block * block;
-    cl::Event ev;
-    s.session.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(block), nullptr, &ev);
-    s.session.queue.enqueueReadBuffer(s.d_acc, CL_TRUE, 0, 3 * n * sizeof(T), acc);
-    s.session.queue.enqueueReadBuffer(s.d_terms, CL_TRUE, 0, n * sizeof(cl_uint), s.h_terms.data());
+    k.setArg(a++, law.eps2);
+    k.setArg(a++, law.rmin2);
+    k.setArg(a++, law.G);
+    k.setArg(a++, b.acc);
+    k.setArg(a++, b.terms);
+    s.run(k, n, block);
+    q.enqueueReadBuffer(b.acc, CL_TRUE, 0, 3 * n * sizeof(T), acc);
+    q.enqueueReadBuffer(b.terms, CL_TRUE, 0, n * sizeof(cl_uint), b.h_terms.data());
     unsigned long long terms = 0;
-    for (cl_uint c : s.h_terms) terms += c;
-    s.last = {std::chrono::duration<double>(t1 - t0).count(), event_seconds(ev), double(terms) / double(n)};
-    s.last_block = block;
+    for (cl_uint c : b.h_terms) terms += c;
+    b.last = {std::chrono::duration<double>(t1 - t0).count(), s.last_s, double(terms) / double(n)};
   } catch (const cl::Error& e) {
-    fail_launch(s.engine, s.launch, e);
+    s.fail_run(e);
   }
 }
 
