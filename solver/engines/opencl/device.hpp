@@ -23,6 +23,7 @@ namespace nbody::opencl {
 
 // A failed OpenCL call (CLHPP's exception names it) as RunError, with its error code.
 [[noreturn]] void fail(const cl::Error& e);
+
 // The device of engine.hpp's rule (NBODY_OPENCL_DEVICE, else the first GPU, else the first
 // device), its context and an in-order queue with profiling. InputError when there is none, or
 // when double precision is asked of a device without it.
@@ -36,6 +37,7 @@ struct Session {
   std::string describe() const;  // platform, device and driver
 };
 
+// engine.hpp's KernelHost: its engine, kernel, launch shape and device.
 struct KernelHost::State {
   std::string engine, function;
   std::vector<const char*> sources;

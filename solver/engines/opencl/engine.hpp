@@ -1,8 +1,9 @@
 #pragma once
 // The OpenCL force engines: one per kernel of kernels.hpp (all pairs) and of kdtree.hpp
-// (Barnes-Hut), in the real types its spec runs in. Host code in backend.cpp and kdtree.cpp (CLHPP). It takes the first GPU of any OpenCL platform, else the first
-// device (PoCL's CPU device in CI); NBODY_OPENCL_DEVICE=SUBSTRING picks the first device whose
-// platform or device name contains it.
+// (Barnes-Hut), in the real types its spec runs in. Host code in backend.cpp and kdtree.cpp
+// (CLHPP). It takes the first GPU of any OpenCL platform, else the first device (PoCL's CPU device
+// in CI); NBODY_OPENCL_DEVICE=SUBSTRING picks the first device whose platform or device name
+// contains it.
 #include <memory>
 #include <string>
 #include <string_view>
