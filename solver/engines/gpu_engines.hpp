@@ -1,8 +1,8 @@
 #pragma once
 // Registry entries of the GPU engines this build has (CUDA: NBODY_WITH_CUDA, OpenCL:
 // NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines: one engine per
-// kernel of each back end's list (engines/cuda/kernels.hpp, then the tree engines of
-// engines/cuda/kdtree.hpp, engines/opencl/kernels.hpp), in the
+// kernel of each back end's list (engines/cuda/kernels.hpp, then the Barnes-Hut walks of
+// engines/cuda/kdtree.hpp; engines/opencl/kernels.hpp, then those of engines/opencl/kdtree.hpp), in the
 // real types its spec runs in, its launch knobs as its capabilities. Being listed does not promise
 // a device: constructing an engine without one fails with a clear message (exit code 2).
 #include <algorithm>
@@ -17,6 +17,7 @@
 #endif
 #if NBODY_WITH_OPENCL
 #include "engines/opencl/engine.hpp"
+#include "engines/opencl/kdtree.hpp"
 #endif
 
 namespace nbody {
@@ -45,6 +46,9 @@ std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) 
 #endif
 #if NBODY_WITH_OPENCL
   opencl::Kernels::for_each([&]<class K>() {
+    if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, OpenCLEngine>(Device::opencl));
+  });
+  opencl::TreeKernels::for_each([&]<class K>() {
     if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, OpenCLEngine>(Device::opencl));
   });
 #endif

@@ -5,12 +5,17 @@
 
 namespace nbody::opencl {
 
+template <class T>
+class Backend;  // engine.hpp
+
 struct Tiled {
   static constexpr std::string_view name = "opencl-tiled";
   static constexpr std::string_view description =
       "OpenCL, local-memory tiles (PoCL on CPUs, NVIDIA's driver on GPUs)";
   static constexpr std::string_view function = "nbody_tiled";  // the __kernel in the source
   static constexpr const char* source = sources::nbody_tiled;
+  template <class T>
+  using Backend = opencl::Backend<T>;  // its host side
   template <class T>
   static constexpr bool runs_in = one_of<T, float, double>;
   template <class T>
