@@ -3,8 +3,8 @@
 // `simple`, `openmp`, `openmp-block` and every CUDA kernel call it. Three engines restate its
 // arithmetic because their form cannot call a template: openmp-simd (explicit SIMD intrinsics,
 // kernels/cpu/allpairs_simd.hpp), openmp's double-double kernel (error-free transformations in
-// vector registers, solver/engines/openmp_dd_kernel.hpp) and opencl-tiled (OpenCL C,
-// kernels/opencl/nbody_tiled.cl); the registry-driven test holds every engine to `simple`
+// vector registers, solver/engines/openmp_dd_kernel.hpp) and the OpenCL kernels (OpenCL C,
+// kernels/opencl/interaction.cl); the registry-driven test holds every engine to `simple`
 // (docs/design.md, "Numerics rules"). sqrt is called unqualified so that every real type supplies
 // its own (real_math.hpp for float and double, the dd and quad overloads, Boost's by ADL).
 //

@@ -1,8 +1,8 @@
 // Barnes-Hut walks of seed S0's kd-tree in its heap layout, one work-item per body. The layout,
 // the acceptance rule and both walks are those of kernels/common/kdtree.hpp, restated in OpenCL C
 // (no templates): the same terms in the same order (pre-order, left child first). Built after
-// nbody_tiled.cl, whose accumulate_interaction is the force law, with its REAL, REAL4 and
-// NBODY_CLAMP; the tree is built on the host (solver/engines/kdtree/heap_tree.hpp).
+// interaction.cl (the force law, with its REAL, REAL4 and NBODY_CLAMP); the tree is built on the
+// host (solver/engines/kdtree/heap_tree.hpp).
 //   node[i]        centre of mass x, y, z and crit2 of node i (1 .. 2m-1; leaves m .. 2m-1)
 //   mass[i]        its mass
 //   leaf_first/last  leaf i's bodies are tree positions [leaf_first[i-m], leaf_last[i-m])

@@ -199,7 +199,7 @@ struct Backend<T>::Buffers {
 
 template <class T>
 Backend<T>::Backend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs)
-    : KernelHost(engine, function, {source}, std::move(knobs), std::is_same_v<T, double>),
+    : KernelHost(engine, function, {sources::interaction, source}, std::move(knobs), std::is_same_v<T, double>),
       buffers_(std::make_unique<Buffers>()) {}
 template <class T>
 Backend<T>::~Backend() = default;

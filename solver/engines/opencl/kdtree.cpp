@@ -43,8 +43,8 @@ struct TreeBackend<T>::Buffers {
 
 template <class T>
 TreeBackend<T>::TreeBackend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs)
-    // kdtree.cl calls nbody_tiled.cl's accumulate_interaction: one statement of the force law.
-    : KernelHost(engine, function, {sources::nbody_tiled, source}, std::move(knobs), std::is_same_v<T, double>),
+    // kdtree.cl calls interaction.cl's accumulate_interaction: one statement of the force law.
+    : KernelHost(engine, function, {sources::interaction, source}, std::move(knobs), std::is_same_v<T, double>),
       buffers_(std::make_unique<Buffers>()) {}
 template <class T>
 TreeBackend<T>::~TreeBackend() = default;
