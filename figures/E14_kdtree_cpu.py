@@ -31,6 +31,12 @@ def lam(r):
     return float(r["lambda-crit"])
 
 
+def ms(seconds):
+    """Milliseconds as the text prints them: 3 significant digits, whole numbers from 100 on."""
+    v = 1e3 * seconds
+    return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
+
+
 def main():
     rows, meta = paper.load_results(EXP)
     energy_rows, energy_meta = paper.load_results(ENERGY)
@@ -100,16 +106,16 @@ def main():
         return " & ".join(fmt(float(by[x][key])) if x in by and by[x].get(key) else "---" for x in lambdas)
 
     for v, rs in tree.items():
-        lines.append(rf"\code{{{v}}} & {S0_NAMES[v]} & " + cells(rs, "seconds_per_eval", lambda s: f"{1e3 * s:.3g}") + r" \\")
+        lines.append(rf"\code{{{v}}} & {S0_NAMES[v]} & " + cells(rs, "seconds_per_eval", ms) + r" \\")
     if best:
         lines.append(r"\midrule")
-        lines.append(r"build (nested-stackless) & & " + cells(best, "build_seconds", lambda s: f"{1e3 * s:.3g}") + r" \\")
+        lines.append(r"build (nested-stackless) & & " + cells(best, "build_seconds", ms) + r" \\")
         lines.append(r"terms per body & & " + cells(best, "terms_per_body", lambda x: f"{x:.0f}") + r" \\")
         lines.append(r"force error, median & & " + cells(best, "error_median", lambda x: paper.tex_sci(x, 2)) + r" \\")
         lines.append(r"force error, 99th pct. & & " + cells(best, "error_p99", lambda x: paper.tex_sci(x, 2)) + r" \\")
     if t_all:
         lines.append(r"\midrule")
-        lines.append(rf"\code{{openmp-simd}} (all pairs) & & \multicolumn{{{len(lambdas)}}}{{c}}{{{1e3 * t_all:.3g}}} \\")
+        lines.append(rf"\code{{openmp-simd}} (all pairs) & & \multicolumn{{{len(lambdas)}}}{{c}}{{{ms(t_all)}}} \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     paper.write_tex("E14_table.tex", "\n".join(lines), __file__, [f"results/{EXP}.csv"])
 
@@ -134,12 +140,12 @@ def main():
         "EFourteenN": str(n) if n else paper.MISSING,
         "EFourteenProfile": meta["profile"],
         "EFourteenThreads": galaxy[0]["threads"] if galaxy else paper.MISSING,
-        "EFourteenAllPairsMs": f"{1e3 * t_all:.3g}" if t_all else paper.MISSING,
+        "EFourteenAllPairsMs": ms(t_all) if t_all else paper.MISSING,
         "EFourteenBestVariant": rf"\code{{{v_best}}}" if v_best else paper.MISSING,
         "EFourteenBestLambda": f"{lam(r_best):g}" if r_best else paper.MISSING,
-        "EFourteenBestMs": f"{1e3 * t_best:.3g}" if t_best else paper.MISSING,
+        "EFourteenBestMs": ms(t_best) if t_best else paper.MISSING,
         "EFourteenBestPninetynine": paper.tex_sci(float(r_best["error_p99"])) if r_best else paper.MISSING,
-        "EFourteenBestBuildMs": f"{1e3 * float(r_best['build_seconds']):.3g}" if r_best else paper.MISSING,
+        "EFourteenBestBuildMs": ms(float(r_best["build_seconds"])) if r_best else paper.MISSING,
         "EFourteenSpeedup": f"{speedup:.1f}" if speedup else paper.MISSING,
         # The target is stated for S0's N = 32,768; a smaller profile reports without judging.
         "EFourteenVerdict": paper.MISSING if speedup is None else
@@ -150,7 +156,7 @@ def main():
         "EFourteenCycleOverNestedStackless": ratio("kdtree-cycle-stackless", "kdtree-nested-stackless", 4.0),
         "EFourteenHeapOverStacklessNested": ratio("kdtree-nested-heap", "kdtree-nested-stackless", 4.0),
         "EFourteenPlummerLambda": f"{lam(p_first):g}" if p_first else paper.MISSING,
-        "EFourteenPlummerMs": f"{1e3 * float(p_first['seconds_per_eval']):.3g}" if p_first else paper.MISSING,
+        "EFourteenPlummerMs": ms(float(p_first["seconds_per_eval"])) if p_first else paper.MISSING,
         "EFourteenPlummerTerms": f"{float(p_first['terms_per_body']):.0f}" if p_first else paper.MISSING,
         "EFourteenLargestLambda": f"{big:g}" if big else paper.MISSING,
         "EFourteenExactDE": paper.tex_sci(exact_de) if exact_de else paper.MISSING,

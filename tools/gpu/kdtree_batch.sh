@@ -74,6 +74,7 @@ fi
 if [ "$phase" = experiments ]; then
   for e in E15_kdtree_gpu_blocks E16_kdtree_gpu_lambda; do
     step "$e through the runner"
+    [ -f experiments/$e.toml ] || cp experiments/planned/$e.toml experiments/  # before its first results
     PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-280}" python3 experiments/runner.py run $e --profile full --force \
       --nbody "$NB" > "$W/runner_$e.log" 2>&1
     echo "runner $e rc=$?" | tee -a "$W/steps.log"
