@@ -23,14 +23,6 @@ using namespace nbody::test;
 #if NBODY_WITH_CUDA
 namespace {
 
-// The tree positions [first, end) of node i.
-struct Range {
-  unsigned first, end;
-};
-Range node_range(const kdtree::HeapShape& shape, unsigned i, unsigned n, unsigned m) {
-  return {kdtree::leaf_rank(shape.first_leaf[i], n, m), kdtree::leaf_rank(shape.first_leaf[i] + shape.leaves[i], n, m)};
-}
-
 template <class T>
 void check_same_tree(const std::string& what, const Bodies<T>& b, const TreeOptions& o) {
   INFO(what);
@@ -57,15 +49,14 @@ void check_same_tree(const std::string& what, const Bodies<T>& b, const TreeOpti
   const double base = std::is_same_v<T, double> ? 1e-12 : 1e-5;
   const double unit = std::numeric_limits<T>::epsilon() / 2;
   const double lambda2 = o.lambda_crit * o.lambda_crit;
-  const kdtree::HeapShape shape(m);
+  const kdtree::HeapShape r(n, m);
   for (unsigned i = 1; i < 2 * m; ++i) {
-    const Range r = node_range(shape, i, n, m);
-    const double rel = std::max(base, 2.0 * (r.end - r.first) * unit);
+    const double rel = std::max(base, 2.0 * (r.end[i] - r.first[i]) * unit);
     double scale = 0;
-    for (unsigned j = r.first; j < r.end; ++j)
+    for (unsigned j = r.first[i]; j < r.end[i]; ++j)
       for (const T* c : {host.bx.data(), host.by.data(), host.bz.data()}) scale = std::max(scale, std::abs(double(c[j])));
     const double dc = rel * scale;
-    INFO("node " << i << " of " << 2 * m - 1 << ", " << r.end - r.first << " bodies");
+    INFO("node " << i << " of " << 2 * m - 1 << ", " << r.end[i] - r.first[i] << " bodies");
     CHECK(double(gpu.mass[i]) == Approx(double(host.mass[i])).epsilon(rel));
     for (int k = 0; k < 3; ++k) CHECK(double(gpu.node[4 * i + k]) == Approx(double(host.node[4 * i + k])).epsilon(0).margin(dc));
     const double crit2 = host.node[4 * i + 3], radius = std::sqrt(crit2 / lambda2);

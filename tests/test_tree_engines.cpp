@@ -120,12 +120,10 @@ TEST_CASE("a_split_leaves_the_smaller_coordinates_left_on_its_axis", "[tree]") {
   const Bodies<double> b = random_bodies<double>(n, 3);
   kdtree::HeapTree<double> t;
   kdtree::build_heap_tree(b.pos.data(), b.mass.data(), n, TreeOptions{2.0, 1, false}, t);
-  const kdtree::HeapShape shape(t.m);
+  const kdtree::HeapShape shape(t.n, t.m);
   for (unsigned i = 1; i < t.m; ++i) {
     const unsigned axis = static_cast<unsigned>(std::bit_width(i) - 1) % 3;
-    const unsigned lb = kdtree::leaf_rank(shape.first_leaf[2 * i], n, t.m);
-    const unsigned s = kdtree::leaf_rank(shape.first_leaf[2 * i + 1], n, t.m);
-    const unsigned e = kdtree::leaf_rank(shape.first_leaf[i] + shape.leaves[i], n, t.m);
+    const unsigned lb = shape.first[2 * i], s = shape.first[2 * i + 1], e = shape.end[i];
     double left_max = -1e300, right_min = 1e300;
     for (unsigned j = lb; j < s; ++j) left_max = std::max(left_max, b.pos[axis * n + t.body[j]]);
     for (unsigned j = s; j < e; ++j) right_min = std::min(right_min, b.pos[axis * n + t.body[j]]);

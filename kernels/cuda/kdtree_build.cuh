@@ -7,11 +7,12 @@
 // radix sort over the indices in order: the host's total order. A node's bodies are then a
 // contiguous range of tree positions [first, end) in each of the three sorted arrays: the same
 // set in three orders. Level by level, the first split - first entries of the split axis's array
-// go left; every body is flagged left or right from that array, and all three arrays are stably
+// go left; every body is flagged left or right from that array, and the other arrays are stably
 // partitioned within each node's range (an exclusive scan of the flags gives every body its new
-// place), so that each keeps its order for the children. A level costs a few passes over the
-// 3N indices, with no sort and no data-dependent loop: O(N) memory traffic per level, all nodes of
-// the level at once, and no thread waits for another. At the end the x array is the tree order
+// place), so that each keeps its order for the children (the split axis's array already is, where
+// the whole level splits on one axis). A level costs a few passes over at most 3N indices, with no
+// sort and no data-dependent loop: O(N) memory traffic per level, all nodes of the level at once,
+// and no thread waits for another. At the end the x array is the tree order
 // (within a leaf, x order: the host sorts its leaves so).
 //
 // Moments: leaves from their bodies (kdtree::moments, as the host), internal nodes bottom-up from
@@ -27,25 +28,20 @@
 
 namespace nbody::cuda::kdtree_build {
 
-// The heap's shape (kdtree::HeapShape) on the device, for n bodies in m leaves.
+// The heap's shape (kdtree::HeapShape) on the device, for n bodies in m leaves: tables, so that no
+// kernel divides.
 struct Shape {
-  const unsigned* first_leaf;  // per node: its first leaf in in-order
-  const unsigned* leaves;      // per node: its number of leaves
-  const unsigned* leaf_node;   // per in-order leaf: its node
+  const unsigned* node_first;  // per node: its first tree position
+  const unsigned* node_end;    // per node: one past its last
+  const unsigned* leaf_at;     // per tree position: the leaf (node) that holds it
   unsigned n, m;
 
-  // The first tree position of in-order leaf p (heap_tree.hpp's leaf_rank).
-  __device__ unsigned rank(unsigned p) const { return static_cast<unsigned>(static_cast<unsigned long long>(p) * n / m); }
-  __device__ unsigned first(unsigned i) const { return rank(first_leaf[i]); }
-  __device__ unsigned end(unsigned i) const { return rank(first_leaf[i] + leaves[i]); }
-  __device__ unsigned split(unsigned i) const { return rank(first_leaf[2 * i + 1]); }
-  // The leaf holding tree position j: the largest p with rank(p) <= j.
-  __device__ unsigned leaf_of(unsigned j) const {
-    return leaf_node[static_cast<unsigned>((static_cast<unsigned long long>(j + 1) * m - 1) / n)];
-  }
+  __device__ unsigned first(unsigned i) const { return node_first[i]; }
+  __device__ unsigned end(unsigned i) const { return node_end[i]; }
+  __device__ unsigned split(unsigned i) const { return node_first[2 * i + 1]; }
   // The internal node of depth d that holds tree position j, 0 when j's leaf is at depth d or above.
   __device__ unsigned node_at(unsigned j, unsigned d) const {
-    const unsigned leaf = leaf_of(j), depth = 31 - __clz(leaf);
+    const unsigned leaf = leaf_at[j], depth = 31 - __clz(leaf);
     return depth > d ? leaf >> (depth - d) : 0;
   }
 };
@@ -95,22 +91,31 @@ __global__ void split_side_kernel(Shape s, unsigned depth, Sorted sorted, const 
   left[sorted.axis[axis[i]][j]] = j < s.split(i);
 }
 
-// flags[k n + j] = 1 when body sorted.axis[k][j] goes left (0 outside the level's internal nodes).
-__global__ void split_flags_kernel(Shape s, unsigned depth, Sorted sorted, const unsigned char* __restrict__ left,
-                                          unsigned* __restrict__ flags) {
+// The arrays one level partitions: `count` of them, from[c] into to[c]. An array sorted on the
+// axis that every node of the level splits on is already partitioned (its first split - first
+// entries of each node are the left ones) and is not among them.
+struct Moving {
+  const unsigned* from[3];
+  unsigned* to[3];
+  unsigned count;
+};
+
+// flags[c n + j] = 1 when body from[c][j] goes left (0 outside the level's internal nodes).
+__global__ void split_flags_kernel(Shape s, unsigned depth, Moving mv, const unsigned char* __restrict__ left,
+                                   unsigned* __restrict__ flags) {
   const unsigned q = blockIdx.x * blockDim.x + threadIdx.x;
-  if (q >= 3 * s.n) return;
-  const unsigned k = q / s.n, j = q % s.n;
-  flags[q] = s.node_at(j, depth) != 0 && left[sorted.axis[k][j]];
+  if (q >= mv.count * s.n) return;
+  const unsigned c = q / s.n, j = q % s.n;
+  flags[q] = s.node_at(j, depth) != 0 && left[mv.from[c][j]];
 }
 
-// The stable partition of every node's range in each array: left bodies first, each side in its
-// order. before[q] = number of left flags before q (exclusive scan of flags).
-__global__ void split_scatter_kernel(Shape s, unsigned depth, Sorted sorted, const unsigned* __restrict__ flags,
-                                            const unsigned* __restrict__ before, Sorted out) {
+// The stable partition of every node's range in each moving array: left bodies first, each side
+// in its order. before[q] = number of left flags before q (exclusive scan of flags).
+__global__ void split_scatter_kernel(Shape s, unsigned depth, Moving mv, const unsigned* __restrict__ flags,
+                                     const unsigned* __restrict__ before) {
   const unsigned q = blockIdx.x * blockDim.x + threadIdx.x;
-  if (q >= 3 * s.n) return;
-  const unsigned k = q / s.n, j = q % s.n;
+  if (q >= mv.count * s.n) return;
+  const unsigned c = q / s.n, j = q % s.n;
   const unsigned i = s.node_at(j, depth);
   unsigned to = j;
   if (i != 0) {
@@ -118,7 +123,7 @@ __global__ void split_scatter_kernel(Shape s, unsigned depth, Sorted sorted, con
     const unsigned lefts = before[q] - before[q - (j - b)];  // left bodies in [b, j) of this array
     to = flags[q] ? b + lefts : s.split(i) + (j - b - lefts);
   }
-  out.axis[k][to] = sorted.axis[k][j];
+  mv.to[c][to] = mv.from[c][j];
 }
 
 // The bodies in tree order, and the maps between body index and tree position.

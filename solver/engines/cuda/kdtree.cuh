@@ -120,14 +120,14 @@ struct TreeBackend<T>::Impl {
   // The tree (kdtree::HeapView's arrays, body and position).
   Buffer<T> node, node_mass, bx, by, bz, bm;
   Buffer<unsigned> leaf_first, leaf_last, body, position;
-  // The build's: the shape (first_leaf, leaves, leaf_node), keys (unsorted, sorted), sorted index
+  // The build's: the shape (node_first, node_end, leaf_at), keys (unsorted, sorted), sorted index
   // arrays (two sets of three), split sides and flags, radii, CUB's temporary storage.
-  Buffer<unsigned> first_leaf, leaves, leaf_node, index, sorted, flags, before;
+  Buffer<unsigned> node_first, node_end, leaf_at, index, sorted, flags, before;
   Buffer<T> keys;
   Buffer<unsigned char> left, axis;
   Buffer<Bits> r2;
   Buffer<unsigned char> temp;
-  std::size_t temp_bytes = 0;
+  std::size_t temp_bytes = 0, temp_n = 0;  // for temp_n bodies
   unsigned shape_n = 0, shape_m = 0;  // the shape uploaded (0: none)
 
   kdtree::HeapTree<T> host_tree;  // host_build=1
@@ -164,13 +164,14 @@ struct TreeBackend<T>::Impl {
     moved |= keys.reserve(2 * n);
     moved |= node.reserve(8 * m) | node_mass.reserve(2 * m);
     moved |= terms.reserve(n) | terms_sum.reserve(1);
-    for (Buffer<unsigned>* b : {&leaf_first, &leaf_last, &leaf_node}) moved |= b->reserve(m);
-    for (Buffer<unsigned>* b : {&first_leaf, &leaves}) moved |= b->reserve(2 * m);
-    for (Buffer<unsigned>* b : {&body, &position, &index}) moved |= b->reserve(n);
+    for (Buffer<unsigned>* b : {&leaf_first, &leaf_last}) moved |= b->reserve(m);
+    for (Buffer<unsigned>* b : {&node_first, &node_end}) moved |= b->reserve(2 * m);
+    for (Buffer<unsigned>* b : {&body, &position, &index, &leaf_at}) moved |= b->reserve(n);
     moved |= sorted.reserve(6 * n);
     for (Buffer<unsigned>* b : {&flags, &before}) moved |= b->reserve(3 * n);
     moved |= left.reserve(n) | axis.reserve(m) | r2.reserve(2 * m);
     if (moved) shape_n = shape_m = 0;
+    if (n == temp_n) return;
     // CUB's temporary storage: the largest of the sorts, the scans and the sum of the terms.
     std::size_t sort = 0, scan = 0, sum = 0;
     const int count = static_cast<int>(n);
@@ -179,23 +180,20 @@ struct TreeBackend<T>::Impl {
     NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, sum, terms.p, terms_sum.p, count));
     temp_bytes = std::max({sort, scan, sum});
     temp.reserve(temp_bytes);
+    temp_n = n;
   }
 
   // The heap's shape for n bodies in m leaves and the leaves' ranges, uploaded once per (n, m).
   void upload_shape(unsigned n, unsigned m) {
     if (shape_n == n && shape_m == m) return;
-    const kdtree::HeapShape shape(m);
-    std::vector<unsigned> leaf_node_h(m), first(m), last(m);
-    for (unsigned i = m; i < 2 * m; ++i) {
-      leaf_node_h[shape.first_leaf[i]] = i;
-      first[i - m] = kdtree::leaf_rank(shape.first_leaf[i], n, m);
-      last[i - m] = kdtree::leaf_rank(shape.first_leaf[i] + 1, n, m);
-    }
-    tree_detail::upload(first_leaf.p, shape.first_leaf.data(), 2 * std::size_t(m), stream);
-    tree_detail::upload(leaves.p, shape.leaves.data(), 2 * std::size_t(m), stream);
-    tree_detail::upload(leaf_node.p, leaf_node_h.data(), m, stream);
-    tree_detail::upload(leaf_first.p, first.data(), m, stream);
-    tree_detail::upload(leaf_last.p, last.data(), m, stream);
+    const kdtree::HeapShape shape(n, m);
+    std::vector<unsigned> at(n);
+    for (unsigned i = m; i < 2 * m; ++i) std::fill(at.begin() + shape.first[i], at.begin() + shape.end[i], i);
+    tree_detail::upload(node_first.p, shape.first.data(), 2 * std::size_t(m), stream);
+    tree_detail::upload(node_end.p, shape.end.data(), 2 * std::size_t(m), stream);
+    tree_detail::upload(leaf_at.p, at.data(), n, stream);
+    tree_detail::upload(leaf_first.p, shape.first.data() + m, m, stream);
+    tree_detail::upload(leaf_last.p, shape.end.data() + m, m, stream);
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vectors go out of scope
     shape_n = n, shape_m = m;
   }
@@ -214,35 +212,46 @@ struct TreeBackend<T>::Impl {
   void build_on_device(unsigned n, unsigned m, const TreeOptions& o) {
     using namespace kdtree_build;
     upload_shape(n, m);
-    const Shape shape{first_leaf.p, leaves.p, leaf_node.p, n, m};
-    kdtree_build::Sorted cur{{sorted.p, sorted.p + n, sorted.p + 2 * std::size_t(n)}};
-    kdtree_build::Sorted next{{sorted.p + 3 * std::size_t(n), sorted.p + 4 * std::size_t(n), sorted.p + 5 * std::size_t(n)}};
+    const Shape shape{node_first.p, node_end.p, leaf_at.p, n, m};
+    // Each axis's sorted array and its spare, swapped when a level partitions the array into it.
+    unsigned* cur[3];
+    unsigned* spare[3];
+    for (unsigned k = 0; k < 3; ++k) cur[k] = sorted.p + k * std::size_t(n), spare[k] = sorted.p + (3 + k) * std::size_t(n);
     const unsigned b = tree_detail::build_block;
     const auto grid = tree_detail::blocks_for;
     for (unsigned k = 0; k < 3; ++k) {
       sort_keys_kernel<<<grid(n), b, 0, stream>>>(pos.p + std::size_t(k) * n, n, keys.p, index.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree sort keys");
       std::size_t bytes = temp_bytes;
-      NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.p, bytes, keys.p, keys.p + n, index.p, cur.axis[k], static_cast<int>(n),
+      NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.p, bytes, keys.p, keys.p + n, index.p, cur[k], static_cast<int>(n),
                                                        0, int(sizeof(T) * 8), stream));
     }
     std::vector<std::pair<unsigned, unsigned>> levels;  // internal nodes by depth: [first, end)
     for (unsigned first = 1; first < m; first *= 2) levels.emplace_back(first, std::min(2 * first, m));
     for (unsigned d = 0; d < levels.size(); ++d) {
       const auto [first, end] = levels[d];
-      split_axis_kernel<<<grid(end - first), b, 0, stream>>>(shape, first, end, o.longest_axis, pos.p, cur, axis.p);
+      const Sorted sorted_now{{cur[0], cur[1], cur[2]}};
+      split_axis_kernel<<<grid(end - first), b, 0, stream>>>(shape, first, end, o.longest_axis, pos.p, sorted_now, axis.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree split axes");
-      split_side_kernel<<<grid(n), b, 0, stream>>>(shape, d, cur, axis.p, left.p);
+      split_side_kernel<<<grid(n), b, 0, stream>>>(shape, d, sorted_now, axis.p, left.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree split sides");
-      split_flags_kernel<<<grid(3 * std::size_t(n)), b, 0, stream>>>(shape, d, cur, left.p, flags.p);
+      Moving mv{};
+      bool moves[3];
+      for (unsigned k = 0; k < 3; ++k) {
+        moves[k] = o.longest_axis || k != d % 3;  // by depth, the level's axis (split_axis_kernel's) stays
+        if (moves[k]) mv.from[mv.count] = cur[k], mv.to[mv.count] = spare[k], ++mv.count;
+      }
+      const std::size_t q = mv.count * std::size_t(n);
+      split_flags_kernel<<<grid(q), b, 0, stream>>>(shape, d, mv, left.p, flags.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree split flags");
       std::size_t bytes = temp_bytes;
-      NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.p, bytes, flags.p, before.p, static_cast<int>(3 * n), stream));
-      split_scatter_kernel<<<grid(3 * std::size_t(n)), b, 0, stream>>>(shape, d, cur, flags.p, before.p, next);
+      NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.p, bytes, flags.p, before.p, static_cast<int>(q), stream));
+      split_scatter_kernel<<<grid(q), b, 0, stream>>>(shape, d, mv, flags.p, before.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree split partition");
-      std::swap(cur, next);
+      for (unsigned k = 0; k < 3; ++k)
+        if (moves[k]) std::swap(cur[k], spare[k]);
     }
-    tree_order_kernel<<<grid(n), b, 0, stream>>>(cur.axis[0], pos.p, mass.p, n, bx.p, by.p, bz.p, bm.p, body.p, position.p);
+    tree_order_kernel<<<grid(n), b, 0, stream>>>(cur[0], pos.p, mass.p, n, bx.p, by.p, bz.p, bm.p, body.p, position.p);
     NBODY_CUDA_CHECK_LAUNCH("kd-tree bodies in tree order");
 
     const bool open_all = o.lambda_crit == std::numeric_limits<double>::infinity();

@@ -43,18 +43,32 @@ struct HeapTree {
 // The first rank of in-order leaf p of m over n bodies.
 inline unsigned leaf_rank(std::uint64_t p, std::uint64_t n, std::uint64_t m) { return static_cast<unsigned>(p * n / m); }
 
-// For every node of a heap of m leaves: its first leaf in in-order and its number of leaves.
+// For every node of the heap of m leaves over n bodies: its bodies' tree positions [first, end).
+// Its split (the first position of its right child) is first[2i + 1].
 struct HeapShape {
-  std::vector<unsigned> first_leaf, leaves;
-  explicit HeapShape(unsigned m) : first_leaf(2 * std::size_t(m)), leaves(2 * std::size_t(m)) {
+  std::vector<unsigned> first, end;
+  HeapShape(unsigned n, unsigned m) : first(2 * std::size_t(m)), end(2 * std::size_t(m)) {
+    std::vector<unsigned> first_leaf(2 * std::size_t(m)), leaves(2 * std::size_t(m));  // in in-order
     for (std::size_t i = 2 * std::size_t(m) - 1; i >= 1; --i) leaves[i] = i >= m ? 1 : leaves[2 * i] + leaves[2 * i + 1];
-    first_leaf[1] = 0;
     for (std::size_t i = 1; i < m; ++i) {
       first_leaf[2 * i] = first_leaf[i];
       first_leaf[2 * i + 1] = first_leaf[i] + leaves[2 * i];
     }
+    for (std::size_t i = 1; i < 2 * std::size_t(m); ++i) {
+      first[i] = leaf_rank(first_leaf[i], n, m);
+      end[i] = leaf_rank(first_leaf[i] + leaves[i], n, m);
+    }
   }
 };
+
+// The order of bodies along an axis (coordinate c): (coordinate + 0, body index).
+template <class T>
+auto by_axis(const T* c) {
+  return [c](unsigned p, unsigned q) {
+    const T kp = c[p] + T(0), kq = c[q] + T(0);
+    return kp < kq || (kp == kq && p < q);
+  };
+}
 
 // Fills node, mass and crit2 of every node from the bodies in tree order (a node's bodies are the
 // tree positions [rank of its first leaf, rank of its last leaf + 1)).
@@ -66,8 +80,7 @@ void summarise(HeapTree<T>& t, const HeapShape& shape, double lambda) {
   const T l = open_all ? T(1) : T(lambda);
 #pragma omp parallel for schedule(dynamic, 16) if (t.n >= 4096)
   for (std::ptrdiff_t i = 1; i < nodes; ++i) {
-    const Moments<T> c = moments(view, leaf_rank(shape.first_leaf[i], t.n, t.m),
-                                 leaf_rank(shape.first_leaf[i] + shape.leaves[i], t.n, t.m));
+    const Moments<T> c = moments(view, shape.first[i], shape.end[i]);
     t.node[4 * i] = c.x, t.node[4 * i + 1] = c.y, t.node[4 * i + 2] = c.z;
     t.node[4 * i + 3] = critical_distance2(c.r2, l, open_all);
     t.mass[i] = c.mass;
@@ -85,7 +98,7 @@ void build_heap_tree(const T* pos, const T* mass, std::size_t n, const TreeOptio
   t.n = static_cast<unsigned>(n);
   t.m = static_cast<unsigned>((n + k - 1) / k);
   const unsigned m = t.m;
-  const HeapShape shape(m);
+  const HeapShape shape(t.n, m);
   t.body.resize(n);
   std::iota(t.body.begin(), t.body.end(), 0u);
   // Splits, level by level: the nodes of one level own disjoint ranges.
@@ -94,9 +107,7 @@ void build_heap_tree(const T* pos, const T* mass, std::size_t n, const TreeOptio
     const unsigned depth = static_cast<unsigned>(std::bit_width(level_first) - 1);
 #pragma omp parallel for schedule(dynamic, 1) if (n >= 4096 && level_last - level_first > 1)
     for (std::ptrdiff_t i = level_first; i < level_last; ++i) {
-      const unsigned b = leaf_rank(shape.first_leaf[i], n, m);
-      const unsigned e = leaf_rank(shape.first_leaf[i] + shape.leaves[i], n, m);
-      const unsigned s = leaf_rank(shape.first_leaf[2 * i + 1], n, m);
+      const unsigned b = shape.first[i], e = shape.end[i], s = shape.first[2 * i + 1];
       unsigned axis = depth % 3;
       if (o.longest_axis) {
         T extent[3];
@@ -113,21 +124,13 @@ void build_heap_tree(const T* pos, const T* mass, std::size_t n, const TreeOptio
         axis = extent[1] > extent[0] ? 1 : 0;
         if (extent[2] > extent[axis]) axis = 2;
       }
-      const T* c = axis_data[axis];
-      std::nth_element(t.body.begin() + b, t.body.begin() + s, t.body.begin() + e, [c](unsigned p, unsigned q) {
-        const T kp = c[p] + T(0), kq = c[q] + T(0);
-        return kp < kq || (kp == kq && p < q);
-      });
+      std::nth_element(t.body.begin() + b, t.body.begin() + s, t.body.begin() + e, by_axis(axis_data[axis]));
     }
   }
   // Within a leaf, the bodies in x order (the GPU build's order, so that both make the same tree
   // position for every body).
   for (unsigned i = m; i < 2 * m && k > 1; ++i) {
-    const unsigned b = leaf_rank(shape.first_leaf[i], n, m), e = leaf_rank(shape.first_leaf[i] + 1, n, m);
-    std::sort(t.body.begin() + b, t.body.begin() + e, [x = pos](unsigned p, unsigned q) {
-      const T kp = x[p] + T(0), kq = x[q] + T(0);
-      return kp < kq || (kp == kq && p < q);
-    });
+    std::sort(t.body.begin() + shape.first[i], t.body.begin() + shape.end[i], by_axis(pos));
   }
   t.position.resize(n);
   t.bx.resize(n), t.by.resize(n), t.bz.resize(n), t.bm.resize(n);
@@ -138,8 +141,8 @@ void build_heap_tree(const T* pos, const T* mass, std::size_t n, const TreeOptio
   }
   t.leaf_first.resize(m), t.leaf_last.resize(m);
   for (unsigned i = m; i < 2 * m; ++i) {
-    t.leaf_first[i - m] = leaf_rank(shape.first_leaf[i], n, m);
-    t.leaf_last[i - m] = leaf_rank(shape.first_leaf[i] + 1, n, m);
+    t.leaf_first[i - m] = shape.first[i];
+    t.leaf_last[i - m] = shape.end[i];
   }
   t.node.assign(8 * std::size_t(m), T(0));
   t.mass.assign(2 * std::size_t(m), T(0));
