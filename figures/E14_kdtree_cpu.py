@@ -1,7 +1,8 @@
 """E14 figure and table: seed S0's Fig. 10 and Table 4, Barnes-Hut on the kd-tree on the CPU.
 
 Reads results/E14_kdtree_cpu.csv (bench rows: time, build, walk, terms per body and force error
-against lambda_crit for S0's six variants; openmp-simd; the same tree on a Plummer sphere) and
+against lambda_crit for S0's six variants; openmp-simd; the same tree on a Plummer sphere; the
+nested stackless walk on a tree split at each node's longest side, on both) and
 results/E14_kdtree_cpu_energy.csv (|dE/E0| after 100 leapfrog steps); writes
   figures/E14_kdtree_cpu.pdf, .png     time, force error and energy change against lambda_crit
   paper/generated/E14_table.tex        milliseconds per force evaluation, variant x lambda_crit
@@ -31,6 +32,11 @@ def lam(r):
     return float(r["lambda-crit"])
 
 
+def longest(r):
+    """A row of the tree split at each node's longest side (S0's: x, y, z by depth)."""
+    return r.get("split-axis") == "longest"
+
+
 def ms(seconds):
     """Milliseconds as the text prints them: 3 significant digits, whole numbers from 100 on."""
     v = 1e3 * seconds
@@ -40,8 +46,10 @@ def ms(seconds):
 def main():
     rows, meta = paper.load_results(EXP)
     energy_rows, energy_meta = paper.load_results(ENERGY)
-    galaxy = [r for r in rows if r["ic"] == "two-galaxies"]
-    plummer = sorted((r for r in rows if r["ic"] == "plummer"), key=lam)
+    galaxy = [r for r in rows if r["ic"] == "two-galaxies" and not longest(r)]
+    plummer = sorted((r for r in rows if r["ic"] == "plummer" and not longest(r)), key=lam)
+    galaxy_longest = sorted((r for r in rows if r["ic"] == "two-galaxies" and longest(r)), key=lam)
+    plummer_longest = sorted((r for r in rows if r["ic"] == "plummer" and longest(r)), key=lam)
     tree = {v: sorted((r for r in galaxy if r["engine"] == v), key=lam) for v in VARIANTS}
     tree = {v: rs for v, rs in tree.items() if rs}
     allpairs = next((r for r in galaxy if r["engine"] == "openmp-simd"), None)
@@ -53,6 +61,9 @@ def main():
     for v, rs in tree.items():
         ax_t.plot([lam(r) for r in rs], [float(r["seconds_per_eval"]) for r in rs], marker=MARKERS[v],
                   color=COLOURS[v], label=v)
+    if galaxy_longest:
+        ax_t.plot([lam(r) for r in galaxy_longest], [float(r["seconds_per_eval"]) for r in galaxy_longest], "-.",
+                  marker="*", color="tab:pink", label="nested-stackless, longest-side split")
     if t_all:
         ax_t.axhline(t_all, color="k", ls="--", lw=0.9, label="openmp-simd (all pairs)")
     best = tree.get("kdtree-nested-stackless") or next(iter(tree.values()), [])
@@ -71,6 +82,10 @@ def main():
                   label="Plummer, 99th pct.")
         ax_e.plot([lam(r) for r in plummer], [float(r["error_median"]) for r in plummer], "s--",
                   color="tab:purple", label="Plummer, median")
+    for rs, marker, label in ((galaxy_longest, "*", "galaxies"), (plummer_longest, "s", "Plummer")):
+        if rs:
+            ax_e.plot([lam(r) for r in rs], [float(r["error_p99"]) for r in rs], "-.", marker=marker, ms=3,
+                      color="tab:pink", label=f"{label}, 99th pct., longest side")
     ax_e.axhline(ERROR_TARGET, color="k", lw=0.6, ls=":")
     ax_e.set_ylabel("force error per body")
     ax_e.set_title("(b) force error")
@@ -134,6 +149,11 @@ def main():
         return f"{ra[x] / rb[x]:.1f}" if x in ra and x in rb else paper.MISSING
 
     big = max(lambdas) if lambdas else None
+    # The longest-side split against S0's, nested stackless walk, lambda_crit = 4 (galaxies), and
+    # on the Plummer sphere the first lambda_crit with a 99th percentile within ERROR_TARGET.
+    at4 = next((r for r in tree.get("kdtree-nested-stackless", []) if lam(r) == 4.0), None)
+    long4 = next((r for r in galaxy_longest if lam(r) == 4.0), None)
+    pl_long = next((r for r in plummer_longest if float(r["error_p99"]) <= ERROR_TARGET), None)
     exact_de = abs(float(exact_energy["dE_rel"])) if exact_energy else None
     de_at = {lam(r): abs(float(r["dE_rel"])) for r in tree_energy}
     macros = {
@@ -162,6 +182,14 @@ def main():
         "EFourteenExactDE": paper.tex_sci(exact_de) if exact_de else paper.MISSING,
         "EFourteenDEAtOne": paper.tex_sci(de_at[1.0]) if 1.0 in de_at else paper.MISSING,
         "EFourteenDEAtFour": paper.tex_sci(de_at[4.0]) if 4.0 in de_at else paper.MISSING,
+        "EFourteenLongestMs": ms(float(long4["seconds_per_eval"])) if long4 else paper.MISSING,
+        "EFourteenLongestTerms": f"{float(long4['terms_per_body']):.0f}" if long4 else paper.MISSING,
+        "EFourteenLongestPninetynine": paper.tex_sci(float(long4["error_p99"])) if long4 else paper.MISSING,
+        "EFourteenDepthMs": ms(float(at4["seconds_per_eval"])) if at4 else paper.MISSING,
+        "EFourteenDepthTerms": f"{float(at4['terms_per_body']):.0f}" if at4 else paper.MISSING,
+        "EFourteenDepthPninetynine": paper.tex_sci(float(at4["error_p99"])) if at4 else paper.MISSING,
+        "EFourteenPlummerLongestLambda": f"{lam(pl_long):g}" if pl_long else paper.MISSING,
+        "EFourteenPlummerLongestMs": ms(float(pl_long["seconds_per_eval"])) if pl_long else paper.MISSING,
         "EFourteenEnergyN": str(paper.fixed_flags(energy_meta).get("n", paper.MISSING)),
     }
     macros = {k: str(v) for k, v in macros.items()}

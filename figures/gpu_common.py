@@ -47,13 +47,14 @@ def ratio(x):
     return f"{x:.0f}" if x >= 10 else f"{x:.2g}"
 
 
-def engine_legend(fig, axes):
-    """One legend under the panels for every engine (and other labelled line) drawn in any of them."""
+def engine_legend(fig, axes, ncol=6):
+    """One legend under the panels for every engine (and other labelled line) drawn in any of them,
+    in at most `ncol` columns."""
     handles = {}
     for ax in axes:
         for h, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, h)
-    style.legend_below(fig, list(handles.values()), ncol=min(len(handles), 6))
+    style.legend_below(fig, list(handles.values()), ncol=min(len(handles), ncol))
 
 
 

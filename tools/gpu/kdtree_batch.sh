@@ -7,7 +7,8 @@
 #                                          clamp on and off; leaves of 1 and 8; each value of its
 #                                          knobs); the headline timings at N = 2^20, lambda_crit = 4
 #   tools/gpu/kdtree_batch.sh experiments  E15 and E16 through the runner (--profile full; EXPS=ID
-#                                          runs one, LIMIT its seconds, default 280)
+#                                          runs one, LIMIT its seconds, default 280; FORCE= resumes
+#                                          from the points in results/.points, carried)
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); tools/gpu/batch_start.sh says where
 # the results land ($OUT/kdtree_<phase>.tar.gz).
 phase=${1:?usage: kdtree_batch.sh check|experiments}
@@ -75,8 +76,7 @@ fi
 if [ "$phase" = experiments ]; then
   for e in ${EXPS-E15_kdtree_gpu_blocks E16_kdtree_gpu_lambda}; do
     step "$e through the runner"
-    [ -f experiments/$e.toml ] || cp experiments/planned/$e.toml experiments/  # before its first results
-    PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-280}" python3 experiments/runner.py run $e --profile full --force \
+    PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-280}" python3 experiments/runner.py run $e --profile full ${FORCE---force} \
       --nbody "$NB" > "$W/runner_$e.log" 2>&1
     echo "runner $e rc=$?" | tee -a "$W/steps.log"
     tail -3 "$W/runner_$e.log" | tee -a "$W/steps.log"

@@ -9,6 +9,7 @@ body); writes
 """
 import numpy as np
 
+import gpu_common
 import style
 from nbodylab import paper
 
@@ -18,11 +19,16 @@ ENGINES = ["cuda-kdtree-cycle", "cuda-kdtree-nested", "cuda-kdtree-nested-ldg", 
 COLOURS = {"cuda-kdtree-cycle": "tab:olive", "cuda-kdtree-nested": "tab:blue", "cuda-kdtree-nested-ldg": "tab:green",
            "cuda-kdtree-stackless": "tab:red", "opencl-kdtree-cycle": "tab:olive", "opencl-kdtree-nested": "tab:blue",
            "opencl-kdtree-stackless": "tab:red"}
-BAR_LAMBDAS = [1.0, 4.0, 16.0]
+BAR_LAMBDAS = [1.0, 2.0, 4.0]
 
 
 def host_built(r):
     return "host_build=1" in r["launch"]
+
+
+def longest(r):
+    """A row of the tree split at each node's longest side (S0's: x, y, z by depth)."""
+    return r.get("split-axis") == "longest"
 
 
 def lam(r):
@@ -36,7 +42,8 @@ def total(r):
 
 def main():
     rows, meta = paper.load_results(EXP)
-    fl = [r for r in rows if r["precision"] == "float"]
+    fl = [r for r in rows if r["precision"] == "float" and not longest(r)]
+    fl_long = [r for r in rows if r["precision"] == "float" and longest(r)]
     sizes = sorted({int(r["n"]) for r in fl})
     fig, axes = style.figure(1, 3, height=2.9)
     for ax, n in zip(axes, sizes[-2:]):
@@ -50,12 +57,16 @@ def main():
                      key=lam)
         if host:
             ax.plot([lam(r) for r in host], [total(r) for r in host], "-.", color="tab:purple",
-                    label="cuda-kdtree-stackless, tree built on the host")
+                    label="stackless, tree built on the host")
             ax.plot([lam(r) for r in host], [float(r["build_seconds"]) for r in host], ":", color="tab:purple",
-                    label="host build (+ copy) alone")
+                    label="host build + copy alone")
         if gpu:
             ax.plot([lam(r) for r in gpu], [float(r["build_seconds"]) for r in gpu], ":", color="tab:red",
                     label="GPU build alone")
+        split = sorted((r for r in fl_long if int(r["n"]) == n), key=lam)
+        if split:
+            ax.plot([lam(r) for r in split], [total(r) for r in split], "-.", marker="*", ms=3, color="tab:pink",
+                    label="stackless, longest-side split")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel(r"$\lambda_\mathrm{crit}$")
@@ -74,22 +85,17 @@ def main():
         build = [1e3 * float(rs[x]["build_seconds"]) for x in BAR_LAMBDAS if x in rs]
         walk = [1e3 * float(rs[x]["walk_seconds"]) for x in BAR_LAMBDAS if x in rs]
         ax.bar(xs, build, width, color=colour, alpha=0.45, label=f"{label}")
-        ax.bar(xs, walk, width, bottom=build, color=colour, label=f"walk after the {label}")
+        ax.bar(xs, walk, width, bottom=build, color=colour, label=f"walk ({label})")
     ax.set_xticks(np.arange(len(BAR_LAMBDAS)), [f"{x:g}" for x in BAR_LAMBDAS])
     ax.set_xlabel(r"$\lambda_\mathrm{crit}$")
     ax.set_ylabel("milliseconds")
     ax.set_title(f"stackless, N = {nmax}, float")
-    handles = []
-    for a in axes:
-        for h in a.get_legend_handles_labels()[0]:
-            if h.get_label() not in [x.get_label() for x in handles]:
-                handles.append(h)
-    style.legend_below(fig, handles, ncol=3)
+    gpu_common.engine_legend(fig, axes, ncol=3)
     style.save(fig, EXP)
 
-    def row(engine, precision, n, lam_, host):
+    def row(engine, precision, n, lam_, host, split_longest=False):
         return next((r for r in rows if r["engine"] == engine and r["precision"] == precision and int(r["n"]) == n
-                     and lam(r) == lam_ and host_built(r) == host), None)
+                     and lam(r) == lam_ and host_built(r) == host and longest(r) == split_longest), None)
 
     macros = {}
     for p in ("float", "double"):
@@ -104,6 +110,11 @@ def main():
         macros[f"ESixteen{key}BuildGain"] = (f"{float(h['build_seconds']) / float(g['build_seconds']):.0f}"
                                             if g and h else paper.MISSING)
         macros[f"ESixteen{key}TotalGain"] = f"{total(h) / total(g):.1f}" if g and h else paper.MISSING
+        s = row("cuda-kdtree-stackless", p, 1048576, 4.0, False, split_longest=True)
+        macros[f"ESixteen{key}LongestMs"] = f"{1e3 * total(s):.3g}" if s else paper.MISSING
+        macros[f"ESixteen{key}LongestBuildMs"] = ms(s, "build_seconds")
+        macros[f"ESixteen{key}LongestTerms"] = f"{float(s['terms_per_body']):.0f}" if s else paper.MISSING
+        macros[f"ESixteen{key}DepthTerms"] = f"{float(g['terms_per_body']):.0f}" if g else paper.MISSING
     big = row("cuda-kdtree-stackless", "float", 131072, 1024.0, False)
     macros["ESixteenSmallTermsAtMax"] = f"{float(big['terms_per_body']):.0f}" if big and big["terms_per_body"] else paper.MISSING
     paper.write_macros("E16_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])

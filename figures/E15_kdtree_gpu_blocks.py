@@ -6,6 +6,7 @@ launch shape: the device time of the GPU build and the walk); writes
   paper/generated/E15_table.tex            each engine's best time and block, S0's best beside
   paper/generated/E15_numbers.tex          \\newcommand macros for the numbers the text quotes
 """
+import gpu_common
 import style
 from nbodylab import paper
 from seed_numbers import S0_TREE_BLOCKS, S0_TREE_ROW_ENGINE, S0_TREE_TABLES
@@ -18,11 +19,13 @@ COLOURS = {"cuda-kdtree-cycle": "tab:olive", "cuda-kdtree-nested": "tab:blue", "
            "opencl-kdtree-stackless": "tab:red", "cuda-tiled": "k", "opencl-tiled": "k"}
 SIZES = ["128K", "1M"]
 PRECISIONS = ["float", "double"]
-# S0's table for each (size, precision) we compare with: Table 7 is float ("single accuracy",
-# and its dense rate is beyond the GTX 1080 Ti's double-precision peak); Tables 5 and 6 state no
-# precision, and are set beside our double (S0's code computes in double by default).
-S0_TABLE = {("128K", "double"): "5", ("1M", "double"): "6", ("1M", "float"): "7"}
 TARGET_MS = {"float": 20, "double": 40}  # N = 2^20, lambda_crit = 4, build on the GPU included
+
+
+def ms(seconds):
+    """Milliseconds as the text prints them: 3 significant digits, whole numbers from 100 on."""
+    v = 1e3 * seconds
+    return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
 
 
 def shape(row):
@@ -62,12 +65,7 @@ def main():
             if j == 0:
                 ax.set_ylabel("seconds per force evaluation")
             style.log_ticks(ax)
-    handles = []
-    for ax in axes.flat:
-        for h in ax.get_legend_handles_labels()[0]:
-            if h.get_label() not in [x.get_label() for x in handles]:
-                handles.append(h)
-    style.legend_below(fig, handles, ncol=3)
+    gpu_common.engine_legend(fig, axes.flat, ncol=3)
     style.save(fig, EXP)
 
     # Table: each engine's best time (ms) and the block it ran at, per size and precision, and
@@ -93,7 +91,7 @@ def main():
         cells = [rf"\code{{{e}}}"]
         for s, p in cols:
             b = best(s, p, e)
-            cells.append(f"{1e3 * b[1]:.3g} ({b[0]})" if b else "---")
+            cells.append(f"{ms(b[1])} ({b[0]})" if b else "---")
         for t in ("5", "6", "7"):
             b = s0_best(t, e)
             cells.append(f"{b[1]:g} ({b[0]})" if b else "---")
@@ -109,15 +107,15 @@ def main():
         e_best, b_best = min(trees, key=lambda x: x[1][1]) if trees else (None, None)
         key = paper.macro_part(p)
         macros[f"EFifteen{key}BestEngine"] = rf"\code{{{e_best}}}" if e_best else paper.MISSING
-        macros[f"EFifteen{key}BestMs"] = f"{1e3 * b_best[1]:.3g}" if b_best else paper.MISSING
+        macros[f"EFifteen{key}BestMs"] = ms(b_best[1]) if b_best else paper.MISSING
         macros[f"EFifteen{key}BestBlock"] = str(b_best[0]) if b_best else paper.MISSING
         macros[f"EFifteen{key}TargetMs"] = str(TARGET_MS[p])
         macros[f"EFifteen{key}Verdict"] = paper.MISSING if not b_best else (
             "met" if 1e3 * b_best[1] <= TARGET_MS[p] else "not met")
         dense = best("1M", p, "cuda-tiled")
-        macros[f"EFifteen{key}DenseMs"] = f"{1e3 * dense[1]:.3g}" if dense else paper.MISSING
+        macros[f"EFifteen{key}DenseMs"] = ms(dense[1]) if dense else paper.MISSING
         macros[f"EFifteen{key}OverDense"] = f"{dense[1] / b_best[1]:.0f}" if dense and b_best else paper.MISSING
-        t = "7" if p == "float" else "6"
+        t = "7" if p == "float" else "6"  # S0's Table 7 was float (the paper's E15 section says why)
         s0 = s0_best(t, "cuda-kdtree-stackless")
         macros[f"EFifteen{key}SZeroSeconds"] = f"{s0[1]:g}" if s0 else paper.MISSING
         macros[f"EFifteen{key}OverSZero"] = f"{s0[1] / b_best[1]:.0f}" if s0 and b_best else paper.MISSING
@@ -131,7 +129,15 @@ def main():
         for e in ("cuda-kdtree-cycle", "cuda-kdtree-nested", "cuda-kdtree-nested-ldg", "cuda-kdtree-stackless",
                   "opencl-kdtree-cycle", "opencl-kdtree-nested", "opencl-kdtree-stackless"):
             b = best("1M", p, e)
-            macros[f"EFifteen{key}{paper.macro_part(e)}Ms"] = f"{1e3 * b[1]:.3g}" if b else paper.MISSING
+            macros[f"EFifteen{key}{paper.macro_part(e)}Ms"] = ms(b[1]) if b else paper.MISSING
+    # S0's Table 7 all-pairs rate: N^2 terms in its best time, and the float operations that is at
+    # 20 per term (the count of Section gpu-engines).
+    dense7 = s0_best("7", "cuda-tiled")
+    if dense7:
+        rate = float(S0_TREE_TABLES["7"]["n"]) ** 2 / dense7[1]
+        macros["EFifteenSZeroDenseSeconds"] = f"{dense7[1]:g}"
+        macros["EFifteenSZeroDenseRate"] = paper.tex_sci(rate, 2)
+        macros["EFifteenSZeroDenseTflops"] = f"{20 * rate / 1e12:.1f}"
     paper.write_macros("E15_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])
 
 
