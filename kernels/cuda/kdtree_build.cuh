@@ -28,8 +28,8 @@
 
 namespace nbody::cuda::kdtree_build {
 
-// The heap's shape (kdtree::HeapShape) on the device, for n bodies in m leaves: tables, so that no
-// kernel divides.
+// The heap's shape (kdtree::HeapShape) on the device, for n bodies in m leaves, as tables: no
+// kernel computes a rank (a 64-bit division).
 struct Shape {
   const unsigned* node_first;  // per node: its first tree position
   const unsigned* node_end;    // per node: one past its last

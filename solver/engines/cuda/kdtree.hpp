@@ -22,7 +22,7 @@ namespace nbody::cuda {
 
 // The knobs of every tree engine.
 inline std::vector<Knob> tree_knobs() {
-  return {Knob::range(&Launch::block, "block", "threads per block", 8, 1, 0, {64, 128, 256, 512}),
+  return {Knob::range(&Launch::block, "block", "threads per block (default 1024)", 8, 1, 0, {128, 256, 512, 1024}),
           Knob::list(&Launch::l1, "l1", "1: prefer L1 cache over shared memory (S0's cudaFuncCachePreferL1)", {0, 1}, {0, 1}),
           Knob::list(&Launch::host_build, "host_build", "1: build the tree on the host and copy it (S0); 0: on the GPU",
                      {0, 1})};
