@@ -16,7 +16,7 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   # One translation unit per real type (the kernels' compiled variants), and the device queries.
   add_library(nbody_cuda STATIC
     solver/engines/cuda/device.cu solver/engines/cuda/float.cu solver/engines/cuda/double.cu solver/engines/cuda/dd.cu
-    solver/engines/cuda/qd.cu solver/engines/cuda/kdtree.cu)
+    solver/engines/cuda/qd.cu solver/engines/cuda/kdtree.cu solver/engines/cuda/octree.cu)
   target_include_directories(nbody_cuda PRIVATE solver kernels)
   # C++20 as for the C++ code. CMake 3.25 does not know nvcc's C++20 flag: teach it.
   if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)

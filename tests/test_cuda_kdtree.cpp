@@ -121,7 +121,7 @@ TEMPLATE_TEST_CASE("the_gpu_kdtree_at_a_million_bodies", "[.][cuda-kdtree-large]
     for (const T& x : ref) mean2 += double(x) * double(x) / double(n);
     const double floor2 = 1e-4 * mean2;
     for (const auto& e : engine_table<T>()) {
-      if (!e.can.tree || e.can.device != Device::cuda) continue;
+      if (e.can.tree != TreeKind::kdtree || e.can.device != Device::cuda) continue;
       for (const char* launch : {"host_build=1", ""}) {
         auto gpu = make_engine<T>(e.name, law);
         gpu->set_launch(launch);

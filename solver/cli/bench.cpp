@@ -44,7 +44,7 @@ int bench_typed(const BenchOptions& o) {
   // GPU engines: seconds_per_eval is the kernels' device time (events), wall_seconds_per_eval
   // adds the host<->device copies; CPU engines: both are the wall time.
   // Tree engines also time the build and the walk apart (their medians).
-  std::vector<double> seconds, wall, build_times, walk_times;
+  std::vector<double> seconds, wall, build_times, walk_times, moments_times;
   for (int r = 0; r < o.repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());
@@ -53,6 +53,7 @@ int bench_typed(const BenchOptions& o) {
     seconds.push_back(device >= 0 ? device : wall.back());
     build_times.push_back(engine->last_tree_profile().build_seconds);
     walk_times.push_back(engine->last_tree_profile().walk_seconds);
+    moments_times.push_back(engine->last_tree_profile().moments_seconds);
   }
   auto median_of = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -83,16 +84,25 @@ int bench_typed(const BenchOptions& o) {
     step_fevals = buf;
   }
   const TreeProfile tree = engine->last_tree_profile();
-  std::string tree_columns = ",,";
+  std::string tree_columns = ",,", tree_parts = ",,,";
   if (tree.build_seconds >= 0) {
-    char buf[96];
+    char buf[160];
     std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g", median_of(build_times), median_of(walk_times), tree.terms_per_body);
     tree_columns = buf;
+    // The moments' share of the build (where timed apart) and the tree's shape (where reported).
+    const double moments = median_of(moments_times);
+    if (moments >= 0) std::snprintf(buf, sizeof buf, "%.6g", moments);
+    tree_parts = (moments >= 0 ? std::string(buf) : std::string()) + ",";
+    if (tree.shape.nodes)
+      tree_parts += std::to_string(tree.shape.nodes) + "," + std::to_string(tree.shape.leaves) + "," + std::to_string(tree.shape.depth);
+    else
+      tree_parts += ",,";
   }
   // --force-error: the last evaluation against direct summation in double (force_error.hpp).
-  std::string error_columns = ",,";
+  std::string error_columns = ",,", error_count;
   if (o.force_error) {
-    const ForceErrorSummary e = force_error(s.y.data(), s.mass.data(), s.size(), law, acc.data());
+    error_count = std::to_string(o.error_bodies == 0 || o.error_bodies > s.size() ? s.size() : o.error_bodies);
+    const ForceErrorSummary e = force_error(s.y.data(), s.mass.data(), s.size(), law, acc.data(), o.error_bodies);
     char buf[96];
     std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g", e.median, e.p99, e.max);
     error_columns = buf;
@@ -104,15 +114,16 @@ int bench_typed(const BenchOptions& o) {
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
   const std::string& simd_isa = find_engine<T>(engine_name).can.simd;
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies\n");
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
               simd_isa.c_str(),
               csv_field(host["cpu_model"].get<std::string>()).c_str(),
               csv_field(build["cxx_flags"].get<std::string>()).c_str(), timing.c_str(), wall_median,
               csv_field(engine->device_info()).c_str(), o.steps > 0 ? o.integrator.c_str() : "",
-              step_seconds.c_str(), step_fevals.c_str(), tree_columns.c_str(), error_columns.c_str());
+              step_seconds.c_str(), step_fevals.c_str(), tree_columns.c_str(), error_columns.c_str(), tree_parts.c_str(),
+              error_count.c_str());
   return 0;
 }
 

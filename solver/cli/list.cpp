@@ -37,7 +37,8 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"device", device_name(entry.can.device)},
          {"precisions", e.precisions},
          {"compensated_forces", entry.can.compensated_forces},
-         {"tree", entry.can.tree},
+         {"tree", tree_name(entry.can.tree)},
+         {"leaf_size", entry.can.leaf_size},
          {"simd", entry.can.simd},
          {"launch", launch},
          {"launch_precision", p}};
@@ -60,7 +61,9 @@ int list_engines(bool json, std::string_view precision) {
     for (std::size_t k = 0; k < j["precisions"].size(); ++k) text += (k ? ", " : "") + j["precisions"][k].get<std::string>();
     text += "]";
     if (j["compensated_forces"].get<bool>()) text += " [--compensated forces]";
-    if (j["tree"].get<bool>()) text += " [approximate: --lambda-crit, --leaf-size, --split-axis]";
+    const std::string leaf = " (default " + std::to_string(j["leaf_size"].get<unsigned>()) + ")";
+    if (j["tree"] == "kdtree") text += " [approximate: --lambda-crit, --leaf-size" + leaf + ", --split-axis]";
+    if (j["tree"] == "octree") text += " [approximate: --theta, --leaf-size" + leaf + ", --moments]";
     if (!j["simd"].get<std::string>().empty()) text += " [SIMD here: " + j["simd"].get<std::string>() + "]";
     if (!j["launch"].empty()) {
       text += " [--launch in " + j["launch_precision"].get<std::string>() + ":";

@@ -47,12 +47,20 @@ void add_force_options(CLI::App& cmd, ForceOptions& f) {
   cmd.add_option("--r-min", f.r_min, "seed S0's minimum-distance clamp, r^2 >= r_min^2 (0: none; S0 used 1e-4)")
       ->capture_default_str();
   cmd.add_option("--lambda-crit", f.lambda_crit,
-                 "tree engines: a node is taken whole when |r - r_com| > lambda r_node, r_node the largest distance of "
+                 "kd-tree engines: a node is taken whole when |r - r_com| > lambda r_node, r_node the largest distance of "
                  "its bodies from their centre of mass (opening angle 1/lambda; Barnes-Hut's theta ~ 2/lambda); at "
                  "least 1, inf opens every node (default 4; S0 used 10 and 4)");
-  cmd.add_option("--leaf-size", f.leaf_size, "tree engines: at most this many bodies per leaf (default 1, as S0)");
+  cmd.add_option("--leaf-size", f.leaf_size,
+                 "tree engines: at most this many bodies per leaf (default: the engine's own, `nbody list engines`; 1 "
+                 "for S0's and S4's)");
   cmd.add_option("--split-axis", f.split_axis,
-                 "tree engines: cycle (x, y, z by depth, as S0; the default) or longest (the node's longest side)");
+                 "kd-tree engines: cycle (x, y, z by depth, as S0; the default) or longest (the node's longest side)");
+  cmd.add_option("--theta", f.theta,
+                 "octree engines: a cell of side l is taken whole when its centre of mass is farther than "
+                 "l/theta + delta, delta the distance of the centre of mass from the cell's centre (S4's rule); from 0 "
+                 "(opens every cell: direct sums) to 1 (default 0.5, as S4)");
+  cmd.add_option("--moments", f.moments,
+                 "octree engines: monopole (mass at the centre of mass, as S4; the default) or quadrupole");
 }
 
 namespace {
@@ -269,6 +277,10 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--force-error", bench.force_error,
                       "also the error of the last evaluation against direct summation in double, per body in the norm of "
                       "docs/design.md: its median, 99th percentile and maximum (O(N^2))");
+  bench_cmd->add_option("--error-bodies", bench.error_bodies,
+                        "with --force-error: the error of this many bodies spread evenly over the input order (the "
+                        "reference sums N pair terms per body; default: every body)")
+      ->check(whole_number<std::size_t>());
   bench_cmd->add_option("--launch", bench.launch, launch_help());
   bench_cmd->add_option("--steps", bench.steps,
                         "also time this many steps of --integrator (fixed step 2^-10); the median is reported")

@@ -16,6 +16,7 @@ struct ForceOptions {
   std::string eps = "0";
   std::string r_min = "0";
   std::string lambda_crit, leaf_size, split_axis;  // tree engines; empty: not given (TreeOptions' defaults)
+  std::string theta, moments;                      // octree engines; the same
 };
 
 struct RunOptions {
@@ -59,6 +60,7 @@ struct BenchOptions {
   std::string integrator = "rk4";
   std::string ic = "plummer";       // plummer or two-galaxies
   bool force_error = false;         // --force-error: the error against direct summation (median, p99, max)
+  std::size_t error_bodies = 0;     // --error-bodies: of this many bodies (0: all)
 };
 
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.

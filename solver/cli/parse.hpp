@@ -86,14 +86,34 @@ ForceLaw<T> parse_force_law(const ForceOptions& f) {
       throw InputError("--split-axis must be cycle or longest, got " + quoted_excerpt(f.split_axis));
     law.tree.longest_axis = f.split_axis == "longest";
   }
+  if (!f.theta.empty()) {
+    const double theta = parse_number<double>(f.theta, "--theta");
+    if (!(theta >= 0 && theta <= 1))
+      throw InputError("--theta must be from 0 to 1, got " + quoted_excerpt(f.theta) +
+                       ": above 1 a cell could be taken whole by a body inside it");
+    law.tree.theta = theta;
+  }
+  if (!f.moments.empty()) {
+    if (f.moments != "monopole" && f.moments != "quadrupole")
+      throw InputError("--moments must be monopole or quadrupole, got " + quoted_excerpt(f.moments));
+    law.tree.quadrupole = f.moments == "quadrupole";
+  }
   return law;
 }
 
-// The tree flags belong to tree engines: refused, naming them, with an engine that sums all pairs.
-inline void check_tree_flags(const ForceOptions& f, bool tree_engine, std::string_view engine) {
-  if (tree_engine || (f.lambda_crit.empty() && f.leaf_size.empty() && f.split_axis.empty())) return;
-  throw InputError("--lambda-crit, --leaf-size and --split-axis are for the tree engines (`nbody list engines`); '" +
-                   std::string(engine) + "' sums all pairs");
+// The tree flags belong to the engines of their tree: refused, naming them, with any other engine.
+inline void check_tree_flags(const ForceOptions& f, TreeKind tree, std::string_view engine) {
+  const std::string name(engine);
+  if (tree == TreeKind::none && !(f.lambda_crit.empty() && f.leaf_size.empty() && f.split_axis.empty() &&
+                                  f.theta.empty() && f.moments.empty()))
+    throw InputError("--lambda-crit, --split-axis, --theta, --moments and --leaf-size are for the tree engines (`nbody "
+                     "list engines`); '" + name + "' sums all pairs");
+  if (tree == TreeKind::octree && !(f.lambda_crit.empty() && f.split_axis.empty()))
+    throw InputError("--lambda-crit and --split-axis are for the kd-tree engines; '" + name +
+                     "' walks an octree: --theta, --moments, --leaf-size");
+  if (tree == TreeKind::kdtree && !(f.theta.empty() && f.moments.empty()))
+    throw InputError("--theta and --moments are for the octree engines; '" + name +
+                     "' walks a kd-tree: --lambda-crit, --split-axis, --leaf-size");
 }
 
 // The flags given (the tree's only when given, so that a run without them keeps its identity).
@@ -102,6 +122,8 @@ inline nlohmann::json to_json(const ForceOptions& f) {
   if (!f.lambda_crit.empty()) j["lambda_crit"] = f.lambda_crit;
   if (!f.leaf_size.empty()) j["leaf_size"] = f.leaf_size;
   if (!f.split_axis.empty()) j["split_axis"] = f.split_axis;
+  if (!f.theta.empty()) j["theta"] = f.theta;
+  if (!f.moments.empty()) j["moments"] = f.moments;
   return j;
 }
 

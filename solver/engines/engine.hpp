@@ -18,10 +18,26 @@ namespace nbody {
 template <class T>
 class ResidentStepper;  // engines/resident.hpp
 
-// Tree engines: what the last evaluation cost, the build and the walk apart, and the terms (node
-// and body interactions) added per body. Negative: not a tree engine.
+// A tree's shape: the same numbers from every back end that builds it from one input.
+struct TreeShape {
+  unsigned nodes = 0, leaves = 0, depth = 0, largest_leaf = 0;
+  unsigned bodies = 0;  // summed over the leaves
+  bool operator==(const TreeShape&) const = default;
+};
+
+// Tree engines: what the last evaluation cost, the build (moments included) and the walk apart,
+// and the terms (node and body interactions) added per body. Negative: not a tree engine, or not
+// measured apart. The shape and the root's mass where the engine reports them (octrees).
 struct TreeProfile {
   double build_seconds = -1, walk_seconds = -1, terms_per_body = -1;
+  double moments_seconds = -1;
+  TreeShape shape;
+  double root_mass = 0;
+  static TreeProfile timed(double build_seconds, double walk_seconds, double terms_per_body) {
+    TreeProfile p;
+    p.build_seconds = build_seconds, p.walk_seconds = walk_seconds, p.terms_per_body = terms_per_body;
+    return p;
+  }
 };
 
 template <class T>
@@ -61,7 +77,8 @@ struct EngineCapabilities {
   bool compensated_forces = false;  // sums the pair forces with Neumaier's algorithm (--compensated forces)
   std::string simd;                 // the instruction set it dispatched to on this CPU; empty: not explicit SIMD
   std::vector<Knob> launch;         // its --launch knobs in this precision (GPU kernels' specs); empty: none
-  bool tree = false;                // Barnes-Hut: approximates with --lambda-crit, --leaf-size, --split-axis
+  TreeKind tree = TreeKind::none;   // Barnes-Hut: the tree, and so the flags that steer it
+  unsigned leaf_size = 0;           // tree engines: the --leaf-size it takes when none is given
 };
 
 template <class T>

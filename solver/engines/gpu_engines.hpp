@@ -2,7 +2,7 @@
 // Registry entries of the GPU engines this build has (CUDA: NBODY_WITH_CUDA, OpenCL:
 // NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines: one engine per
 // kernel of each back end's list (engines/cuda/kernels.hpp, then the Barnes-Hut walks of
-// engines/cuda/kdtree.hpp; engines/opencl/kernels.hpp, then those of engines/opencl/kdtree.hpp), in the
+// engines/cuda/kdtree.hpp and engines/cuda/octree.hpp; engines/opencl/kernels.hpp, then those of engines/opencl/kdtree.hpp), in the
 // real types its spec runs in, its launch knobs as its capabilities. Being listed does not promise
 // a device: constructing an engine without one fails with a clear message (exit code 2).
 #include <algorithm>
@@ -14,6 +14,7 @@
 #if NBODY_WITH_CUDA
 #include "engines/cuda/engine.hpp"
 #include "engines/cuda/kdtree.hpp"
+#include "engines/cuda/octree.hpp"
 #endif
 #if NBODY_WITH_OPENCL
 #include "engines/opencl/engine.hpp"
@@ -28,7 +29,7 @@ EngineEntry<T> entry(Device device) {
   EngineCapabilities can;
   can.device = device;
   can.launch = Kernel::template knobs<T>();
-  if constexpr (requires { Kernel::tree; }) can.tree = Kernel::tree;
+  if constexpr (requires { Kernel::tree; }) can.tree = Kernel::tree, can.leaf_size = Kernel::leaf_size;
   return {Kernel::name, Kernel::description, std::move(can),
           [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<Engine<T, Kernel>>(law); }};
 }
@@ -41,6 +42,9 @@ std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) 
     if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, CudaEngine>(Device::cuda));
   });
   cuda::TreeKernels::for_each([&]<class K>() {
+    if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, CudaTreeEngine>(Device::cuda));
+  });
+  cuda::OctreeKernels::for_each([&]<class K>() {
     if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, CudaTreeEngine>(Device::cuda));
   });
 #endif

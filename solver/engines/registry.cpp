@@ -8,6 +8,7 @@
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
 #include "engines/kdtree/cpu.hpp"
+#include "engines/octree/cpu.hpp"
 #include "engines/openmp.hpp"
 #include "engines/openmp_block.hpp"
 #include "engines/openmp_simd.hpp"
@@ -46,7 +47,8 @@ std::vector<EngineEntry<T>> with_simd_engines(std::vector<EngineEntry<T>> cpu) {
   return cpu;
 }
 
-// The kd-tree engines (S0's Table 4) in float, double and dd, after the all-pairs CPU engines.
+// The kd-tree engines (S0's Table 4) in float, double and dd, and the octree (S4) in float and
+// double, after the all-pairs CPU engines.
 template <class T>
 std::vector<EngineEntry<T>> with_tree_engines(std::vector<EngineEntry<T>> cpu) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, dd>) {
@@ -57,6 +59,7 @@ std::vector<EngineEntry<T>> with_tree_engines(std::vector<EngineEntry<T>> cpu) {
     cpu.push_back(entry<kdtree::NestedHeap, T>());
     cpu.push_back(entry<kdtree::NestedStackless, T>());
   }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) cpu.push_back(entry<octree::CpuEngine, T>());
   return cpu;
 }
 

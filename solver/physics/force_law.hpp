@@ -2,15 +2,27 @@
 // Parameters of the force law (see kernels/common/interaction.hpp for the formulas), and of the
 // approximation of the tree engines (kernels/common/kdtree.hpp), which all-pairs engines ignore.
 #include <limits>
+#include <string_view>
 
 namespace nbody {
 
-// Barnes-Hut on seed S0's kd-tree: --lambda-crit, --leaf-size, --split-axis.
+// Barnes-Hut: on seed S0's kd-tree (--lambda-crit, --split-axis), on seed S4's octree (--theta,
+// --moments), and --leaf-size for both.
 struct TreeOptions {
   double lambda_crit = 4;      // S0's lambda_crit (theta ~ 2 / lambda); infinity opens every node: direct sums
-  unsigned leaf_size = 1;      // at most this many bodies per leaf (S0: 1)
+  unsigned leaf_size = 0;      // at most this many bodies per leaf; 0: the engine's own (kd-tree: 1, as S0)
   bool longest_axis = false;   // split along the longest side of a node's box; false: x, y, z by depth (S0)
+  double theta = 0.5;          // S4's opening angle: taken whole when d > l / theta + delta; 0 opens every node
+  bool quadrupole = false;     // octree nodes carry quadrupole moments; false: monopoles (S4)
 };
+
+// Barnes-Hut engines approximate; which tree says which flags steer them.
+enum class TreeKind {
+  none,    // sums all pairs
+  kdtree,  // S0's kd-tree: --lambda-crit, --leaf-size, --split-axis
+  octree,  // S4's octree: --theta, --leaf-size, --moments
+};
+inline std::string_view tree_name(TreeKind k) { return k == TreeKind::kdtree ? "kdtree" : k == TreeKind::octree ? "octree" : "none"; }
 
 template <class T>
 struct ForceLaw {

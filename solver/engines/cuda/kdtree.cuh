@@ -397,7 +397,7 @@ template <class T>
 TreeProfile TreeBackend<T>::last_profile() const {
   const Impl& s = *impl_;
   if (s.walk_ms < 0) return {};
-  return {s.host_build_seconds + s.build_ms * 1e-3, s.walk_ms * 1e-3, s.terms_per_body};
+  return TreeProfile::timed(s.host_build_seconds + s.build_ms * 1e-3, s.walk_ms * 1e-3, s.terms_per_body);
 }
 template <class T>
 double TreeBackend<T>::last_device_seconds() const {

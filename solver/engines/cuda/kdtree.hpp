@@ -28,13 +28,19 @@ inline std::vector<Knob> tree_knobs() {
                      {0, 1})};
 }
 
+template <class T>
+class TreeBackend;
+
 // The four engines: which thread takes which body, how nodes are read, which walk (kdtree.cuh).
 #define NBODY_CUDA_TREE_SPEC(TYPE, NAME, INPUT_ORDER, READ_ONLY, STACKLESS, TEXT)                         \
   struct TYPE {                                                                                          \
     static constexpr std::string_view name = NAME;                                                       \
     static constexpr std::string_view description = "Barnes-Hut on S0's kd-tree, CUDA: " TEXT; \
     static constexpr bool input_order = INPUT_ORDER, read_only = READ_ONLY, stackless = STACKLESS;       \
-    static constexpr bool tree = true;                                                                   \
+    static constexpr TreeKind tree = TreeKind::kdtree;                                                   \
+    static constexpr unsigned leaf_size = 1;                                                             \
+    template <class T>                                                                                   \
+    using Backend = TreeBackend<T>;                                                                      \
     template <class T>                                                                                   \
     static constexpr bool runs_in = one_of<T, float, double>;                                            \
     template <class T>                                                                                   \
@@ -58,6 +64,7 @@ using TreeKernels = KernelList<TreeCycle, TreeNested, TreeNestedLdg, TreeStackle
 template <class T>
 class TreeBackend {
  public:
+  using Kernels = TreeKernels;
   TreeBackend();
   ~TreeBackend();
   TreeBackend(const TreeBackend&) = delete;
@@ -89,13 +96,17 @@ kdtree::HeapTree<T> build_kdtree_on_device(const T* pos, const T* mass, std::siz
 
 namespace nbody {
 
+// A CUDA tree engine: its spec's back end (Spec::Backend: cuda::TreeBackend for the kd-trees,
+// cuda::OctreeBackend for the octree) and its launch shape.
 template <class T, class Spec>
 class CudaTreeEngine final : public ForceEngine<T> {
+  using Backend = typename Spec::template Backend<T>;
+
  public:
   explicit CudaTreeEngine(const ForceLaw<T>& law) : ForceEngine<T>(law) {}
 
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
-    backend_.compute(cuda::TreeKernels::index_of<Spec>(), launch_, pos, mass, n, this->law_, acc);
+    backend_.compute(Backend::Kernels::template index_of<Spec>(), launch_, pos, mass, n, this->law_, acc);
   }
   void set_launch(std::string_view spec) override {
     const Launch l = parse_launch(spec);
@@ -109,7 +120,7 @@ class CudaTreeEngine final : public ForceEngine<T> {
   TreeProfile last_tree_profile() const override { return backend_.last_profile(); }
 
  private:
-  cuda::TreeBackend<T> backend_;
+  Backend backend_;
   Launch launch_{};
 };
 

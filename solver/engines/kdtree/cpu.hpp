@@ -42,7 +42,8 @@ class CpuEngine final : public ForceEngine<T> {
   struct info : Variant<O, S> {
     static EngineCapabilities capabilities() {
       EngineCapabilities c;
-      c.tree = true;
+      c.tree = TreeKind::kdtree;
+      c.leaf_size = 1;
       return c;
     }
   };
@@ -81,8 +82,8 @@ class CpuEngine final : public ForceEngine<T> {
       acc[2 * n + i] = G * az;
     }
     const auto t2 = clock::now();
-    profile_ = {std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
-                double(terms) / double(n)};
+    profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
+                                  std::chrono::duration<double>(t2 - t1).count(), double(terms) / double(n));
   }
   TreeProfile last_tree_profile() const override { return profile_; }
 

@@ -106,7 +106,7 @@ void TreeBackend<T>::compute(const T* pos, const T* mass, std::size_t n, const F
     q.enqueueReadBuffer(b.terms, CL_TRUE, 0, n * sizeof(cl_uint), b.h_terms.data());
     unsigned long long terms = 0;
     for (cl_uint c : b.h_terms) terms += c;
-    b.last = {std::chrono::duration<double>(t1 - t0).count(), s.last_s, double(terms) / double(n)};
+    b.last = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(), s.last_s, double(terms) / double(n));
   } catch (const cl::Error& e) {
     s.fail_run(e);
   }

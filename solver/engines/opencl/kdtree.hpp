@@ -45,7 +45,8 @@ inline std::vector<Knob> tree_knobs() {
     static constexpr std::string_view name = NAME;                                                         \
     static constexpr std::string_view description = "Barnes-Hut on S0's kd-tree, OpenCL: " TEXT;           \
     static constexpr std::string_view function = FUNCTION;                                                 \
-    static constexpr bool tree = true;                                                                     \
+    static constexpr TreeKind tree = TreeKind::kdtree;                                                     \
+    static constexpr unsigned leaf_size = 1;                                                               \
     static constexpr const char* source = sources::kdtree;                                                 \
     template <class T>                                                                                     \
     using Backend = TreeBackend<T>;                                                                        \

@@ -1,0 +1,371 @@
+#pragma once
+// Implementation of cuda::OctreeBackend<T> (octree.hpp): the launch shape through the CUDA back
+// end's checks (backend.cuh's resolve), the device buffers (grown, never shrunk), S4's pipeline
+// (kernels/cuda/octree.cuh) with CUB's reductions, sort and scans, and event timing of its parts.
+// Included by octree.cu, which instantiates it.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <type_traits>
+#include <cmath>
+#include <cub/cub.cuh>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/octree.cuh"
+#include "engines/cuda/backend.cuh"
+#include "engines/cuda/octree.hpp"
+
+namespace nbody::cuda {
+
+template <class Spec>
+struct OctreeLauncher {
+  template <class T, bool Clamp>
+  static auto kernel() {
+    if constexpr (std::is_same_v<Spec, OctreeGroups>)
+      return &octree_kernels::group_walk_kernel<T, DeviceMath<Clamp>>;
+    else
+      return &octree_kernels::walk_kernel<T, DeviceMath<Clamp>>;
+  }
+  template <class T>
+  static auto function(bool clamp) {
+    return clamp ? kernel<T, true>() : kernel<T, false>();
+  }
+  template <class T>
+  static void choose(Launch& l, std::size_t, const cudaDeviceProp&) {
+    if (l.block == 0) l.block = 256;
+  }
+  template <class T>
+  static Variant variant(const Launch& l, bool clamp) {
+    const std::size_t shared = std::is_same_v<Spec, OctreeGroups> ? octree_kernels::shared_bytes<T>(l.block) : 0;
+    return {reinterpret_cast<const void*>(function<T>(clamp)), shared};
+  }
+  template <class T>
+  static void finish(Launch& l, std::size_t n, const cudaDeviceProp& p, int) {
+    check_grid<Spec>(l, (n + l.block - 1) / l.block, p.maxGridSize[0], p);
+  }
+};
+template <>
+struct Launcher<OctreeS4> : OctreeLauncher<OctreeS4> {};
+template <>
+struct Launcher<OctreeGroups> : OctreeLauncher<OctreeGroups> {};
+
+namespace octree_detail {
+// A walk kernel of the list and its launch shape's resolution (backend.cuh's checks).
+template <class T>
+struct WalkOps {
+  Launch (*resolve)(const Launch&, std::size_t, bool);
+  Variant (*variant)(const Launch&, bool clamp);  // the function and its dynamic shared memory
+  bool grouped;
+};
+template <class T, class... S>
+constexpr auto all_walks(KernelList<S...>*) {
+  return std::array<WalkOps<T>, sizeof...(S)>{
+      WalkOps<T>{&detail::resolve<S, T>, &Launcher<S>::template variant<T>, std::is_same_v<S, OctreeGroups>}...};
+}
+}  // namespace octree_detail
+
+namespace octree_detail {
+
+// Device memory of U, grown when a larger count is asked for; keep: the first `keep` values survive.
+template <class U>
+struct Buffer {
+  U* p = nullptr;
+  std::size_t capacity = 0;
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (p) cudaFree(p);  // in a destructor: no throw
+  }
+  void reserve(std::size_t count, std::size_t keep, cudaStream_t s) {
+    if (count <= capacity) return;
+    const std::size_t want = std::max(count, capacity + capacity / 2);
+    U* q = nullptr;
+    NBODY_CUDA_CHECK(cudaMalloc(&q, want * sizeof(U)));
+    if (p && keep) NBODY_CUDA_CHECK(cudaMemcpyAsync(q, p, keep * sizeof(U), cudaMemcpyDeviceToDevice, s));
+    if (p) {
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
+      NBODY_CUDA_CHECK(cudaFree(p));
+    }
+    p = q, capacity = want;
+  }
+};
+
+constexpr unsigned block = 256;
+inline unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + block - 1) / block); }
+
+}  // namespace octree_detail
+
+template <class T>
+struct OctreeBackend<T>::Impl {
+  template <class U>
+  using Buffer = octree_detail::Buffer<U>;
+
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, built = nullptr, summarised = nullptr, walked = nullptr;
+  Buffer<T> pos, mass, acc, box;
+  Buffer<octree::Cube<T>> cube;
+  Buffer<unsigned long long> keys, terms, terms_sum;  // keys: unsorted then sorted
+  Buffer<unsigned> index, body, count, inclusive, shape, stacks, counters, group_count, group_end, groups;
+  Buffer<T> bx, by, bz, bm;
+  Buffer<T> node, node_mass, quad;
+  Buffer<unsigned> child, nchild, first, end, level;
+  Buffer<unsigned char> temp;
+  std::size_t nodes = 0;
+  std::vector<std::pair<unsigned, unsigned>> levels;  // [first, end) per level
+
+  Launch last{};
+  static constexpr auto walks = octree_detail::all_walks<T>(static_cast<OctreeKernels*>(nullptr));
+  struct Resolved {
+    std::size_t kernel;
+    Launch request;
+    std::size_t n;
+    bool clamp;
+    Launch shape;
+    unsigned grid;  // the grouped walk's persistent grid: every block resident at once
+  };
+  std::optional<Resolved> resolved;
+  float build_ms = -1, moments_ms = -1, walk_ms = -1;
+  double terms_per_body = -1, root_mass = 0;
+  TreeShape tree_shape;
+
+  Impl() {
+    (void)device_properties();  // InputError without a device
+    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (cudaEvent_t* e : {&start, &built, &summarised, &walked}) NBODY_CUDA_CHECK(cudaEventCreate(e));
+  }
+  ~Impl() {
+    for (cudaEvent_t e : {start, built, summarised, walked})
+      if (e) cudaEventDestroy(e);
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  octree::Arrays<T> arrays(bool quadrupole) {
+    return {node.p, node_mass.p, quadrupole ? quad.p : nullptr, child.p, nchild.p, first.p, end.p, level.p,
+            keys.p + capacity_n(), bx.p, by.p, bz.p, bm.p};
+  }
+  std::size_t capacity_n() const { return index.capacity; }  // sorted keys live after the unsorted ones
+
+  // The per-body buffers and CUB's temporary storage for n bodies.
+  void reserve_bodies(std::size_t n) {
+    if (n <= index.capacity) return;
+    for (Buffer<T>* b : {&pos, &acc}) b->reserve(3 * n, 0, stream);
+    for (Buffer<T>* b : {&mass, &bx, &by, &bz, &bm}) b->reserve(n, 0, stream);
+    for (Buffer<unsigned>* b : {&body, &count, &inclusive}) b->reserve(n, 0, stream);
+    terms.reserve(n, 0, stream);
+    index.reserve(n, 0, stream);
+    keys.reserve(2 * index.capacity, 0, stream);
+    box.reserve(6, 0, stream), cube.reserve(1, 0, stream), terms_sum.reserve(1, 0, stream), shape.reserve(3, 0, stream);
+    const int c = static_cast<int>(index.capacity);
+    std::size_t sort = 0, scan = 0, sum = 0, minmax = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys.p, keys.p, index.p, body.p, c, 0, 63));
+    NBODY_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan, count.p, inclusive.p, c));
+    NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, sum, terms.p, terms_sum.p, c));
+    NBODY_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, minmax, pos.p, box.p, c));
+    temp.reserve(std::max({sort, scan, sum, minmax}), 0, stream);
+  }
+
+  // Room for `count` nodes, the first `keep` kept.
+  void reserve_nodes(std::size_t count, std::size_t keep) {
+    for (Buffer<unsigned>* b : {&child, &nchild, &first, &end, &level}) b->reserve(count, keep, stream);
+  }
+
+  void build(unsigned n, const TreeOptions& o, unsigned k) {
+    namespace K = octree_kernels;
+    const auto grid = octree_detail::blocks_for;
+    constexpr unsigned b = octree_detail::block;
+    std::size_t bytes = temp.capacity;
+    for (unsigned a = 0; a < 3; ++a) {
+      NBODY_CUDA_CHECK(cub::DeviceReduce::Min(temp.p, bytes, pos.p + std::size_t(a) * n, box.p + a, int(n), stream));
+      NBODY_CUDA_CHECK(cub::DeviceReduce::Max(temp.p, bytes, pos.p + std::size_t(a) * n, box.p + 3 + a, int(n), stream));
+    }
+    K::cube_kernel<<<1, 32, 0, stream>>>(box.p, cube.p);
+    NBODY_CUDA_CHECK_LAUNCH("octree bounding cube");
+    unsigned long long* sorted = keys.p + capacity_n();
+    K::keys_kernel<<<grid(n), b, 0, stream>>>(pos.p, n, cube.p, keys.p, index.p);
+    NBODY_CUDA_CHECK_LAUNCH("octree keys");
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.p, bytes, keys.p, sorted, index.p, body.p, int(n), 0, 63, stream));
+    K::gather_kernel<<<grid(n), b, 0, stream>>>(body.p, pos.p, mass.p, n, bx.p, by.p, bz.p, bm.p);
+    NBODY_CUDA_CHECK_LAUNCH("octree bodies in key order");
+
+    reserve_nodes(std::max<std::size_t>(2 * n / std::max(k, 1u) + 64, 64), 0);
+    K::root_kernel<<<1, 32, 0, stream>>>(arrays(false), n);
+    NBODY_CUDA_CHECK_LAUNCH("octree root");
+    levels.assign(1, {0u, 1u});
+    for (;;) {
+      const auto [lb, le] = levels.back();
+      const unsigned width = le - lb;
+      if (width > count.capacity) {
+        count.reserve(width, 0, stream);
+        inclusive.reserve(width, 0, stream);
+      }
+      K::count_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, k, count.p);
+      NBODY_CUDA_CHECK_LAUNCH("octree children counts");
+      const unsigned total = inclusive_sum(count.p, inclusive.p, width);
+      if (total > 0) reserve_nodes(std::size_t(le) + total, le);
+      K::make_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, inclusive.p);
+      NBODY_CUDA_CHECK_LAUNCH("octree children");
+      if (total == 0) break;
+      levels.emplace_back(le, le + total);
+    }
+    nodes = levels.back().second;
+  }
+
+  void summarise(const TreeOptions& o) {
+    const std::size_t m = nodes;
+    node.reserve(4 * m, 0, stream), node_mass.reserve(m, 0, stream);
+    if (o.quadrupole) quad.reserve(6 * m, 0, stream);
+    for (auto l = levels.rbegin(); l != levels.rend(); ++l) {
+      octree_kernels::summarise_kernel<<<octree_detail::blocks_for(l->second - l->first), octree_detail::block, 0, stream>>>(
+          arrays(o.quadrupole), l->first, l->second, cube.p, T(o.theta));
+      NBODY_CUDA_CHECK_LAUNCH("octree moments");
+    }
+  }
+
+  // out[i] = in[0] + ... + in[i] (CUB, on the stream) for i < count; returns out[count - 1].
+  unsigned inclusive_sum(const unsigned* in, unsigned* out, unsigned count) {
+    std::size_t bytes = 0;
+    NBODY_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, int(count), stream));
+    if (bytes > temp.capacity) temp.reserve(bytes, 0, stream);
+    bytes = temp.capacity;
+    NBODY_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.p, bytes, in, out, int(count), stream));
+    unsigned total = 0;
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(&total, out + count - 1, sizeof total, cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return total;
+  }
+
+  // The grouped walk's groups (octree.cuh, group_count_kernel), on the stream; their number.
+  unsigned make_groups() {
+    const unsigned m = static_cast<unsigned>(nodes);
+    group_count.reserve(m, 0, stream), group_end.reserve(m, 0, stream), counters.reserve(2, 0, stream);
+    const auto a = arrays(false);
+    octree_kernels::group_count_kernel<<<octree_detail::blocks_for(m), octree_detail::block, 0, stream>>>(a, m, group_count.p);
+    NBODY_CUDA_CHECK_LAUNCH("octree groups");
+    const unsigned total = inclusive_sum(group_count.p, group_end.p, m);
+    groups.reserve(2 * std::size_t(total), 0, stream);
+    octree_kernels::group_write_kernel<<<octree_detail::blocks_for(m), octree_detail::block, 0, stream>>>(
+        a, m, group_count.p, group_end.p, groups.p);
+    NBODY_CUDA_CHECK_LAUNCH("octree group ranges");
+    return total;
+  }
+
+  octree::View<T> view(bool quadrupole) const {
+    return {node.p, node_mass.p, quadrupole ? quad.p : nullptr, child.p, nchild.p, first.p, end.p, bx.p, by.p, bz.p, bm.p};
+  }
+};
+
+template <class T>
+OctreeBackend<T>::OctreeBackend() : impl_(std::make_unique<Impl>()) {}
+template <class T>
+OctreeBackend<T>::~OctreeBackend() = default;
+
+template <class T>
+void OctreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t count,
+                               const ForceLaw<T>& law, T* acc) {
+  Impl& s = *impl_;
+  const octree_detail::WalkOps<T>& w = Impl::walks.at(kernel);
+  const bool clamp = law.rmin2 > T(0);
+  const auto& r = s.resolved;
+  if (!r || r->kernel != kernel || !(r->request == req) || r->n != count || r->clamp != clamp) {
+    const Launch shape = w.resolve(req, count, clamp);
+    const Variant v = w.variant(shape, clamp);
+    int per_sm = 0;
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.function, shape.block, v.shared_bytes));
+    s.resolved = typename Impl::Resolved{kernel, req, count, clamp, shape,
+                                         static_cast<unsigned>(per_sm * device_properties().multiProcessorCount)};
+  }
+  const Launch l = s.resolved->shape;
+  s.last = l;
+  s.build_ms = s.moments_ms = s.walk_ms = -1;
+  s.terms_per_body = -1;
+  if (count == 0) return;
+  if (count > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(count));
+  for (std::size_t i = 0; i < 3 * count; ++i)
+    if (!std::isfinite(pos[i])) throw RunError("a body's position is not finite: no tree can be built");
+  const unsigned n = static_cast<unsigned>(count);
+  const unsigned k = law.tree.leaf_size ? law.tree.leaf_size : w.grouped ? OctreeGroups::leaf_size : OctreeS4::leaf_size;
+
+  s.reserve_bodies(n);
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.pos.p, pos, 3 * count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.mass.p, mass, count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+  NBODY_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
+  s.build(n, law.tree, k);
+  NBODY_CUDA_CHECK(cudaEventRecord(s.built, s.stream));
+  s.summarise(law.tree);
+  NBODY_CUDA_CHECK(cudaEventRecord(s.summarised, s.stream));
+
+  const Variant v = w.variant(l, clamp);
+  const void* f = v.function;
+  octree::View<T> view = s.view(law.tree.quadrupole);
+  const unsigned* body = s.body.p;
+  T eps2 = law.eps2, rmin2 = law.rmin2, G = law.G;
+  T* d_acc = s.acc.p;
+  unsigned long long* terms = s.terms.p;
+  unsigned nn = n;
+  if (w.grouped) {
+    unsigned groups = s.make_groups();
+    const unsigned grid = s.resolved->grid;
+    s.stacks.reserve(std::size_t(grid) * (l.block / 32) * octree_kernels::stack_size, 0, s.stream);
+    NBODY_CUDA_CHECK(cudaMemsetAsync(s.counters.p, 0, 2 * sizeof(unsigned), s.stream));
+    unsigned* stacks = s.stacks.p;
+    const unsigned* group = s.groups.p;
+    unsigned* counters = s.counters.p;
+    void* args[] = {&view, &body, &nn, &eps2, &rmin2, &G, &d_acc, &terms, &stacks, &group, &groups, &counters};
+    NBODY_CUDA_CHECK(cudaLaunchKernel(f, dim3(grid), dim3(l.block), args, v.shared_bytes, s.stream));
+  } else {
+    void* args[] = {&view, &body, &nn, &eps2, &rmin2, &G, &d_acc, &terms};
+    NBODY_CUDA_CHECK(cudaLaunchKernel(f, dim3((n + l.block - 1) / l.block), dim3(l.block), args, 0, s.stream));
+  }
+  NBODY_CUDA_CHECK(cudaEventRecord(s.walked, s.stream));
+
+  std::size_t bytes = s.temp.capacity;
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(s.temp.p, bytes, s.terms.p, s.terms_sum.p, int(n), s.stream));
+  NBODY_CUDA_CHECK(cudaMemsetAsync(s.shape.p, 0, 3 * sizeof(unsigned), s.stream));
+  octree_kernels::shape_kernel<<<octree_detail::blocks_for(s.nodes), octree_detail::block, 0, s.stream>>>(
+      s.arrays(false), static_cast<unsigned>(s.nodes), s.shape.p);
+  NBODY_CUDA_CHECK_LAUNCH("octree shape");
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(acc, s.acc.p, 3 * count * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+  unsigned long long total = 0;
+  unsigned shape[3] = {0, 0, 0};
+  T root_mass{0};
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(&total, s.terms_sum.p, sizeof total, cudaMemcpyDeviceToHost, s.stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(shape, s.shape.p, sizeof shape, cudaMemcpyDeviceToHost, s.stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(&root_mass, s.node_mass.p, sizeof root_mass, cudaMemcpyDeviceToHost, s.stream));
+  unsigned overflowed = 0;
+  if (w.grouped) NBODY_CUDA_CHECK(cudaMemcpyAsync(&overflowed, s.counters.p + 1, sizeof overflowed, cudaMemcpyDeviceToHost, s.stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  if (overflowed) throw RunError("the grouped octree walk outgrew its stack (a tree deeper than 21 levels?)");
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.build_ms, s.start, s.built));
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.moments_ms, s.built, s.summarised));
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.walk_ms, s.summarised, s.walked));
+  s.terms_per_body = double(total) / double(n);
+  s.root_mass = double(root_mass);
+  s.tree_shape = {static_cast<unsigned>(s.nodes), shape[0], static_cast<unsigned>(s.levels.size() - 1), shape[1], shape[2]};
+}
+
+template <class T>
+TreeProfile OctreeBackend<T>::last_profile() const {
+  const Impl& s = *impl_;
+  if (s.walk_ms < 0) return {};
+  TreeProfile p = TreeProfile::timed((s.build_ms + s.moments_ms) * 1e-3, s.walk_ms * 1e-3, s.terms_per_body);
+  p.moments_seconds = s.moments_ms * 1e-3;
+  p.shape = s.tree_shape;
+  p.root_mass = s.root_mass;
+  return p;
+}
+template <class T>
+double OctreeBackend<T>::last_device_seconds() const {
+  const Impl& s = *impl_;
+  return s.walk_ms < 0 ? -1.0 : (s.build_ms + s.moments_ms + s.walk_ms) * 1e-3;
+}
+template <class T>
+Launch OctreeBackend<T>::last_launch() const {
+  return impl_->last;
+}
+
+}  // namespace nbody::cuda

@@ -1,0 +1,105 @@
+#pragma once
+// The host build of seed S4's octree (kernels/common/octree.hpp): Morton keys in the bounding
+// cube, a sort by key, the nodes level by level, then the moments from the leaves up. The CUDA
+// build makes the same tree (tests/test_tree_engines.cpp compares their statistics).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "common/octree.hpp"
+#include "core/error.hpp"
+#include "core/real.hpp"
+#include "engines/engine.hpp"
+#include "physics/force_law.hpp"
+
+namespace nbody::octree {
+
+template <class T>
+struct Tree {
+  Cube<T> cube{};
+  std::vector<T> node, mass, quad;                     // 4, 1 and 6 (or none) per node
+  std::vector<unsigned> child, nchild, first, end;     // per node
+  std::vector<unsigned> level;                         // per node
+  std::vector<unsigned long long> key;                 // per body, in key order
+  std::vector<unsigned> body;                          // key-order position -> body index
+  std::vector<T> bx, by, bz, bm;                       // bodies in key order
+
+  Arrays<T> arrays() {
+    return {node.data(),  mass.data(), quad.empty() ? nullptr : quad.data(),
+            child.data(), nchild.data(), first.data(), end.data(), level.data(),
+            key.data(),   bx.data(),   by.data(),   bz.data(),   bm.data()};
+  }
+  View<T> view() const {
+    return {node.data(),  mass.data(),  quad.empty() ? nullptr : quad.data(),
+            child.data(), nchild.data(), first.data(), end.data(),
+            bx.data(),    by.data(),    bz.data(),    bm.data()};
+  }
+  TreeShape shape() const {
+    TreeShape s;
+    s.nodes = static_cast<unsigned>(child.size());
+    for (unsigned i = 0; i < s.nodes; ++i) {
+      s.depth = std::max(s.depth, level[i]);
+      if (nchild[i] == 0) ++s.leaves, s.largest_leaf = std::max(s.largest_leaf, end[i] - first[i]), s.bodies += end[i] - first[i];
+    }
+    return s;
+  }
+};
+
+// The leaf size of an octree engine: --leaf-size, or its own default.
+inline unsigned leaf_size_or(const TreeOptions& o, unsigned engine_default) {
+  return o.leaf_size ? o.leaf_size : engine_default;
+}
+
+// Builds the octree of n bodies (positions SoA x[n] y[n] z[n]) into t, reusing its storage;
+// leaves of at most k bodies.
+template <class T>
+void build_octree(const T* pos, const T* mass, std::size_t n, const TreeOptions& o, unsigned k, Tree<T>& t) {
+  if (n >= std::size_t(1) << 31) throw InputError("tree engines take fewer than 2^31 bodies");
+  T lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = hi[a] = pos[a * n];
+    for (std::size_t i = 0; i < n; ++i) {
+      const T v = pos[a * n + i];
+      if (!isfinite(v)) throw RunError("a body's position is not finite: no tree can be built");
+      lo[a] = v < lo[a] ? v : lo[a];
+      hi[a] = v > hi[a] ? v : hi[a];
+    }
+  }
+  t.cube = bounding_cube(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+  std::vector<std::pair<unsigned long long, unsigned>> keyed(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keyed[i] = {morton_key(pos[i], pos[n + i], pos[2 * n + i], t.cube), static_cast<unsigned>(i)};
+  std::sort(keyed.begin(), keyed.end());
+  t.key.resize(n), t.body.resize(n), t.bx.resize(n), t.by.resize(n), t.bz.resize(n), t.bm.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const unsigned i = keyed[j].second;
+    t.key[j] = keyed[j].first, t.body[j] = i;
+    t.bx[j] = pos[i], t.by[j] = pos[n + i], t.bz[j] = pos[2 * n + i], t.bm[j] = mass[i];
+  }
+  // Nodes level by level: each node of one level splits its key range by octant.
+  t.child.assign(1, 0), t.nchild.assign(1, 0), t.first.assign(1, 0), t.end.assign(1, static_cast<unsigned>(n));
+  t.level.assign(1, 0);
+  for (std::size_t i = 0; i < t.child.size(); ++i) {
+    const unsigned l = t.level[i], b = t.first[i], e = t.end[i];
+    if (e - b <= k || l == max_level) continue;
+    unsigned start[9];
+    t.nchild[i] = octants(t.key.data(), b, e, l, start);
+    t.child[i] = static_cast<unsigned>(t.child.size());
+    for (unsigned c = 0; c < t.nchild[i]; ++c)
+      t.child.push_back(0), t.nchild.push_back(0), t.first.push_back(start[c]), t.end.push_back(start[c + 1]),
+          t.level.push_back(l + 1);
+  }
+  const std::size_t nodes = t.child.size();
+  t.node.assign(4 * nodes, T(0));
+  t.mass.assign(nodes, T(0));
+  if (o.quadrupole) t.quad.assign(6 * nodes, T(0));
+  else t.quad.clear();
+  // Moments from the leaves up: breadth-first order puts every child after its parent.
+  const Arrays<T> a = t.arrays();
+  for (std::size_t i = nodes; i-- > 0;) summarise(a, static_cast<unsigned>(i), t.cube, T(o.theta));
+}
+
+}  // namespace nbody::octree

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The GPU octree engines on the lent H100 (the `run` device tool), from the repository root:
+#   tools/gpu/octree_batch.sh check   provenance; nbody_tests "[tree]~[cli]" (every tree engine
+#                                     against simple and the CPU octree, deep trees, error bounds);
+#                                     compute-sanitizer memcheck, racecheck and synccheck on every
+#                                     CUDA octree engine (float, double; monopole and quadrupole;
+#                                     leaves of 1 and 8; the clamp on and off); timings at N = 2^20
+#                                     and 2^22 over theta, leaf size and moments, with the force error
+#                                     of 4096 bodies (SIZES, THETAS, LEAVES override the lists)
+# Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); tools/gpu/batch_start.sh says where
+# the results land ($OUT/octree_<phase>.tar.gz).
+phase=${1:?usage: octree_batch.sh check}
+NAME=octree_$phase
+. tools/gpu/batch_start.sh
+"$NB" list engines > "$W/engines.txt" 2>&1
+engines=${ENGINES-$("$NB" list engines --json | python3 -c "import json,sys; print(' '.join(e['name'] for e in json.load(sys.stdin) if e['device']=='cuda' and e['tree']=='octree'))")}
+echo "CUDA octree engines: $engines" | tee -a "$W/steps.log"
+pack
+
+if [ "$phase" = check ]; then
+  for t in ${TESTS-"[tree]~[cli]"}; do
+    step "tests $t"
+    log="$W/tests_${t//[^a-z-]/}.log"
+    "$NT" "$t" -r compact > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
+    grep -E "failed" -A12 "$log" | head -150 >> "$W/tests_failures.log"
+    tail -3 "$log" | tee -a "$W/steps.log"
+    pack
+  done
+
+  step "compute-sanitizer ($SAN)"
+  cases=()
+  for e in $engines; do
+    for p in float double; do
+      cases+=("$e $p block=32 --leaf-size 1 --moments monopole" "$e $p block=96 --leaf-size 8 --moments quadrupole --r-min 0.05")
+    done
+  done
+  for c in "${cases[@]}"; do
+    set -- $c
+    e=$1 p=$2 shape=$3
+    shift 3
+    for tool in memcheck racecheck synccheck; do
+      echo "--- $tool $c" >> "$W/sanitizer_${tool}.log"
+      "$SAN" --tool $tool --error-exitcode 99 "$NB" bench --engine $e --precision $p --n 333 --repeats 1 \
+        --ic two-galaxies --theta 0.5 --launch $shape "$@" >> "$W/sanitizer_${tool}.log" 2>&1
+      echo "rc=$? ($tool $c)" >> "$W/sanitizer_summary.log"
+    done
+    pack
+  done
+  cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+  pack
+
+  step "timings: Plummer sphere, theta, leaf size, moments; error of 4096 bodies"
+  for n in ${SIZES-1048576 4194304}; do
+    for p in float double; do
+      for e in $engines; do
+        for leaf in ${LEAVES-1 8 16 32}; do
+          for th in ${THETAS-0.5 0.7}; do
+            for m in monopole quadrupole; do
+              "$NB" bench --engine $e --precision $p --n $n --repeats 5 --ic plummer --theta $th --leaf-size $leaf \
+                --moments $m --force-error --error-bodies 4096 > "$W/bench.csv" 2>&1
+              [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments/' > "$W/timings.csv"
+              tail -1 "$W/bench.csv" | sed "s/\$/,$th,$leaf,$m/" >> "$W/timings.csv"
+            done
+          done
+        done
+      done
+      pack
+    done
+  done
+  python3 - "$W/timings.csv" <<'PY' | tee -a "$W/steps.log"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if not r.get("seconds_per_eval"): continue
+    print(f"{r['engine']} {r['precision']} n={r['n']} theta={r['theta']} leaf={r['leaf']} {r['moments']}: "
+          f"{float(r['seconds_per_eval'])*1e3:.2f} ms (build {float(r['build_seconds'])*1e3:.2f}, moments "
+          f"{float(r['moments_seconds'] or 'nan')*1e3:.2f}, walk {float(r['walk_seconds'])*1e3:.2f}) terms {float(r['terms_per_body']):.0f} "
+          f"p99 {r['error_p99']} depth {r['tree_depth']}")
+PY
+fi
+kill $smi_pid 2> /dev/null
+pack
