@@ -129,12 +129,13 @@ __global__ void walk_kernel(View<T> t, const unsigned* __restrict__ body, unsign
 
 namespace nbody::cuda::octree_kernels {
 
-// Groups of the grouped walk: cells of the tree, at most 32 bodies each. The children of at most
-// 32 bodies of a node of more, packed in key order into groups of at most 32 bodies (siblings, so a
-// group's box stays within its parent's cell); the root when it has at most 32; a leaf of more
-// than 32 (coincident bodies at the deepest level) in pieces of 32. Node i's groups: count[i],
+// Groups of the grouped walk: cells of the tree, at most group_size bodies each (bodies_per_lane
+// per lane of a warp). The children of at most group_size bodies of a node of more, packed in key
+// order into groups of at most group_size (siblings, so a group's box stays within its parent's
+// cell); the root when it has at most group_size; a larger leaf (coincident bodies at the deepest
+// level) in pieces of group_size. Node i's groups: count[i],
 // each node's written by its own thread.
-constexpr unsigned group_size = 32;
+constexpr unsigned bodies_per_lane = 1, group_size = 32 * bodies_per_lane;
 
 // Calls emit(first, end) for each group of node i, in order; returns their number.
 template <class T, class Emit>
@@ -186,8 +187,8 @@ __global__ void group_write_kernel(Arrays<T> t, unsigned nodes, const unsigned* 
   });
 }
 
-// The grouped walk (the fast engine): a warp walks the tree once for a group (above), one body per
-// lane, testing 32 nodes at a time against the group's bounding box:
+// The grouped walk (the fast engine): a warp walks the tree once for a group (above), bodies_per_lane
+// bodies per lane, testing 32 nodes at a time against the group's bounding box:
 // a node is taken whole when its centre of mass is farther than sqrt(crit2) from every point of
 // the box (so from every body of the group: S4's rule holds for each), a leaf that is not is
 // summed directly, other nodes are opened. Taken nodes and opened leaves go to two lists in shared
@@ -212,9 +213,18 @@ constexpr std::size_t shared_bytes(unsigned block) {
   return std::size_t(block / 32) * sizeof(WarpShared<T>);
 }
 
+// A lane's bodies: position, acceleration, key-order position (a lane past its group's end
+// mirrors the group's first body and writes nothing).
+template <class T>
+struct Lane {
+  T x[bodies_per_lane], y[bodies_per_lane], z[bodies_per_lane];
+  T ax[bodies_per_lane], ay[bodies_per_lane], az[bodies_per_lane];
+  unsigned self[bodies_per_lane];
+  bool valid[bodies_per_lane];
+};
+
 template <class T, class M>
-__device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, T x, T y, T z, T eps2, T rmin2,
-                          T& ax, T& ay, T& az) {
+__device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, Lane<T>& me, T eps2, T rmin2) {
   for (unsigned j = lane; j < count; j += 32) {
     const unsigned i = w.cells[j];
     w.x[j] = __ldg(t.node + 4 * i), w.y[j] = __ldg(t.node + 4 * i + 1), w.z[j] = __ldg(t.node + 4 * i + 2);
@@ -226,39 +236,49 @@ __device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, un
   }
   __syncwarp();
   for (unsigned j = 0; j < count; ++j) {
-    const T dx = w.x[j] - x, dy = w.y[j] - y, dz = w.z[j] - z;
-    const T s2 = M::dist2(dx, dy, dz, eps2, rmin2);
-    if (t.quad) {  // a point's quadrupole was staged as zeros
-      const T q[6] = {w.q[0][j], w.q[1][j], w.q[2][j], w.q[3][j], w.q[4][j], w.q[5][j]};
-      octree::accumulate_multipole(w.m[j], q, dx, dy, dz, s2, M::weight(T(1), s2), ax, ay, az);
-    } else {
-      const T wt = M::weight(w.m[j], s2);
-      ax += wt * dx, ay += wt * dy, az += wt * dz;
+    const T cx = w.x[j], cy = w.y[j], cz = w.z[j], m = w.m[j];
+    T q[6];
+    if (t.quad)
+      for (int k = 0; k < 6; ++k) q[k] = w.q[k][j];  // a point's quadrupole was staged as zeros
+#pragma unroll
+    for (unsigned b = 0; b < bodies_per_lane; ++b) {
+      const T dx = cx - me.x[b], dy = cy - me.y[b], dz = cz - me.z[b];
+      const T s2 = M::dist2(dx, dy, dz, eps2, rmin2);
+      if (t.quad) {
+        octree::accumulate_multipole(m, q, dx, dy, dz, s2, M::weight(T(1), s2), me.ax[b], me.ay[b], me.az[b]);
+      } else {
+        const T wt = M::weight(m, s2);
+        me.ax[b] += wt * dx, me.ay[b] += wt * dy, me.az[b] += wt * dz;
+      }
     }
   }
   __syncwarp();
 }
 
-// The bodies of the listed leaves, 32 at a time through shared memory (a leaf may hold more).
+// The bodies of the listed leaves, 32 at a time through shared memory (a leaf may hold more);
+// adds to terms[b] the terms of the lane's body b.
 template <class T, class M>
-__device__ unsigned add_leaves(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, unsigned self, T x, T y,
-                               T z, T eps2, T rmin2, T& ax, T& ay, T& az) {
-  unsigned terms = 0;
+__device__ void add_leaves(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, Lane<T>& me, T eps2, T rmin2,
+                           unsigned* terms) {
   for (unsigned j = 0; j < count; ++j) {
     const unsigned i = w.leaves[j], e = __ldg(t.end + i);
     for (unsigned base = __ldg(t.first + i); base < e; base += 32) {
-      const unsigned b = base + lane, size = e - base < 32 ? e - base : 32;
-      if (b < e) w.x[lane] = __ldg(t.bx + b), w.y[lane] = __ldg(t.by + b), w.z[lane] = __ldg(t.bz + b), w.m[lane] = __ldg(t.bm + b);
+      const unsigned src = base + lane, size = e - base < 32 ? e - base : 32;
+      if (src < e)
+        w.x[lane] = __ldg(t.bx + src), w.y[lane] = __ldg(t.by + src), w.z[lane] = __ldg(t.bz + src), w.m[lane] = __ldg(t.bm + src);
       __syncwarp();
       for (unsigned k = 0; k < size; ++k) {
-        if (base + k == self) continue;
-        accumulate_interaction<T, M>(x, y, z, w.x[k], w.y[k], w.z[k], w.m[k], eps2, rmin2, ax, ay, az);
-        ++terms;
+#pragma unroll
+        for (unsigned b = 0; b < bodies_per_lane; ++b) {
+          if (base + k == me.self[b]) continue;
+          accumulate_interaction<T, M>(me.x[b], me.y[b], me.z[b], w.x[k], w.y[k], w.z[k], w.m[k], eps2, rmin2, me.ax[b],
+                                       me.ay[b], me.az[b]);
+          ++terms[b];
+        }
       }
       __syncwarp();
     }
   }
-  return terms;
 }
 
 // The squared distance from (x, y, z) to the box [lo, hi].
@@ -289,18 +309,27 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
     g = __shfl_sync(full_mask, g, 0);
     if (g >= groups) break;
     const unsigned gb = group[2 * g], ge = group[2 * g + 1];
-    const unsigned q = gb + lane;
-    const bool valid = q < ge;
-    const unsigned p = valid ? q : gb;  // a lane past the group's end mirrors its first body
-    const T x = t.bx[p], y = t.by[p], z = t.bz[p];
-    T lo[3] = {x, y, z}, hi[3] = {x, y, z};
+    Lane<T> me;
+#pragma unroll
+    for (unsigned b = 0; b < bodies_per_lane; ++b) {
+      const unsigned q = gb + 32 * b + lane;
+      me.valid[b] = q < ge;
+      me.self[b] = me.valid[b] ? q : gb;
+      me.x[b] = t.bx[me.self[b]], me.y[b] = t.by[me.self[b]], me.z[b] = t.bz[me.self[b]];
+      me.ax[b] = me.ay[b] = me.az[b] = T(0);
+    }
+    T lo[3] = {me.x[0], me.y[0], me.z[0]}, hi[3] = {me.x[0], me.y[0], me.z[0]};
+#pragma unroll
+    for (unsigned b = 1; b < bodies_per_lane; ++b) {
+      lo[0] = min(lo[0], me.x[b]), lo[1] = min(lo[1], me.y[b]), lo[2] = min(lo[2], me.z[b]);
+      hi[0] = max(hi[0], me.x[b]), hi[1] = max(hi[1], me.y[b]), hi[2] = max(hi[2], me.z[b]);
+    }
     for (unsigned s = 16; s > 0; s >>= 1)
       for (int k = 0; k < 3; ++k) {
         lo[k] = min(lo[k], __shfl_xor_sync(full_mask, lo[k], s));
         hi[k] = max(hi[k], __shfl_xor_sync(full_mask, hi[k], s));
       }
-    T ax(0), ay(0), az(0);
-    unsigned own_terms = 0, ncell = 0, nleaf = 0, top = 1;
+    unsigned cell_terms = 0, leaf_terms[bodies_per_lane] = {}, ncell = 0, nleaf = 0, top = 1;
     if (lane == 0) stack[0] = octree::root;
     __syncwarp();
     while (top > 0) {
@@ -342,22 +371,24 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
       top += pushed;
       __syncwarp();  // the lists and the stack written before any lane reads them
       if (ncell >= list_size - 32 || (top == 0 && ncell > 0)) {
-        add_cells<T, M>(t, ws, ncell, lane, x, y, z, eps2, rmin2, ax, ay, az);
-        own_terms += ncell;
+        add_cells<T, M>(t, ws, ncell, lane, me, eps2, rmin2);
+        cell_terms += ncell;
         ncell = 0;
       }
       if (nleaf >= list_size - 32 || (top == 0 && nleaf > 0)) {
-        own_terms += add_leaves<T, M>(t, ws, nleaf, lane, p, x, y, z, eps2, rmin2, ax, ay, az);
+        add_leaves<T, M>(t, ws, nleaf, lane, me, eps2, rmin2, leaf_terms);
         nleaf = 0;
       }
       __syncwarp();  // the lists read before the next round writes them
     }
-    if (valid) {
-      terms[q] = own_terms;
-      const unsigned b = body[q];
-      acc[b] = G * ax;
-      acc[n + b] = G * ay;
-      acc[2 * std::size_t(n) + b] = G * az;
+#pragma unroll
+    for (unsigned b = 0; b < bodies_per_lane; ++b) {
+      if (!me.valid[b]) continue;
+      const unsigned q = me.self[b], i = body[q];
+      terms[q] = cell_terms + leaf_terms[b];
+      acc[i] = G * me.ax[b];
+      acc[n + i] = G * me.ay[b];
+      acc[2 * std::size_t(n) + i] = G * me.az[b];
     }
   }
 }

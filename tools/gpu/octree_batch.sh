@@ -6,7 +6,9 @@
 #                                     CUDA octree engine (float, double; monopole and quadrupole;
 #                                     leaves of 1 and 8; the clamp on and off); timings at N = 2^20
 #                                     and 2^22 over theta, leaf size and moments, with the force error
-#                                     of 4096 bodies (SIZES, THETAS, LEAVES override the lists)
+#                                     of 4096 bodies (SIZES, THETAS, LEAVES, MOMENTS, BLOCKS, PRECISIONS
+#                                     and ENGINES override the lists; TESTS= skips the tests,
+#                                     SANITIZE=0 the sanitizers)
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); tools/gpu/batch_start.sh says where
 # the results land ($OUT/octree_<phase>.tar.gz).
 phase=${1:?usage: octree_batch.sh check}
@@ -27,9 +29,9 @@ if [ "$phase" = check ]; then
     pack
   done
 
-  step "compute-sanitizer ($SAN)"
+  [ "${SANITIZE-1}" = 1 ] && step "compute-sanitizer ($SAN)"
   cases=()
-  for e in $engines; do
+  [ "${SANITIZE-1}" = 1 ] && for e in $engines; do
     for p in float double; do
       cases+=("$e $p block=32 --leaf-size 1 --moments monopole" "$e $p block=96 --leaf-size 8 --moments quadrupole --r-min 0.05")
     done
@@ -46,21 +48,27 @@ if [ "$phase" = check ]; then
     done
     pack
   done
-  cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
-  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+  if [ "${SANITIZE-1}" = 1 ]; then
+    cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
+    grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+  fi
   pack
 
   step "timings: Plummer sphere, theta, leaf size, moments; error of 4096 bodies"
   for n in ${SIZES-1048576 4194304}; do
-    for p in float double; do
+    for p in ${PRECISIONS-float double}; do
       for e in $engines; do
         for leaf in ${LEAVES-1 8 16 32}; do
           for th in ${THETAS-0.5 0.7}; do
-            for m in monopole quadrupole; do
-              "$NB" bench --engine $e --precision $p --n $n --repeats 5 --ic plummer --theta $th --leaf-size $leaf \
-                --moments $m --force-error --error-bodies 4096 > "$W/bench.csv" 2>&1
-              [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments/' > "$W/timings.csv"
-              tail -1 "$W/bench.csv" | sed "s/\$/,$th,$leaf,$m/" >> "$W/timings.csv"
+            for m in ${MOMENTS-monopole quadrupole}; do
+              for blk in ${BLOCKS-0}; do
+                launch=""
+                [ "$blk" != 0 ] && launch="--launch block=$blk"
+                "$NB" bench --engine $e --precision $p --n $n --repeats 5 --ic plummer --theta $th --leaf-size $leaf \
+                  --moments $m $launch --force-error --error-bodies 4096 > "$W/bench.csv" 2>&1
+                [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments/' > "$W/timings.csv"
+                tail -1 "$W/bench.csv" | sed "s/\$/,$th,$leaf,$m/" >> "$W/timings.csv"
+              done
             done
           done
         done
@@ -72,7 +80,7 @@ if [ "$phase" = check ]; then
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
     if not r.get("seconds_per_eval"): continue
-    print(f"{r['engine']} {r['precision']} n={r['n']} theta={r['theta']} leaf={r['leaf']} {r['moments']}: "
+    print(f"{r['engine']} {r['precision']} n={r['n']} theta={r['theta']} leaf={r['leaf']} {r['moments']} [{r['device'].split('; ')[-1]}]: "
           f"{float(r['seconds_per_eval'])*1e3:.2f} ms (build {float(r['build_seconds'])*1e3:.2f}, moments "
           f"{float(r['moments_seconds'] or 'nan')*1e3:.2f}, walk {float(r['walk_seconds'])*1e3:.2f}) terms {float(r['terms_per_body']):.0f} "
           f"p99 {r['error_p99']} depth {r['tree_depth']}")
