@@ -361,3 +361,25 @@ TEMPLATE_TEST_CASE("every_octree_engine_builds_the_cpu_octree_and_walks_it_alike
         }
       }
 }
+
+TEST_CASE("an_octree_run_resumed_from_a_checkpoint_is_bit_for_bit_and_keeps_its_theta_and_moments", "[tree][cli]") {
+  const auto dir = scratch("octree_resume");
+  const std::string run = "run --ic plummer --n 500 --integrator leapfrog --dt 0.001 --t-end 0.02 --engine octree "
+                          "--theta 0.6 --moments quadrupole --leaf-size 4 ";
+  REQUIRE(run_nbody(dir, run + "--final-state whole.csv").exit_code == 0);
+  REQUIRE(run_nbody(dir, run + "--checkpoint c.bin --stop-at 0.01").exit_code == 0);
+  REQUIRE(run_nbody(dir, "run --resume c.bin --final-state parts.csv").exit_code == 0);
+  CHECK(read(dir / "whole.csv") == read(dir / "parts.csv"));
+  const Outcome theta = run_nbody(dir, "run --resume c.bin --theta 0.7 --final-state other.csv");
+  CHECK(theta.exit_code == 2);
+  CHECK_THAT(theta.err, Catch::Contains("--theta is 0.7 here but 0.6 in the checkpoint's run"));
+  const Outcome moments = run_nbody(dir, "run --resume c.bin --moments monopole --final-state other.csv");
+  CHECK(moments.exit_code == 2);
+  CHECK_THAT(moments.err, Catch::Contains("--moments is monopole here but quadrupole in the checkpoint's run"));
+  // Monopoles are another force: the run differs.
+  REQUIRE(run_nbody(dir, "run --ic plummer --n 500 --integrator leapfrog --dt 0.001 --t-end 0.02 --engine octree "
+                         "--theta 0.6 --leaf-size 4 --final-state monopole.csv")
+              .exit_code == 0);
+  CHECK(read(dir / "whole.csv") != read(dir / "monopole.csv"));
+  std::filesystem::remove_all(dir);
+}
