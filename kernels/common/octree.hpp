@@ -117,21 +117,34 @@ NBODY_HD T critical_distance2(T side, T delta, T theta, bool point) {
   return r * r;
 }
 
-// The children of a node at level l holding the key-ordered bodies [b, e): the number of non-empty
-// octants, and in start[0 .. count] their first positions and e. A binary search per octant.
-NBODY_HD unsigned octants(const unsigned long long* key, unsigned b, unsigned e, unsigned l, unsigned start[9]) {
-  unsigned count = 0;
-  for (unsigned o = 0; o < 8; ++o) {
-    unsigned lo = b, hi = e;  // the first position whose octant is >= o
-    while (lo < hi) {
-      const unsigned mid = lo + (hi - lo) / 2;
-      if (octant(key[mid], l) < o) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < e && octant(key[lo], l) == o) start[count++] = lo;
+// In the key-ordered bodies [b, e) of a node at level l: the first position whose octant is at
+// least o (e if none). A binary search.
+NBODY_HD unsigned octant_start(const unsigned long long* key, unsigned b, unsigned e, unsigned l, unsigned o) {
+  unsigned lo = b, hi = e;
+  while (lo < hi) {
+    const unsigned mid = lo + (hi - lo) / 2;
+    if (octant(key[mid], l) < o) lo = mid + 1;
+    else hi = mid;
   }
-  start[count] = e;
+  return lo;
+}
+
+// The children of such a node from the starts of its 8 octants (at[o] = octant_start(.., o), at[8]
+// = e): the number of non-empty octants, and in start[0 .. count] their first positions and e.
+NBODY_HD unsigned children_of(const unsigned at[9], unsigned start[9]) {
+  unsigned count = 0;
+  for (unsigned o = 0; o < 8; ++o)
+    if (at[o] < at[o + 1]) start[count++] = at[o];
+  start[count] = at[8];
   return count;
+}
+
+// Both at once (the host build).
+NBODY_HD unsigned octants(const unsigned long long* key, unsigned b, unsigned e, unsigned l, unsigned start[9]) {
+  unsigned at[9];
+  for (unsigned o = 0; o < 8; ++o) at[o] = octant_start(key, b, e, l, o);
+  at[8] = e;
+  return children_of(at, start);
 }
 
 // A tree's arrays as its build writes them (View's, the levels and the bodies' keys).

@@ -54,21 +54,41 @@ __global__ void root_kernel(Arrays<T> t, unsigned n) {
   t.first[0] = 0, t.end[0] = n, t.level[0] = 0, t.child[0] = 0, t.nchild[0] = 0;
 }
 
-// Nodes [lb, le) of one level: how many children each gets (0: a leaf).
+// Whether node i (of at most k bodies per leaf) is split.
 template <class T>
-__global__ void count_children_kernel(Arrays<T> t, unsigned lb, unsigned le, unsigned k, unsigned* __restrict__ count) {
+__device__ bool splits(const Arrays<T>& t, unsigned i, unsigned k) {
+  return t.end[i] - t.first[i] > k && t.level[i] < octree::max_level;
+}
+
+// Nodes [lb, le) of one level: where each octant of each node that splits begins, a thread per
+// (node, octant), so that the binary searches of the few large nodes near the root run side by
+// side. at[9 (i - lb) + o]; at[9 (i - lb) + 8] = the node's end.
+template <class T>
+__global__ void octant_starts_kernel(Arrays<T> t, unsigned lb, unsigned le, unsigned k, unsigned* __restrict__ at) {
+  const std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;  // up to 8 N
+  if (q >= 8 * std::size_t(le - lb)) return;
+  const unsigned i = lb + static_cast<unsigned>(q / 8), o = static_cast<unsigned>(q % 8);
+  if (!splits(t, i, k)) return;
+  at[9 * std::size_t(i - lb) + o] = octree::octant_start(t.key, t.first[i], t.end[i], t.level[i], o);
+  if (o == 0) at[9 * std::size_t(i - lb) + 8] = t.end[i];
+}
+
+// How many children each node gets (0: a leaf).
+template <class T>
+__global__ void count_children_kernel(Arrays<T> t, unsigned lb, unsigned le, unsigned k, const unsigned* __restrict__ at,
+                                      unsigned* __restrict__ count) {
   const unsigned i = lb + thread_index();
   if (i >= le) return;
-  const unsigned b = t.first[i], e = t.end[i], l = t.level[i];
   unsigned start[9];
-  const unsigned c = (e - b <= k || l == octree::max_level) ? 0u : octree::octants(t.key, b, e, l, start);
+  const unsigned c = splits(t, i, k) ? octree::children_of(at + 9 * std::size_t(i - lb), start) : 0u;
   t.nchild[i] = c;
   count[i - lb] = c;
 }
 
 // Their children, at le + (inclusive sum of the counts) - own count.
 template <class T>
-__global__ void make_children_kernel(Arrays<T> t, unsigned lb, unsigned le, const unsigned* __restrict__ inclusive) {
+__global__ void make_children_kernel(Arrays<T> t, unsigned lb, unsigned le, const unsigned* __restrict__ at,
+                                     const unsigned* __restrict__ inclusive) {
   const unsigned i = lb + thread_index();
   if (i >= le) return;
   const unsigned c = t.nchild[i];
@@ -76,14 +96,15 @@ __global__ void make_children_kernel(Arrays<T> t, unsigned lb, unsigned le, cons
     t.child[i] = 0;
     return;
   }
-  const unsigned b = t.first[i], e = t.end[i], l = t.level[i];
-  const unsigned at = le + inclusive[i - lb] - c;
+  const unsigned l = t.level[i];
+  const unsigned first_child = le + inclusive[i - lb] - c;
   unsigned start[9];
-  octree::octants(t.key, b, e, l, start);
-  t.child[i] = at;
-  for (unsigned j = 0; j < c; ++j)
-    t.first[at + j] = start[j], t.end[at + j] = start[j + 1], t.level[at + j] = l + 1, t.child[at + j] = 0,
-                 t.nchild[at + j] = 0;
+  octree::children_of(at + 9 * std::size_t(i - lb), start);
+  t.child[i] = first_child;
+  for (unsigned j = 0; j < c; ++j) {
+    const unsigned h = first_child + j;
+    t.first[h] = start[j], t.end[h] = start[j + 1], t.level[h] = l + 1, t.child[h] = 0, t.nchild[h] = 0;
+  }
 }
 
 template <class T>

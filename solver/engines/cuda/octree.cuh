@@ -110,7 +110,7 @@ struct OctreeBackend<T>::Impl {
   Buffer<T> pos, mass, acc, box;
   Buffer<octree::Cube<T>> cube;
   Buffer<unsigned long long> keys, terms, terms_sum;  // keys: unsorted then sorted
-  Buffer<unsigned> index, body, count, inclusive, shape, stacks, counters, group_count, group_end, groups;
+  Buffer<unsigned> index, body, count, inclusive, starts, shape, stacks, counters, group_count, group_end, groups;
   Buffer<T> bx, by, bz, bm;
   Buffer<T> node, node_mass, quad;
   Buffer<unsigned> child, nchild, first, end, level;
@@ -203,11 +203,14 @@ struct OctreeBackend<T>::Impl {
         count.reserve(width, 0, stream);
         inclusive.reserve(width, 0, stream);
       }
-      K::count_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, k, count.p);
+      starts.reserve(9 * std::size_t(width), 0, stream);
+      K::octant_starts_kernel<<<grid(8 * std::size_t(width)), b, 0, stream>>>(arrays(false), lb, le, k, starts.p);
+      NBODY_CUDA_CHECK_LAUNCH("octree octant starts");
+      K::count_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, k, starts.p, count.p);
       NBODY_CUDA_CHECK_LAUNCH("octree children counts");
       const unsigned total = inclusive_sum(count.p, inclusive.p, width);
       if (total > 0) reserve_nodes(std::size_t(le) + total, le);
-      K::make_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, inclusive.p);
+      K::make_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, starts.p, inclusive.p);
       NBODY_CUDA_CHECK_LAUNCH("octree children");
       if (total == 0) break;
       levels.emplace_back(le, le + total);
