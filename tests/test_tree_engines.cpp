@@ -57,6 +57,29 @@ ForceLaw<T> octree_law(double theta, bool quadrupole, unsigned leaf = 1) {
   return law;
 }
 
+// A tree engine's run (`run`, then its approximation flags `flags`): resumed from a checkpoint it is
+// bit for bit; a resume that changes one of those flags (flag, value here, value in the run) is
+// refused, naming it; a run with other flags (`other`: another force) differs.
+struct FlagChange {
+  std::string flag, value, was;
+};
+void check_tree_run_resumes(const std::string& name, const std::string& run, const std::string& flags,
+                            const std::vector<FlagChange>& changes, const std::string& other) {
+  const auto dir = scratch(name);
+  REQUIRE(run_nbody(dir, run + flags + " --final-state whole.csv").exit_code == 0);
+  REQUIRE(run_nbody(dir, run + flags + " --checkpoint c.bin --stop-at 0.01").exit_code == 0);
+  REQUIRE(run_nbody(dir, "run --resume c.bin --final-state parts.csv").exit_code == 0);
+  CHECK(read(dir / "whole.csv") == read(dir / "parts.csv"));
+  for (const FlagChange& c : changes) {
+    const Outcome changed = run_nbody(dir, "run --resume c.bin " + c.flag + " " + c.value + " --final-state other.csv");
+    CHECK(changed.exit_code == 2);
+    CHECK_THAT(changed.err, Catch::Contains(c.flag + " is " + c.value + " here but " + c.was + " in the checkpoint's run"));
+  }
+  REQUIRE(run_nbody(dir, run + other + " --final-state other.csv").exit_code == 0);
+  CHECK(read(dir / "whole.csv") != read(dir / "other.csv"));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("every_tree_engine_opening_every_node_equals_simple", "[tree][gpu]", float, double) {
@@ -192,22 +215,10 @@ TEMPLATE_TEST_CASE("coincident_bodies_do_not_hang_a_tree_walk", "[tree][gpu]", f
 }
 
 TEST_CASE("a_tree_engine_run_resumed_from_a_checkpoint_is_bit_for_bit_and_keeps_its_lambda", "[tree][cli]") {
-  const auto dir = scratch("tree_resume");
-  const std::string run = "run --ic two-galaxies --n 600 --integrator rk4 --dt 0.001 --t-end 0.02 "
-                          "--engine kdtree-nested-stackless --lambda-crit 2 --leaf-size 4 ";
-  REQUIRE(run_nbody(dir, run + "--final-state whole.csv").exit_code == 0);
-  REQUIRE(run_nbody(dir, run + "--checkpoint c.bin --stop-at 0.01").exit_code == 0);
-  REQUIRE(run_nbody(dir, "run --resume c.bin --final-state parts.csv").exit_code == 0);
-  CHECK(read(dir / "whole.csv") == read(dir / "parts.csv"));
-  const Outcome changed = run_nbody(dir, "run --resume c.bin --lambda-crit 3 --final-state other.csv");
-  CHECK(changed.exit_code == 2);
-  CHECK_THAT(changed.err, Catch::Contains("--lambda-crit is 3 here but 2 in the checkpoint's run"));
-  // Another lambda is another force: the run differs.
-  REQUIRE(run_nbody(dir, "run --ic two-galaxies --n 600 --integrator rk4 --dt 0.001 --t-end 0.02 "
-                         "--engine kdtree-nested-stackless --lambda-crit 3 --leaf-size 4 --final-state three.csv")
-              .exit_code == 0);
-  CHECK(read(dir / "whole.csv") != read(dir / "three.csv"));
-  std::filesystem::remove_all(dir);
+  check_tree_run_resumes("tree_resume",
+                         "run --ic two-galaxies --n 600 --integrator rk4 --dt 0.001 --t-end 0.02 "
+                         "--engine kdtree-nested-stackless --leaf-size 4 ",
+                         "--lambda-crit 2", {{"--lambda-crit", "3", "2"}}, "--lambda-crit 3");
 }
 
 // ---- Seed S4's octree ----
@@ -379,23 +390,9 @@ TEMPLATE_TEST_CASE("every_octree_engine_gives_the_same_bits_twice", "[tree][gpu]
 }
 
 TEST_CASE("an_octree_run_resumed_from_a_checkpoint_is_bit_for_bit_and_keeps_its_theta_and_moments", "[tree][cli]") {
-  const auto dir = scratch("octree_resume");
-  const std::string run = "run --ic plummer --n 500 --integrator leapfrog --dt 0.001 --t-end 0.02 --engine octree "
-                          "--theta 0.6 --moments quadrupole --leaf-size 4 ";
-  REQUIRE(run_nbody(dir, run + "--final-state whole.csv").exit_code == 0);
-  REQUIRE(run_nbody(dir, run + "--checkpoint c.bin --stop-at 0.01").exit_code == 0);
-  REQUIRE(run_nbody(dir, "run --resume c.bin --final-state parts.csv").exit_code == 0);
-  CHECK(read(dir / "whole.csv") == read(dir / "parts.csv"));
-  const Outcome theta = run_nbody(dir, "run --resume c.bin --theta 0.7 --final-state other.csv");
-  CHECK(theta.exit_code == 2);
-  CHECK_THAT(theta.err, Catch::Contains("--theta is 0.7 here but 0.6 in the checkpoint's run"));
-  const Outcome moments = run_nbody(dir, "run --resume c.bin --moments monopole --final-state other.csv");
-  CHECK(moments.exit_code == 2);
-  CHECK_THAT(moments.err, Catch::Contains("--moments is monopole here but quadrupole in the checkpoint's run"));
-  // Monopoles are another force: the run differs.
-  REQUIRE(run_nbody(dir, "run --ic plummer --n 500 --integrator leapfrog --dt 0.001 --t-end 0.02 --engine octree "
-                         "--theta 0.6 --leaf-size 4 --final-state monopole.csv")
-              .exit_code == 0);
-  CHECK(read(dir / "whole.csv") != read(dir / "monopole.csv"));
-  std::filesystem::remove_all(dir);
+  check_tree_run_resumes("octree_resume",
+                         "run --ic plummer --n 500 --integrator leapfrog --dt 0.001 --t-end 0.02 --engine octree "
+                         "--leaf-size 4 ",
+                         "--theta 0.6 --moments quadrupole",
+                         {{"--theta", "0.7", "0.6"}, {"--moments", "monopole", "quadrupole"}}, "--theta 0.6");  // monopoles
 }
