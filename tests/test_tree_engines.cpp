@@ -361,6 +361,7 @@ TEMPLATE_TEST_CASE("every_octree_engine_builds_the_cpu_octree_and_walks_it_alike
           CHECK(engine->last_tree_profile().shape == reference->last_tree_profile().shape);
           if (!e->name.ends_with("-groups")) {
             CHECK(engine->last_tree_profile().terms_per_body == reference->last_tree_profile().terms_per_body);
+            CHECK(engine->last_tree_profile().cell_terms_per_body == reference->last_tree_profile().cell_terms_per_body);
             CHECK(force_norm(b, a, ref, law) < engine_tolerance<T>());
             continue;
           }
@@ -371,6 +372,27 @@ TEMPLATE_TEST_CASE("every_octree_engine_builds_the_cpu_octree_and_walks_it_alike
           CHECK(mine.p99 <= theirs.p99 * 1.01 + engine_tolerance<T>());  // or both at T's rounding
         }
       }
+}
+
+TEMPLATE_TEST_CASE("every_octree_engine_counts_its_terms_as_nodes_taken_whole_and_bodies", "[tree][gpu]", float, double) {
+  // theta = 0 opens every node: each body meets the other n - 1 one by one. At theta = 0.5 with a
+  // body per leaf, a lone body taken whole counts as a body, so nodes taken whole are fewer than
+  // all terms, and all terms fewer than n - 1.
+  using T = TestType;
+  const Bodies<T> b = plummer_bodies<T>(3001, 5);
+  for (const EngineEntry<T>* e : tree_engines<T>(TreeKind::octree)) {
+    INFO(e->name);
+    auto exact = make_engine<T>(e->name, octree_law<T>(0, false, 1));
+    (void)engine_accelerations(*exact, b);
+    CHECK(exact->last_tree_profile().terms_per_body == double(b.n - 1));
+    CHECK(exact->last_tree_profile().cell_terms_per_body == 0);
+    auto approximate = make_engine<T>(e->name, octree_law<T>(0.5, false, 1));
+    (void)engine_accelerations(*approximate, b);
+    const TreeProfile p = approximate->last_tree_profile();
+    CHECK(p.cell_terms_per_body > 0);
+    CHECK(p.cell_terms_per_body < p.terms_per_body);
+    CHECK(p.terms_per_body < 0.5 * double(b.n - 1));
+  }
 }
 
 TEMPLATE_TEST_CASE("every_octree_engine_gives_the_same_bits_twice", "[tree][gpu]", float, double) {

@@ -78,9 +78,13 @@ NBODY_HD void accumulate_pair_interaction(T xi, T yi, T zi, T mi, T xj, T yj, T 
 // Newton); inside the clamp the force is m_j d / r_min^3, whose potential (continuous at r_min)
 // is that of a uniform sphere: k = (3 r_min^2 - s^2) / (2 r_min^3).
 template <class T>
+NBODY_HD T unclamped_potential_kernel(T s2) {
+  return T(1) / sqrt(s2);
+}
+template <class T>
 NBODY_HD T pair_potential_kernel(T dx, T dy, T dz, T eps2, T rmin2) {
   const T s2 = dx * dx + dy * dy + dz * dz + eps2;
-  if (s2 >= rmin2) return T(1) / sqrt(s2);
+  if (s2 >= rmin2) return unclamped_potential_kernel(s2);
   const T rmin = sqrt(rmin2);
   return (T(3) * rmin2 - s2) / (T(2) * rmin2 * rmin);
 }

@@ -228,13 +228,19 @@ NBODY_HD void accumulate_multipole(T m, const T* q, T dx, T dy, T dz, T s2, T w3
   az += f * dz - w5 * qz;
 }
 
+// The terms of a walk: nodes of several bodies taken whole (particle-cell) and bodies, summed one
+// by one or as a node of one body (particle-particle).
+struct Terms {
+  unsigned cells = 0, bodies = 0;
+};
+
 // Barnes-Hut for one target: a depth-first walk with a stack, children in key order. Returns the
-// terms added (nodes taken whole plus bodies summed). The stack holds at most 7 siblings per level.
+// terms added. The stack holds at most 7 siblings per level.
 template <class T, class Math = ExactMath>
-NBODY_HD unsigned walk(const View<T>& t, const Target<T>& r, T eps2, T rmin2, T& ax, T& ay, T& az) {
+NBODY_HD Terms walk(const View<T>& t, const Target<T>& r, T eps2, T rmin2, T& ax, T& ay, T& az) {
   unsigned stack[8 * (max_level + 1)];
   int top = 0;
-  unsigned terms = 0;
+  Terms terms;
   stack[top++] = root;
   while (top > 0) {
     const unsigned i = stack[--top];
@@ -250,12 +256,12 @@ NBODY_HD unsigned walk(const View<T>& t, const Target<T>& r, T eps2, T rmin2, T&
         ay += w * dy;
         az += w * dz;
       }
-      ++terms;
+      ++(t.node[4 * i + 3] > T(0) ? terms.cells : terms.bodies);
     } else if (t.nchild[i] == 0) {
       for (unsigned j = t.first[i]; j < t.end[i]; ++j) {
         if (j == r.self) continue;
         accumulate_interaction<T, Math>(r.x, r.y, r.z, t.bx[j], t.by[j], t.bz[j], t.bm[j], eps2, rmin2, ax, ay, az);
-        ++terms;
+        ++terms.bodies;
       }
     } else {
       for (unsigned c = t.nchild[i]; c-- > 0;) stack[top++] = t.child[i] + c;

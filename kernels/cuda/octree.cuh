@@ -132,18 +132,27 @@ __global__ void shape_kernel(Arrays<T> t, unsigned nodes, unsigned* __restrict__
 }
 
 // One thread per body, in key order: its walk (common/octree.hpp with the device's arithmetic),
-// its acceleration to its input index, its number of terms.
+// its acceleration to its input index, its number of terms and of nodes taken whole among them.
 template <class T, class M>
 __global__ void walk_kernel(View<T> t, const unsigned* __restrict__ body, unsigned n, T eps2, T rmin2, T G,
-                            T* __restrict__ acc, unsigned long long* __restrict__ terms) {
+                            T* __restrict__ acc, unsigned long long* __restrict__ terms, unsigned long long* __restrict__ cells) {
   const unsigned q = thread_index();
   if (q >= n) return;
   T ax(0), ay(0), az(0);
-  terms[q] = octree::walk<T, M>(t, octree::Target<T>{t.bx[q], t.by[q], t.bz[q], q}, eps2, rmin2, ax, ay, az);
+  const octree::Terms counted = octree::walk<T, M>(t, octree::Target<T>{t.bx[q], t.by[q], t.bz[q], q}, eps2, rmin2, ax, ay, az);
+  terms[q] = counted.cells + counted.bodies;
+  cells[q] = counted.cells;
   const unsigned i = body[q];
   acc[i] = G * ax;
   acc[n + i] = G * ay;
   acc[2 * std::size_t(n) + i] = G * az;
+}
+
+// y += a x over count values: the kicks and drifts of device-resident leapfrog steps.
+template <class T>
+__global__ void axpy_kernel(T* __restrict__ y, T a, const T* __restrict__ x, unsigned count) {
+  const unsigned i = thread_index();
+  if (i < count) y[i] += a * x[i];
 }
 
 }  // namespace nbody::cuda::octree_kernels
@@ -313,7 +322,8 @@ __device__ T box_distance2(T x, T y, T z, const T lo[3], const T hi[3]) {
 
 template <class T, class M>
 __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, unsigned n, T eps2, T rmin2, T G,
-                                  T* __restrict__ acc, unsigned long long* __restrict__ terms, unsigned* __restrict__ stacks,
+                                  T* __restrict__ acc, unsigned long long* __restrict__ terms,
+                                  unsigned long long* __restrict__ cell_count, unsigned* __restrict__ stacks,
                                   const unsigned* __restrict__ group, unsigned groups, unsigned* __restrict__ counters) {
   extern __shared__ __align__(16) unsigned char shared_memory[];
   const unsigned lane = threadIdx.x & 31u, warp_in_block = threadIdx.x >> 5;
@@ -350,7 +360,8 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
         lo[k] = min(lo[k], __shfl_xor_sync(full_mask, lo[k], s));
         hi[k] = max(hi[k], __shfl_xor_sync(full_mask, hi[k], s));
       }
-    unsigned cell_terms = 0, leaf_terms[bodies_per_lane] = {}, ncell = 0, nleaf = 0, top = 1;
+    // Terms: nodes of several bodies taken whole; lone bodies taken whole; bodies of opened leaves.
+    unsigned cell_terms = 0, point_terms = 0, leaf_terms[bodies_per_lane] = {}, ncell = 0, nleaf = 0, top = 1;
     if (lane == 0) stack[0] = octree::root;
     __syncwarp();
     while (top > 0) {
@@ -358,17 +369,22 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
       top -= take;
       const unsigned i = lane < take ? stack[top + lane] : 0u;
       __syncwarp();  // every lane has read its node before the pushes below overwrite the slots
-      bool accept = false, leaf = false;
+      bool accept = false, leaf = false, point = false;
       unsigned children = 0;
       if (lane < take) {
         const T cx = __ldg(t.node + 4 * i), cy = __ldg(t.node + 4 * i + 1), cz = __ldg(t.node + 4 * i + 2);
-        accept = box_distance2(cx, cy, cz, lo, hi) > __ldg(t.node + 4 * i + 3);
+        const T crit2 = __ldg(t.node + 4 * i + 3);
+        accept = box_distance2(cx, cy, cz, lo, hi) > crit2;
+        point = !(crit2 > T(0));
         const unsigned c = __ldg(t.nchild + i);
         leaf = !accept && c == 0;
         children = accept || leaf ? 0u : c;
       }
       const unsigned below = (1u << lane) - 1u;
       const unsigned accepted = __ballot_sync(full_mask, accept), opened_leaves = __ballot_sync(full_mask, leaf);
+      const unsigned points = __ballot_sync(full_mask, accept && point);
+      cell_terms += __popc(accepted & ~points);
+      point_terms += __popc(points);
       if (accept) cells[ncell + __popc(accepted & below)] = i;
       if (leaf) leaves[nleaf + __popc(opened_leaves & below)] = i;
       ncell += __popc(accepted);
@@ -393,7 +409,6 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
       __syncwarp();  // the lists and the stack written before any lane reads them
       if (ncell >= list_size - 32 || (top == 0 && ncell > 0)) {
         add_cells<T, M>(t, ws, ncell, lane, me, eps2, rmin2);
-        cell_terms += ncell;
         ncell = 0;
       }
       if (nleaf >= list_size - 32 || (top == 0 && nleaf > 0)) {
@@ -406,7 +421,8 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
     for (unsigned b = 0; b < bodies_per_lane; ++b) {
       if (!me.valid[b]) continue;
       const unsigned q = me.self[b], i = body[q];
-      terms[q] = cell_terms + leaf_terms[b];
+      terms[q] = cell_terms + point_terms + leaf_terms[b];
+      cell_count[q] = cell_terms;
       acc[i] = G * me.ax[b];
       acc[n + i] = G * me.ay[b];
       acc[2 * std::size_t(n) + i] = G * me.az[b];

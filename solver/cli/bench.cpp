@@ -98,6 +98,13 @@ int bench_typed(const BenchOptions& o) {
     else
       tree_parts += ",,";
   }
+  // Of the terms, the nodes taken whole (particle-cell); the rest are particle-particle.
+  std::string cell_terms;
+  if (tree.cell_terms_per_body >= 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", tree.cell_terms_per_body);
+    cell_terms = buf;
+  }
   // --force-error: the last evaluation against direct summation in double (force_error.hpp).
   std::string error_columns = ",,", error_count;
   if (o.force_error) {
@@ -114,8 +121,8 @@ int bench_typed(const BenchOptions& o) {
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
   const std::string& simd_isa = find_engine<T>(engine_name).can.simd;
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body\n");
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
               simd_isa.c_str(),
@@ -123,7 +130,7 @@ int bench_typed(const BenchOptions& o) {
               csv_field(build["cxx_flags"].get<std::string>()).c_str(), timing.c_str(), wall_median,
               csv_field(engine->device_info()).c_str(), o.steps > 0 ? o.integrator.c_str() : "",
               step_seconds.c_str(), step_fevals.c_str(), tree_columns.c_str(), error_columns.c_str(), tree_parts.c_str(),
-              error_count.c_str());
+              error_count.c_str(), cell_terms.c_str());
   return 0;
 }
 

@@ -214,7 +214,9 @@ int main(int argc, char** argv) {
                       "Runge-Kutta method at a fixed --dt or under --controller pi, or adams-bashforth, without --compensated: "
                       "many steps per launch, the state staying on the GPU, forces from the stepping kernel with --launch "
                       "block=, split= (threads per body) and cluster= (default 1: grid-wide sync; 2-16: the blocks form one thread-block "
-                      "cluster, sm_90 and later); else on the host), host, or device (an error when that is not possible)")
+                      "cluster, sm_90 and later); or when a CUDA octree engine runs leapfrog or a composition of it: the tree "
+                      "rebuilt on the GPU every step, as seed S4; else on the host), host, or device (an error when that is not "
+                      "possible)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_force_options(*run_cmd, run.force);

@@ -285,6 +285,7 @@ int run_typed(const RunOptions& o) {
       {"min_pair_dist_min", static_cast<double>(last ? std::min(d.min_pair_distance_min, last->drift.min_pair_distance_min)
                                                      : d.min_pair_distance_min)},  // over the samples
       {"wall_s", wall},
+      {"step_wall_s", sim.stepping_seconds()},  // of wall_s, the steps alone (no samples, outputs, checkpoints)
       {"period", period_value ? nlohmann::json(static_cast<double>(*period_value)) : nlohmann::json()},
   };
 

@@ -4,17 +4,21 @@
 // (as long as the build does not use -ffast-math, which would fold the correction away).
 namespace nbody {
 
+// One addition: sum + correction gains x.
+template <class T>
+inline void neumaier_add(T& sum, T& correction, T x) {
+  const T t = sum + x;
+  if (abs(sum) >= abs(x))
+    correction += (sum - t) + x;
+  else
+    correction += (x - t) + sum;
+  sum = t;
+}
+
 template <class T>
 class CompensatedSum {
  public:
-  void add(T x) {
-    const T t = sum_ + x;
-    if (abs(sum_) >= abs(x))
-      correction_ += (sum_ - t) + x;
-    else
-      correction_ += (x - t) + sum_;
-    sum_ = t;
-  }
+  void add(T x) { neumaier_add(sum_, correction_, x); }
   CompensatedSum& operator+=(T x) {
     add(x);
     return *this;

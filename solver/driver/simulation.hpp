@@ -69,15 +69,18 @@ class Simulation {
       throw InputError("integrator '" + integrator + "' has no error estimate, so it cannot run with --tol/--atol/--rtol; use --dt");
     integrator_ = entry.make(rhs_, steps);
     if (steps.stepping == Stepping::device && !integrator_->steps_on_device())
-      throw InputError("--stepping device: steps stay on the device only with a CUDA engine in float or double and an "
-                       "explicit Runge-Kutta method (fixed --dt, or --tol with --controller pi) or adams-bashforth, "
-                       "without --compensated; use --stepping auto or host");
+      throw InputError("--stepping device: steps stay on the device only in float or double without --compensated, with a "
+                       "CUDA all-pairs engine and an explicit Runge-Kutta method (fixed --dt, or --tol with --controller pi) "
+                       "or adams-bashforth, or with a CUDA octree engine and leapfrog or a composition of it; use --stepping "
+                       "auto or host");
   }
 
   const State<T>& state() const { return state_; }
   ForceEngine<T>& engine() { return *engine_; }
   const StepCounters& counters() const { return integrator_->counters(); }
   std::uint64_t force_evaluations() const { return rhs_.evaluations(); }
+  // Wall time spent taking steps in this process (samples, outputs and checkpoints left out).
+  double stepping_seconds() const { return stepping_seconds_; }
   const Snapshot<T>& initial_snapshot() const { return drift_.initial(); }
 
   // Advances to t_end (or to hooks.stop_at). observe(const Sample<T>&) is called for every sample.
@@ -110,8 +113,10 @@ class Simulation {
         return false;
       }
       const T land_on = snapshots ? std::min(t_end, tick(snapshots_ + 1, hooks.snapshot_every)) : t_end;
+      const auto stepping = std::chrono::steady_clock::now();
       if (!(integrator_->steps_on_device() && advance_on_device(land_on, fixed_steps, diag_every, hooks)))
         advance(land_on, t_end, fixed_steps);
+      stepping_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - stepping).count();
       if (reached(samples_, diag_every) || state_.t >= t_end) emit(observe);
       if (snapshots && (reached(snapshots_, hooks.snapshot_every) || state_.t >= t_end)) hooks.snapshot(state_);
       if (hooks.checkpoint && hooks.checkpoint_every > T(0) && reached(checkpoints_, hooks.checkpoint_every))
@@ -267,6 +272,7 @@ class Simulation {
   T t0_{0}, h_last_{0};
   std::uint64_t step_index_ = 0;  // steps taken (fixed-step times are t0 + k dt)
   std::uint64_t samples_ = 0, checkpoints_ = 0, snapshots_ = 0;  // ticks of the sampling, checkpoint, snapshot clocks passed
+  double stepping_seconds_ = 0;
   std::uint64_t device_batch_ = 256;  // the most steps of one device-resident call (adapted to its wall time)
 };
 

@@ -30,6 +30,7 @@ struct TreeShape {
 // measured apart. The shape and the root's mass where the engine reports them (octrees).
 struct TreeProfile {
   double build_seconds = -1, walk_seconds = -1, terms_per_body = -1;
+  double cell_terms_per_body = -1;  // of terms_per_body, nodes taken whole (particle-cell); < 0: not counted apart
   double moments_seconds = -1;
   TreeShape shape;
   double root_mass = 0;

@@ -116,8 +116,9 @@ class Integrator {
   virtual void restart() {}
 
   // Device-resident stepping (engines/resident.hpp): whether this method, as configured, takes its
-  // steps on the engine's device (explicit Runge-Kutta at a fixed step or under the PI controller,
-  // and Adams-Bashforth, without --compensated, on an engine that offers it), and the call that
+  // steps on the engine's device (explicit Runge-Kutta at a fixed step or under the PI controller
+  // and Adams-Bashforth on the CUDA all-pairs engines, leapfrog compositions on the CUDA octree
+  // engines; never with --compensated), and the call that
   // takes as many steps there as `segment` allows. It returns the steps taken, 0 when it cannot
   // take them now (a start-up or a step of another size: the driver then takes one step itself).
   bool steps_on_device() const { return device_ != nullptr; }
@@ -162,6 +163,7 @@ class Integrator {
   void offer_device_steps(ResidentMethod<T> method) {
     if (opt_.stepping == Stepping::host || opt_.compensated) return;
     device_ = f_.engine().resident();
+    if (device_ && !device_->takes(method)) device_ = nullptr;
     device_method_ = std::move(method);
   }
   // The common part of a device call: the state and the method's memory go in, come back updated.

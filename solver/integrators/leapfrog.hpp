@@ -32,6 +32,22 @@ class LeapfrogComposition final : public Integrator<T> {
   LeapfrogComposition(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), acc_(3 * f.size()) {
     for (std::size_t i = 0; i < w_.size(); ++i) w_[i] = Method::weights[i].template as<T>();
     this->init_carry(6 * f.size());
+    ResidentMethod<T> device;
+    device.splitting = true;
+    device.stages = int(w_.size());
+    device.b.assign(w_.begin(), w_.end());
+    this->offer_device_steps(std::move(device));
+  }
+
+  // On an engine that steps leapfrogs on the device (the CUDA octree engines): the acceleration
+  // at the current positions goes with the state and comes back with it.
+  std::uint64_t advance_on_device(State<T>& s, ResidentSegment<T>& seg) override {
+    if (!this->steps_on_device()) return 0;
+    seg.history = {acc_.data()};
+    seg.history_current = have_acc_;
+    this->run_on_device(s, seg);
+    have_acc_ = seg.history_current;
+    return seg.steps;
   }
 
   void restart() override { have_acc_ = false; }

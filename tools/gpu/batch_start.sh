@@ -16,6 +16,20 @@ export NBODY_TUNE_CACHE=$W/tune_cache.json
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 pack() { tar czf "$OUT/$NAME.tar.gz" -C "$WORK" "$NAME"; cp "$W/steps.log" "$OUT/${NAME}_steps.log" 2> /dev/null; }
 step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
+# The experiments named in $1 through the runner (--profile full), each bounded by LIMIT seconds
+# (default 280); FORCE= resumes from the points of an earlier call (carried as results/.points/ID).
+run_experiments() {
+  for e in $1; do
+    step "$e through the runner"
+    PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-280}" python3 experiments/runner.py run $e --profile full ${FORCE---force} \
+      --nbody "$NB" > "$W/runner_$e.log" 2>&1
+    echo "runner $e rc=$?" | tee -a "$W/steps.log"
+    tail -3 "$W/runner_$e.log" | tee -a "$W/steps.log"
+    cp results/$e.csv results/$e.meta.json "$W/" 2>> "$W/steps.log"
+    tar czf "$W/points_$e.tar.gz" results/.points/$e 2> /dev/null
+    pack
+  done
+}
 
 step provenance
 {

@@ -74,16 +74,7 @@ if [ "$phase" = check ]; then
 fi
 
 if [ "$phase" = experiments ]; then
-  for e in ${EXPS-E15_kdtree_gpu_blocks E16_kdtree_gpu_lambda}; do
-    step "$e through the runner"
-    PYTHONUNBUFFERED=1 timeout -s INT "${LIMIT:-280}" python3 experiments/runner.py run $e --profile full ${FORCE---force} \
-      --nbody "$NB" > "$W/runner_$e.log" 2>&1
-    echo "runner $e rc=$?" | tee -a "$W/steps.log"
-    tail -3 "$W/runner_$e.log" | tee -a "$W/steps.log"
-    cp results/$e.csv results/$e.meta.json "$W/" 2>> "$W/steps.log"
-    tar czf "$W/points_$e.tar.gz" results/.points 2> /dev/null
-    pack
-  done
+  run_experiments "${EXPS-E15_kdtree_gpu_blocks E16_kdtree_gpu_lambda}"
 fi
 kill "$smi_pid" 2> /dev/null
 step done

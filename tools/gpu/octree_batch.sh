@@ -9,9 +9,14 @@
 #                                     of 4096 bodies (SIZES, THETAS, LEAVES, MOMENTS, BLOCKS, PRECISIONS
 #                                     and ENGINES override the lists; TESTS= skips the tests,
 #                                     SANITIZE=0 the sanitizers)
+#   tools/gpu/octree_batch.sh experiments  E17's two experiments through the runner (--profile
+#                                     full; EXPS=ID runs one, LIMIT=s bounds each, FORCE= resumes
+#                                     from the points of an earlier call, carried as
+#                                     results/.points/ID); results/ files and the point store come
+#                                     back in the tarball
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); tools/gpu/batch_start.sh says where
 # the results land ($OUT/octree_<phase>.tar.gz).
-phase=${1:?usage: octree_batch.sh check}
+phase=${1:?usage: octree_batch.sh check|experiments}
 NAME=octree_$phase
 . tools/gpu/batch_start.sh
 "$NB" list engines > "$W/engines.txt" 2>&1
@@ -45,6 +50,16 @@ if [ "$phase" = check ]; then
       "$SAN" --tool $tool --error-exitcode 99 "$NB" bench --engine $e --precision $p --n 333 --repeats 1 \
         --ic two-galaxies --theta 0.5 --launch $shape "$@" >> "$W/sanitizer_${tool}.log" 2>&1
       echo "rc=$? ($tool $c)" >> "$W/sanitizer_summary.log"
+    done
+    pack
+  done
+  # Device-resident leapfrog steps (the axpy kicks and drifts between the evaluations).
+  [ "${SANITIZE-1}" = 1 ] && for e in $engines; do
+    for tool in memcheck racecheck synccheck; do
+      echo "--- $tool $e leapfrog on the device" >> "$W/sanitizer_${tool}.log"
+      "$SAN" --tool $tool --error-exitcode 99 "$NB" run --engine $e --precision float --ic plummer --n 333 \
+        --integrator leapfrog --dt 0.01 --t-end 0.05 --stepping device >> "$W/sanitizer_${tool}.log" 2>&1
+      echo "rc=$? ($tool $e leapfrog on the device)" >> "$W/sanitizer_summary.log"
     done
     pack
   done
@@ -85,6 +100,10 @@ for r in csv.DictReader(open(sys.argv[1])):
           f"{float(r['moments_seconds'] or 'nan')*1e3:.2f}, walk {float(r['walk_seconds'])*1e3:.2f}) terms {float(r['terms_per_body']):.0f} "
           f"p99 {r['error_p99']} depth {r['tree_depth']}")
 PY
+fi
+
+if [ "$phase" = experiments ]; then
+  run_experiments "${EXPS-E17_force_accuracy_time E17_tree_energy_drift}"
 fi
 kill $smi_pid 2> /dev/null
 pack

@@ -115,9 +115,19 @@ class CudaTreeEngine final : public ForceEngine<T> {
   }
   double last_device_seconds() const override { return backend_.last_device_seconds(); }
   std::string device_info() const override {
-    return cuda::device_name() + "; " + to_string(backend_.last_launch(), Spec::template knobs<T>());
+    std::string info = cuda::device_name() + "; " + to_string(backend_.last_launch(), Spec::template knobs<T>());
+    if constexpr (requires(const Backend& b) { b.steps_on_device(); })
+      if (backend_.steps_on_device()) info += "; steps on the device";
+    return info;
   }
   TreeProfile last_tree_profile() const override { return backend_.last_profile(); }
+  // The back ends that step on the device (the octree's leapfrog) offer a stepper.
+  ResidentStepper<T>* resident() override {
+    if constexpr (requires(Backend& b) { b.stepper(std::size_t{0}, Launch{}, ForceLaw<T>{}); })
+      return backend_.stepper(Backend::Kernels::template index_of<Spec>(), launch_, this->law_);
+    else
+      return nullptr;
+  }
 
  private:
   Backend backend_;

@@ -107,9 +107,9 @@ struct OctreeBackend<T>::Impl {
 
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, built = nullptr, summarised = nullptr, walked = nullptr;
-  Buffer<T> pos, mass, acc, box;
+  Buffer<T> pos, mass, acc, box, vel;  // vel: device-resident steps only
   Buffer<octree::Cube<T>> cube;
-  Buffer<unsigned long long> keys, terms, terms_sum;  // keys: unsorted then sorted
+  Buffer<unsigned long long> keys, terms, cell_terms, terms_sum;  // keys: unsorted then sorted; terms_sum: 2
   Buffer<unsigned> index, body, count, inclusive, starts, shape, stacks, counters, group_count, group_end, groups;
   Buffer<T> bx, by, bz, bm;
   Buffer<T> node, node_mass, quad;
@@ -130,7 +130,8 @@ struct OctreeBackend<T>::Impl {
   };
   std::optional<Resolved> resolved;
   float build_ms = -1, moments_ms = -1, walk_ms = -1;
-  double terms_per_body = -1, root_mass = 0;
+  bool stepped = false;  // device-resident steps taken
+  double terms_per_body = -1, cell_terms_per_body = -1, root_mass = 0;
   TreeShape tree_shape;
 
   Impl() {
@@ -150,16 +151,19 @@ struct OctreeBackend<T>::Impl {
   }
   std::size_t capacity_n() const { return index.capacity; }  // sorted keys live after the unsorted ones
 
+  unsigned prepare(std::size_t kernel, const Launch& requested, std::size_t n, const ForceLaw<T>& law);
+  void evaluate(unsigned n, unsigned leaf_size, const ForceLaw<T>& law);
+
   // The per-body buffers and CUB's temporary storage for n bodies.
   void reserve_bodies(std::size_t n) {
     if (n <= index.capacity) return;
     for (Buffer<T>* b : {&pos, &acc}) b->reserve(3 * n, 0, stream);
     for (Buffer<T>* b : {&mass, &bx, &by, &bz, &bm}) b->reserve(n, 0, stream);
     for (Buffer<unsigned>* b : {&body, &count, &inclusive}) b->reserve(n, 0, stream);
-    terms.reserve(n, 0, stream);
+    terms.reserve(n, 0, stream), cell_terms.reserve(n, 0, stream);
     index.reserve(n, 0, stream);
     keys.reserve(2 * index.capacity, 0, stream);
-    box.reserve(6, 0, stream), cube.reserve(1, 0, stream), terms_sum.reserve(1, 0, stream), shape.reserve(3, 0, stream);
+    box.reserve(6, 0, stream), cube.reserve(1, 0, stream), terms_sum.reserve(2, 0, stream), shape.reserve(3, 0, stream);
     const int c = static_cast<int>(index.capacity);
     std::size_t sort = 0, scan = 0, sum = 0, minmax = 0;
     NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys.p, keys.p, index.p, body.p, c, 0, 63));
@@ -174,7 +178,7 @@ struct OctreeBackend<T>::Impl {
     for (Buffer<unsigned>* b : {&child, &nchild, &first, &end, &level}) b->reserve(count, keep, stream);
   }
 
-  void build(unsigned n, const TreeOptions& o, unsigned k) {
+  void build(unsigned n, unsigned k) {
     namespace K = octree_kernels;
     const auto grid = octree_detail::blocks_for;
     constexpr unsigned b = octree_detail::block;
@@ -267,96 +271,182 @@ OctreeBackend<T>::OctreeBackend() : impl_(std::make_unique<Impl>()) {}
 template <class T>
 OctreeBackend<T>::~OctreeBackend() = default;
 
+
+// The launch shape of `kernel` for n bodies (resolved again only when something changed) and the
+// leaf size; the device buffers for n bodies.
 template <class T>
-void OctreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t count,
-                               const ForceLaw<T>& law, T* acc) {
-  Impl& s = *impl_;
-  const octree_detail::WalkOps<T>& w = Impl::walks.at(kernel);
+unsigned OctreeBackend<T>::Impl::prepare(std::size_t kernel, const Launch& req, std::size_t count, const ForceLaw<T>& law) {
+  const octree_detail::WalkOps<T>& w = walks.at(kernel);
   const bool clamp = law.rmin2 > T(0);
-  const auto& r = s.resolved;
-  if (!r || r->kernel != kernel || !(r->request == req) || r->n != count || r->clamp != clamp) {
+  if (!resolved || resolved->kernel != kernel || !(resolved->request == req) || resolved->n != count || resolved->clamp != clamp) {
     const Launch shape = w.resolve(req, count, clamp);
     const Variant v = w.variant(shape, clamp);
     int per_sm = 0;
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.function, shape.block, v.shared_bytes));
-    s.resolved = typename Impl::Resolved{kernel, req, count, clamp, shape,
-                                         static_cast<unsigned>(per_sm * device_properties().multiProcessorCount)};
+    resolved = Resolved{kernel, req, count, clamp, shape, static_cast<unsigned>(per_sm * device_properties().multiProcessorCount)};
   }
-  const Launch l = s.resolved->shape;
-  s.last = l;
-  s.build_ms = s.moments_ms = s.walk_ms = -1;
-  s.terms_per_body = -1;
-  if (count == 0) return;
+  last = resolved->shape;
+  build_ms = moments_ms = walk_ms = -1;
+  terms_per_body = cell_terms_per_body = -1;
   if (count > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(count));
-  for (std::size_t i = 0; i < 3 * count; ++i)
-    if (!std::isfinite(pos[i])) throw RunError("a body's position is not finite: no tree can be built");
-  const unsigned n = static_cast<unsigned>(count);
-  const unsigned k = law.tree.leaf_size ? law.tree.leaf_size : w.grouped ? OctreeGroups::leaf_size : OctreeS4::leaf_size;
-
-  s.reserve_bodies(n);
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.pos.p, pos, 3 * count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.mass.p, mass, count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
-  NBODY_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
-  s.build(n, law.tree, k);
-  NBODY_CUDA_CHECK(cudaEventRecord(s.built, s.stream));
-  s.summarise(law.tree);
-  NBODY_CUDA_CHECK(cudaEventRecord(s.summarised, s.stream));
-
-  const Variant v = w.variant(l, clamp);
-  const void* f = v.function;
-  octree::View<T> view = s.view(law.tree.quadrupole);
-  const unsigned* body = s.body.p;
-  T eps2 = law.eps2, rmin2 = law.rmin2, G = law.G;
-  T* d_acc = s.acc.p;
-  unsigned long long* terms = s.terms.p;
-  unsigned nn = n;
-  if (w.grouped) {
-    unsigned groups = s.make_groups();
-    const unsigned grid = s.resolved->grid;
-    s.stacks.reserve(std::size_t(grid) * (l.block / 32) * octree_kernels::stack_size, 0, s.stream);
-    NBODY_CUDA_CHECK(cudaMemsetAsync(s.counters.p, 0, 2 * sizeof(unsigned), s.stream));
-    unsigned* stacks = s.stacks.p;
-    const unsigned* group = s.groups.p;
-    unsigned* counters = s.counters.p;
-    void* args[] = {&view, &body, &nn, &eps2, &rmin2, &G, &d_acc, &terms, &stacks, &group, &groups, &counters};
-    NBODY_CUDA_CHECK(cudaLaunchKernel(f, dim3(grid), dim3(l.block), args, v.shared_bytes, s.stream));
-  } else {
-    void* args[] = {&view, &body, &nn, &eps2, &rmin2, &G, &d_acc, &terms};
-    NBODY_CUDA_CHECK(cudaLaunchKernel(f, dim3((n + l.block - 1) / l.block), dim3(l.block), args, 0, s.stream));
-  }
-  NBODY_CUDA_CHECK(cudaEventRecord(s.walked, s.stream));
-
-  std::size_t bytes = s.temp.capacity;
-  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(s.temp.p, bytes, s.terms.p, s.terms_sum.p, int(n), s.stream));
-  NBODY_CUDA_CHECK(cudaMemsetAsync(s.shape.p, 0, 3 * sizeof(unsigned), s.stream));
-  octree_kernels::shape_kernel<<<octree_detail::blocks_for(s.nodes), octree_detail::block, 0, s.stream>>>(
-      s.arrays(false), static_cast<unsigned>(s.nodes), s.shape.p);
-  NBODY_CUDA_CHECK_LAUNCH("octree shape");
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(acc, s.acc.p, 3 * count * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
-  unsigned long long total = 0;
-  unsigned shape[3] = {0, 0, 0};
-  T root_mass{0};
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(&total, s.terms_sum.p, sizeof total, cudaMemcpyDeviceToHost, s.stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(shape, s.shape.p, sizeof shape, cudaMemcpyDeviceToHost, s.stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(&root_mass, s.node_mass.p, sizeof root_mass, cudaMemcpyDeviceToHost, s.stream));
-  unsigned overflowed = 0;
-  if (w.grouped) NBODY_CUDA_CHECK(cudaMemcpyAsync(&overflowed, s.counters.p + 1, sizeof overflowed, cudaMemcpyDeviceToHost, s.stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  if (overflowed) throw RunError("the grouped octree walk outgrew its stack (a tree deeper than 21 levels?)");
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.build_ms, s.start, s.built));
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.moments_ms, s.built, s.summarised));
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.walk_ms, s.summarised, s.walked));
-  s.terms_per_body = double(total) / double(n);
-  s.root_mass = double(root_mass);
-  s.tree_shape = {static_cast<unsigned>(s.nodes), shape[0], static_cast<unsigned>(s.levels.size() - 1), shape[1], shape[2]};
+  if (count > 0) reserve_bodies(count);
+  return law.tree.leaf_size ? law.tree.leaf_size : w.grouped ? OctreeGroups::leaf_size : OctreeS4::leaf_size;
 }
 
+// One evaluation of the bodies in pos and mass (device, input order) into acc (device, input
+// order): build, moments, walk, and the profile of the three.
+template <class T>
+void OctreeBackend<T>::Impl::evaluate(unsigned n, unsigned k, const ForceLaw<T>& law) {
+  const octree_detail::WalkOps<T>& w = walks.at(resolved->kernel);
+  const Launch l = resolved->shape;
+  NBODY_CUDA_CHECK(cudaEventRecord(start, stream));
+  build(n, k);
+  NBODY_CUDA_CHECK(cudaEventRecord(built, stream));
+  summarise(law.tree);
+  NBODY_CUDA_CHECK(cudaEventRecord(summarised, stream));
+
+  const Variant v = w.variant(l, resolved->clamp);
+  octree::View<T> tree = view(law.tree.quadrupole);
+  const unsigned* order = body.p;
+  T eps2 = law.eps2, rmin2 = law.rmin2, G = law.G;
+  T* d_acc = acc.p;
+  unsigned long long *d_terms = terms.p, *d_cells = cell_terms.p;
+  if (w.grouped) {
+    unsigned group_total = make_groups();
+    const unsigned grid = resolved->grid;
+    stacks.reserve(std::size_t(grid) * (l.block / 32) * octree_kernels::stack_size, 0, stream);
+    NBODY_CUDA_CHECK(cudaMemsetAsync(counters.p, 0, 2 * sizeof(unsigned), stream));
+    unsigned* d_stacks = stacks.p;
+    const unsigned* d_groups = groups.p;
+    unsigned* d_counters = counters.p;
+    void* args[] = {&tree, &order, &n, &eps2, &rmin2, &G, &d_acc, &d_terms, &d_cells, &d_stacks, &d_groups, &group_total, &d_counters};
+    NBODY_CUDA_CHECK(cudaLaunchKernel(v.function, dim3(grid), dim3(l.block), args, v.shared_bytes, stream));
+  } else {
+    void* args[] = {&tree, &order, &n, &eps2, &rmin2, &G, &d_acc, &d_terms, &d_cells};
+    NBODY_CUDA_CHECK(cudaLaunchKernel(v.function, dim3((n + l.block - 1) / l.block), dim3(l.block), args, 0, stream));
+  }
+  NBODY_CUDA_CHECK(cudaEventRecord(walked, stream));
+
+  std::size_t bytes = temp.capacity;
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp.p, bytes, terms.p, terms_sum.p, int(n), stream));
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp.p, bytes, cell_terms.p, terms_sum.p + 1, int(n), stream));
+  NBODY_CUDA_CHECK(cudaMemsetAsync(shape.p, 0, 3 * sizeof(unsigned), stream));
+  octree_kernels::shape_kernel<<<octree_detail::blocks_for(nodes), octree_detail::block, 0, stream>>>(
+      arrays(false), static_cast<unsigned>(nodes), shape.p);
+  NBODY_CUDA_CHECK_LAUNCH("octree shape");
+  unsigned long long total[2] = {0, 0};  // all terms, nodes taken whole
+  unsigned tree_counts[3] = {0, 0, 0};
+  T root{0};
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(total, terms_sum.p, sizeof total, cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(tree_counts, shape.p, sizeof tree_counts, cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(&root, node_mass.p, sizeof root, cudaMemcpyDeviceToHost, stream));
+  unsigned overflowed = 0;
+  if (w.grouped) NBODY_CUDA_CHECK(cudaMemcpyAsync(&overflowed, counters.p + 1, sizeof overflowed, cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (overflowed) throw RunError("the grouped octree walk outgrew its stack (a tree deeper than 21 levels?)");
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&build_ms, start, built));
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&moments_ms, built, summarised));
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&walk_ms, summarised, walked));
+  terms_per_body = double(total[0]) / double(n);
+  cell_terms_per_body = double(total[1]) / double(n);
+  root_mass = double(root);
+  tree_shape = {static_cast<unsigned>(nodes), tree_counts[0], static_cast<unsigned>(levels.size() - 1), tree_counts[1],
+                tree_counts[2]};
+}
+
+template <class T>
+void OctreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t count,
+                               const ForceLaw<T>& law, T* acc) {
+  Impl& s = *impl_;
+  const unsigned k = s.prepare(kernel, req, count, law);
+  if (count == 0) return;
+  for (std::size_t i = 0; i < 3 * count; ++i)
+    if (!std::isfinite(pos[i])) throw RunError("a body's position is not finite: no tree can be built");
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.pos.p, pos, 3 * count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.mass.p, mass, count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+  s.evaluate(static_cast<unsigned>(count), k, law);
+  NBODY_CUDA_CHECK(cudaMemcpy(acc, s.acc.p, 3 * count * sizeof(T), cudaMemcpyDeviceToHost));
+}
+
+// Device-resident leapfrog steps: the state and the acceleration stay on the device, the tree is
+// built again for every evaluation (S4's step: the five kernels of the force, then the update).
+template <class T>
+class OctreeBackend<T>::Stepper final : public ResidentStepper<T> {
+ public:
+  Stepper(OctreeBackend& backend, std::size_t kernel, const Launch& launch, const ForceLaw<T>& law)
+      : backend_(backend), kernel_(kernel), launch_(launch), law_(law) {}
+  bool takes(const ResidentMethod<T>& method) const override { return method.splitting && !method.adaptive; }
+
+  void advance(const ResidentMethod<T>& method, ResidentSegment<T>& seg) override {
+    Impl& s = *backend_.impl_;
+    const std::size_t n = seg.n;
+    if (n == 0) throw InputError("device-resident steps need at least one body");
+    const unsigned k = s.prepare(kernel_, launch_, n, law_);
+    const std::size_t m = 3 * n;
+    s.stepped = true;
+    s.vel.reserve(m, 0, s.stream);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.pos.p, seg.y, m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.vel.p, seg.y + m, m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.mass.p, seg.mass, n * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+    seg.steps = seg.rejected = seg.evaluations = 0;
+    auto evaluate = [&] {
+      s.evaluate(static_cast<unsigned>(n), k, law_);
+      ++seg.evaluations;
+    };
+    if (seg.history_current)
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(s.acc.p, seg.history[0], m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+    else
+      evaluate();
+    const unsigned grid = octree_detail::blocks_for(m);
+    auto axpy = [&](T* y, T a, const T* x, const char* what) {  // y += a x
+      octree_kernels::axpy_kernel<<<grid, octree_detail::block, 0, s.stream>>>(y, a, x, static_cast<unsigned>(m));
+      NBODY_CUDA_CHECK_LAUNCH(what);
+    };
+    const T h = seg.dt;
+    for (;;) {
+      for (const T& w : method.b) {  // as integrators/leapfrog.hpp
+        const T hw = w * h, half = hw / T(2);
+        axpy(s.vel.p, half, s.acc.p, "leapfrog kick");
+        axpy(s.pos.p, hw, s.vel.p, "leapfrog drift");
+        evaluate();
+        axpy(s.vel.p, half, s.acc.p, "leapfrog kick");
+      }
+      ++seg.steps;
+      seg.t = seg.t0 + T(seg.step_index + seg.steps) * h;
+      if (seg.steps >= seg.max_steps || seg.t >= seg.stop_when) break;
+    }
+    seg.h_last = h;
+    seg.history_current = true;
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(seg.y, s.pos.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(seg.y + m, s.vel.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(seg.history[0], s.acc.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  }
+
+ private:
+  OctreeBackend& backend_;
+  std::size_t kernel_;
+  const Launch& launch_;  // the engine's own, as it stands at each call
+  const ForceLaw<T>& law_;
+};
+
+template <class T>
+ResidentStepper<T>* OctreeBackend<T>::stepper(std::size_t kernel, const Launch& launch, const ForceLaw<T>& law) {
+  stepper_ = std::make_unique<Stepper>(*this, kernel, launch, law);
+  return stepper_.get();
+}
+
+template <class T>
+bool OctreeBackend<T>::steps_on_device() const {
+  return impl_->stepped;
+}
 template <class T>
 TreeProfile OctreeBackend<T>::last_profile() const {
   const Impl& s = *impl_;
   if (s.walk_ms < 0) return {};
   TreeProfile p = TreeProfile::timed((s.build_ms + s.moments_ms) * 1e-3, s.walk_ms * 1e-3, s.terms_per_body);
   p.moments_seconds = s.moments_ms * 1e-3;
+  p.cell_terms_per_body = s.cell_terms_per_body;
   p.shape = s.tree_shape;
   p.root_mass = s.root_mass;
   return p;

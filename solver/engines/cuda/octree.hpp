@@ -15,6 +15,7 @@
 #include "engines/cuda/backend.hpp"
 #include "engines/engine.hpp"
 #include "engines/launch.hpp"
+#include "engines/resident.hpp"
 
 namespace nbody::cuda {
 
@@ -72,13 +73,19 @@ class OctreeBackend {
 
   void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n,
                const ForceLaw<T>& law, T* acc);
+  // Device-resident leapfrog steps with `kernel`'s walk (engines/resident.hpp), valid while this
+  // lives; it reads `requested` and `law` (the engine's own) at each call.
+  ResidentStepper<T>* stepper(std::size_t kernel, const Launch& requested, const ForceLaw<T>& law);
+  bool steps_on_device() const;      // the stepper has taken steps
   TreeProfile last_profile() const;  // build, moments, walk and the tree's shape
   double last_device_seconds() const;
   Launch last_launch() const;
 
  private:
   struct Impl;
+  class Stepper;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<ResidentStepper<T>> stepper_;
 };
 
 }  // namespace nbody::cuda

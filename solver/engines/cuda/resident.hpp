@@ -39,6 +39,7 @@ class ResidentBackend final : public ResidentStepper<T> {
   ResidentBackend(const ResidentBackend&) = delete;
   ResidentBackend& operator=(const ResidentBackend&) = delete;
 
+  bool takes(const ResidentMethod<T>& method) const override { return !method.splitting; }
   void set_law(T G, T eps2, T rmin2);
   void set_launch(const Launch& requested);
   void advance(const ResidentMethod<T>& method, ResidentSegment<T>& segment) override;

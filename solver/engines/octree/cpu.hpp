@@ -36,19 +36,21 @@ class CpuEngine final : public ForceEngine<T> {
     const View<T> view = tree_.view();
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-    unsigned long long terms = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : terms) if (count >= 256)
+    unsigned long long cells = 0, bodies = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : cells, bodies) if (count >= 256)
     for (std::ptrdiff_t q = 0; q < count; ++q) {
       const unsigned p = static_cast<unsigned>(q), i = tree_.body[p];
       T ax{0}, ay{0}, az{0};
-      terms += walk(view, Target<T>{view.bx[p], view.by[p], view.bz[p], p}, eps2, rmin2, ax, ay, az);
+      const Terms terms = walk(view, Target<T>{view.bx[p], view.by[p], view.bz[p], p}, eps2, rmin2, ax, ay, az);
+      cells += terms.cells, bodies += terms.bodies;
       acc[i] = G * ax;
       acc[n + i] = G * ay;
       acc[2 * n + i] = G * az;
     }
     const auto t2 = clock::now();
     profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
-                                  std::chrono::duration<double>(t2 - t1).count(), double(terms) / double(n));
+                                  std::chrono::duration<double>(t2 - t1).count(), double(cells + bodies) / double(n));
+    profile_.cell_terms_per_body = double(cells) / double(n);
     profile_.shape = tree_.shape();
     profile_.root_mass = double(tree_.mass[0]);
   }
