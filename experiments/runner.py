@@ -69,6 +69,10 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              columns, then the diagnostics columns (t, steps,
                                              fevals, ...; one named like a point column is
                                              renamed diag_NAME, e.g. diag_dt)
+  serial      = true                         optional: the points run one at a time with every
+                                             core whatever --jobs says (their wall times, such as
+                                             step_wall_s, are timings; bench and tune points
+                                             always do)
   [fixed]       nbody run flags (without --) for every point: ic = "kepler", t-end = "10P";
                 true = bare flag, false = omitted; strings may name swept values: "P/{n}"
   [sweep]       swept nbody run flags: name = [values] or an inclusive range

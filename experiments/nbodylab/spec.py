@@ -29,7 +29,7 @@ TIMING_KINDS = ("bench", "tune")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 # The top-level keys of an experiment file, each with the TOML type it takes.
 TOP_KEYS = {"title": str, "description": str, "kind": str, "requires": (str, list),
-            "metrics": list, "timeseries": bool, "cases": list, "profile": dict,
+            "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict,
             **{s: dict for s in SECTIONS}}
 # The keys of a derived experiment: what it is, and who writes its results from what.
 DERIVED_KEYS = {"title": str, "description": str, "kind": str, "producer": (str, list),
@@ -187,6 +187,7 @@ class Experiment:
     cases: list        # [[cases]] of the profile: list of {flag: list of values}; [] = none
     case_columns: list  # union of the case keys of every profile, in order of first appearance
     timeseries: bool   # each point also writes --diagnostics; rows kept in its record
+    serial: bool = False  # points one at a time with every core (their wall times are timings)
     kind: str = "run"  # one of KINDS: how the runner runs it
     producers: list = ()     # kind "derived": the programs that write its results (repository paths)
     derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
@@ -384,5 +385,5 @@ def load(exp_id, profile):
         requires=[requires] if isinstance(requires, str) else list(requires),
         metrics=list(doc.get("metrics", {"bench": DEFAULT_BENCH_METRICS, "tune": DEFAULT_TUNE_METRICS}.get(
             kind, DEFAULT_METRICS))),
-        cases=active_cases, case_columns=case_columns, timeseries=timeseries, kind=kind,
-        **sections)
+        cases=active_cases, case_columns=case_columns, timeseries=timeseries,
+        serial=doc.get("serial", False), kind=kind, **sections)

@@ -193,6 +193,8 @@ def run(exp, nbody, jobs, force, build_info):
             if (r := store.load(p["hash"], usable)) is not None}
     pending = list({p["hash"]: p for p in points if p["hash"] not in done}.values())
 
+    if exp.serial:
+        jobs = 1  # its wall times are timings: nothing else on the machine
     env = dict(os.environ)
     if jobs > 1:
         env["OMP_NUM_THREADS"] = "1"  # points run side by side: one core each
