@@ -162,10 +162,12 @@ namespace nbody::cuda::octree_kernels {
 // Groups of the grouped walk: cells of the tree, at most group_size bodies each (bodies_per_lane
 // per lane of a warp). The children of at most group_size bodies of a node of more, packed in key
 // order into groups of at most group_size (siblings, so a group's box stays within its parent's
-// cell); the root when it has at most group_size; a larger leaf (coincident bodies at the deepest
-// level) in pieces of group_size. Node i's groups: count[i],
-// each node's written by its own thread.
-constexpr unsigned bodies_per_lane = 1, group_size = 32 * bodies_per_lane;
+// cell) when the parent holds at most pack_limit bodies, else each a group of its own: small
+// siblings under a large parent lie in a large cell beside its dense part, and one group spanning
+// them would open that part down to its bodies (a single warp summing a sizeable fraction of N);
+// the root when it has at most group_size; a larger leaf (coincident bodies at the deepest
+// level) in pieces of group_size. Node i's groups: count[i], each node's written by its own thread.
+constexpr unsigned bodies_per_lane = 1, group_size = 32 * bodies_per_lane, pack_limit = 8 * group_size;
 
 // Calls emit(first, end) for each group of node i, in order; returns their number.
 template <class T, class Emit>
@@ -181,11 +183,12 @@ __device__ unsigned node_groups(const Arrays<T>& t, unsigned i, Emit emit) {
     for (unsigned b = t.first[i]; b < t.end[i]; b += group_size) emit(b, min(b + group_size, t.end[i])), ++groups;
     return groups;
   }
+  const bool pack = size <= pack_limit;
   unsigned open_first = 0, open_end = 0;  // the group being packed; empty when equal
   for (unsigned k = t.child[i]; k < t.child[i] + t.nchild[i]; ++k) {
     const unsigned f = t.first[k], e = t.end[k];
     const bool small = e - f <= group_size;
-    if (open_end > open_first && (!small || open_end - open_first + (e - f) > group_size))
+    if (open_end > open_first && (!small || !pack || open_end - open_first + (e - f) > group_size))
       emit(open_first, open_end), ++groups, open_first = open_end = 0;
     if (!small) continue;
     if (open_end == open_first) open_first = f;
