@@ -90,6 +90,31 @@ ForceLaw<T> softened(T eps, T r_min) {
 using test::fixed_step;
 using test::with_tol;
 
+// The 97-body Plummer sphere to t_end with steps on the device, in few calls (one sample at the
+// end) and in many (a sample every t_end / 37), checkpointed and resumed from the last checkpoint
+// before 0.55 t_end in a new run: the same bits, evaluations, steps and rejections.
+void check_bit_for_bit_however_cut(const std::string& engine, const std::string& integrator, StepOptions<double> o,
+                                   const ForceLaw<double>& law, double t_end) {
+  o.stepping = Stepping::device;
+  const auto ignore = [](const auto&) {};
+  Simulation<double> whole(test::plummer<double>(97, 7), law, engine, integrator, o);
+  whole.run(t_end, t_end, ignore);
+  Simulation<double> first(test::plummer<double>(97, 7), law, engine, integrator, o);
+  const std::string saved = test::run_keeping_checkpoint(first, t_end, t_end / 37, t_end / 9, 0.55 * t_end);
+  REQUIRE(!saved.empty());
+  Simulation<double> resumed(test::plummer<double>(97, 7), law, engine, integrator, o);
+  ArchiveReader r(saved);
+  resumed.load(r);
+  REQUIRE(resumed.state().t > 0.3 * t_end);
+  resumed.run(t_end, t_end / 37, ignore);
+  for (Simulation<double>* other : {&first, &resumed}) {
+    CHECK(std::memcmp(whole.state().y.data(), other->state().y.data(), whole.state().y.size() * sizeof(double)) == 0);
+    CHECK(whole.force_evaluations() == other->force_evaluations());
+    CHECK(whole.counters().steps == other->counters().steps);
+    CHECK(whole.counters().rejected == other->counters().rejected);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("device_resident_steps_agree_with_host_steps_to_rounding", "[gpu][resident]") {
@@ -150,29 +175,7 @@ TEST_CASE("device_resident_runs_are_bit_for_bit_however_they_are_cut_into_device
                                         std::pair{std::string("verner65"), with_tol(1e-9)},
                                         std::pair{std::string("adams-bashforth"), fixed_step(1e-3)}}) {
     SECTION(integrator) {
-      StepOptions<double> o = opt;
-      o.stepping = Stepping::device;
-      const auto ignore = [](const auto&) {};
-      // Few calls: one sample at the end.
-      Simulation<double> whole(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
-      whole.run(t_end, t_end, ignore);
-      // Many calls (a sample every t_end / 37), checkpointed, and resumed from the last checkpoint
-      // before 0.55 t_end in a new run.
-      Simulation<double> first(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
-      const std::string saved = test::run_keeping_checkpoint(first, t_end, t_end / 37, t_end / 9, 0.55 * t_end);
-      REQUIRE(!saved.empty());
-      Simulation<double> resumed(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
-      ArchiveReader r(saved);
-      resumed.load(r);
-      REQUIRE(resumed.state().t > 0.3 * t_end);
-      resumed.run(t_end, t_end / 37, ignore);
-
-      for (Simulation<double>* other : {&first, &resumed}) {
-        CHECK(std::memcmp(whole.state().y.data(), other->state().y.data(), whole.state().y.size() * sizeof(double)) == 0);
-        CHECK(whole.force_evaluations() == other->force_evaluations());
-        CHECK(whole.counters().steps == other->counters().steps);
-        CHECK(whole.counters().rejected == other->counters().rejected);
-      }
+      check_bit_for_bit_however_cut("cuda-split", integrator, opt, law, t_end);
     }
   }
 }
@@ -200,22 +203,7 @@ TEST_CASE("device_resident_leapfrog_on_the_octree_engines_agrees_with_host_steps
         CHECK(device.sample_times == host.sample_times);
 
         law.tree.theta = 0.5;
-        StepOptions<double> o = fixed_step(1e-3);
-        o.stepping = Stepping::device;
-        const double t_end = 0.3;
-        Simulation<double> whole(test::plummer<double>(97, 7), law, engine, integrator, o);
-        whole.run(t_end, t_end, [](const auto&) {});
-        Simulation<double> first(test::plummer<double>(97, 7), law, engine, integrator, o);
-        const std::string saved = test::run_keeping_checkpoint(first, t_end, t_end / 37, t_end / 9, 0.55 * t_end);
-        REQUIRE(!saved.empty());
-        Simulation<double> resumed(test::plummer<double>(97, 7), law, engine, integrator, o);
-        ArchiveReader r(saved);
-        resumed.load(r);
-        resumed.run(t_end, t_end / 37, [](const auto&) {});
-        for (Simulation<double>* other : {&first, &resumed}) {
-          CHECK(std::memcmp(whole.state().y.data(), other->state().y.data(), whole.state().y.size() * sizeof(double)) == 0);
-          CHECK(whole.force_evaluations() == other->force_evaluations());
-        }
+        check_bit_for_bit_however_cut(engine, integrator, fixed_step(1e-3), law, 0.3);
       }
     }
   SECTION("float leapfrog") {
