@@ -1,17 +1,22 @@
 #pragma once
 // The CUDA kernels of seed S4's octree pipeline (kernels/common/octree.hpp), run every evaluation:
-//   bounding cube   (after CUB's min and max reductions) one thread;
+//   bounding cube   CUB's reduction of the bodies' box, then one thread;
 //   keys            a Morton key per body, then CUB's radix sort of (key, index): key order, ties
 //                   by index, as the host build;
 //   bodies          gathered in key order (S4's sort: the walk reads neighbours' data together);
-//   build           level by level: count each node's children, CUB's scan gives their places,
-//                   then write them; the host reads the level's total to launch the next;
-//   moments         level by level from the deepest (a node after its children, which the
-//                   previous launch finished);
+//   build           one cooperative launch, level by level with grid-wide barriers between the
+//                   steps of a level (build_kernel);
+//   moments         one cooperative launch, level by level from the deepest;
 //   walk            one thread per body in key order, so that a warp walks neighbouring bodies.
-// No thread waits on another block and no warp is assumed to run in lock step: every dependence
-// is between launches, so the pipeline cannot hang on any scheduler.
+// No warp is assumed to run in lock step, and a block waits on others only at the grid barriers
+// of cooperative launches (every block resident by construction), so the pipeline cannot hang on
+// any scheduler.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <type_traits>
 
 #include "common/octree.hpp"
 #include "cuda/device_math.cuh"
@@ -24,10 +29,31 @@ using nbody::octree::View;
 
 inline __device__ unsigned thread_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
-// box: x, y, z minima then maxima.
+// The bodies' bounding box: lo x, y, z and hi x, y, z (CUB's reduction of BoxOf with MergeBoxes).
 template <class T>
-__global__ void cube_kernel(const T* __restrict__ box, Cube<T>* __restrict__ cube) {
-  if (thread_index() == 0) *cube = octree::bounding_cube(box[0], box[1], box[2], box[3], box[4], box[5]);
+struct Box {
+  T lo[3], hi[3];
+};
+template <class T>
+struct BoxOf {  // body i's own box
+  const T* pos;
+  unsigned n;
+  __device__ Box<T> operator()(unsigned i) const {
+    const T x = pos[i], y = pos[n + i], z = pos[2 * std::size_t(n) + i];
+    return {{x, y, z}, {x, y, z}};
+  }
+};
+struct MergeBoxes {
+  template <class T>
+  __device__ Box<T> operator()(const Box<T>& a, const Box<T>& b) const {
+    return {{min(a.lo[0], b.lo[0]), min(a.lo[1], b.lo[1]), min(a.lo[2], b.lo[2])},
+            {max(a.hi[0], b.hi[0]), max(a.hi[1], b.hi[1]), max(a.hi[2], b.hi[2])}};
+  }
+};
+
+template <class T>
+__global__ void cube_kernel(const Box<T>* __restrict__ box, Cube<T>* __restrict__ cube) {
+  if (thread_index() == 0) *cube = octree::bounding_cube(box->lo[0], box->lo[1], box->lo[2], box->hi[0], box->hi[1], box->hi[2]);
 }
 
 template <class T>
@@ -48,82 +74,151 @@ __global__ void gather_kernel(const unsigned* __restrict__ body, const T* __rest
   bx[j] = pos[i], by[j] = pos[n + i], bz[j] = pos[2 * std::size_t(n) + i], bm[j] = mass[i];
 }
 
-template <class T>
-__global__ void root_kernel(Arrays<T> t, unsigned n) {
-  if (thread_index() != 0) return;
-  t.first[0] = 0, t.end[0] = n, t.level[0] = 0, t.child[0] = 0, t.nchild[0] = 0;
-}
-
 // Whether node i (of at most k bodies per leaf) is split.
 template <class T>
 __device__ bool splits(const Arrays<T>& t, unsigned i, unsigned k) {
   return t.end[i] - t.first[i] > k && t.level[i] < octree::max_level;
 }
 
-// Nodes [lb, le) of one level: where each octant of each node that splits begins, a thread per
-// (node, octant), so that the binary searches of the few large nodes near the root run side by
-// side. at[9 (i - lb) + o]; at[9 (i - lb) + 8] = the node's end.
-template <class T>
-__global__ void octant_starts_kernel(Arrays<T> t, unsigned lb, unsigned le, unsigned k, unsigned* __restrict__ at) {
-  const std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;  // up to 8 N
-  if (q >= 8 * std::size_t(le - lb)) return;
-  const unsigned i = lb + static_cast<unsigned>(q / 8), o = static_cast<unsigned>(q % 8);
-  if (!splits(t, i, k)) return;
-  at[9 * std::size_t(i - lb) + o] = octree::octant_start(t.key, t.first[i], t.end[i], t.level[i], o);
-  if (o == 0) at[9 * std::size_t(i - lb) + 8] = t.end[i];
-}
+// What the build leaves for the moments and the host: level l's nodes are [bound[l], bound[l + 1]);
+// needed > 0 when the tree outgrew the node arrays (it needs at least that many; nothing is valid).
+struct BuildResult {
+  unsigned levels;
+  unsigned bound[octree::max_level + 2];
+  unsigned needed;
+};
 
-// How many children each node gets (0: a leaf).
-template <class T>
-__global__ void count_children_kernel(Arrays<T> t, unsigned lb, unsigned le, unsigned k, const unsigned* __restrict__ at,
-                                      unsigned* __restrict__ count) {
-  const unsigned i = lb + thread_index();
-  if (i >= le) return;
-  unsigned start[9];
-  const unsigned c = splits(t, i, k) ? octree::children_of(at + 9 * std::size_t(i - lb), start) : 0u;
-  t.nchild[i] = c;
-  count[i - lb] = c;
-}
+constexpr unsigned build_block = 256;
 
-// Their children, at le + (inclusive sum of the counts) - own count.
+// The build, one cooperative launch: level by level from the root, each level in three phases
+// separated by grid-wide barriers (every block is resident, cudaLaunchCooperativeKernel):
+//   1. where each octant of each node that splits begins, a thread per (node, octant), so that
+//      the binary searches of the few large nodes near the root run side by side
+//      (at[9 (i - lb) + o], at[9 (i - lb) + 8] = the node's end);
+//   2. each block counts the children of its run of the level's nodes;
+//   3. each block places its run's children after those of the blocks before it (the sum of their
+//      counts, read by every block) and writes them.
+// Every block reads the same counts and so takes the same branch at the end of a level: none waits
+// at a barrier that another has left.
 template <class T>
-__global__ void make_children_kernel(Arrays<T> t, unsigned lb, unsigned le, const unsigned* __restrict__ at,
-                                     const unsigned* __restrict__ inclusive) {
-  const unsigned i = lb + thread_index();
-  if (i >= le) return;
-  const unsigned c = t.nchild[i];
-  if (c == 0) {
-    t.child[i] = 0;
-    return;
+__global__ void __launch_bounds__(build_block) build_kernel(Arrays<T> t, unsigned n, unsigned k, unsigned capacity,
+                                                            unsigned* __restrict__ at, unsigned* __restrict__ block_count,
+                                                            BuildResult* __restrict__ out) {
+  using Scan = cub::BlockScan<unsigned, build_block>;
+  using Reduce = cub::BlockReduce<unsigned, build_block>;
+  __shared__ union {
+    typename Scan::TempStorage scan;
+    typename Reduce::TempStorage reduce;
+  } temp;
+  __shared__ unsigned before_total[2];
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const unsigned blocks = gridDim.x, b = blockIdx.x, tid = threadIdx.x;
+  const std::size_t threads = std::size_t(blocks) * build_block, me = std::size_t(b) * build_block + tid;
+  if (me == 0) {
+    t.first[0] = 0, t.end[0] = n, t.level[0] = 0, t.child[0] = 0, t.nchild[0] = 0;
+    out->bound[0] = 0, out->bound[1] = 1, out->levels = 1, out->needed = 0;
   }
-  const unsigned l = t.level[i];
-  const unsigned first_child = le + inclusive[i - lb] - c;
-  unsigned start[9];
-  octree::children_of(at + 9 * std::size_t(i - lb), start);
-  t.child[i] = first_child;
-  for (unsigned j = 0; j < c; ++j) {
-    const unsigned h = first_child + j;
-    t.first[h] = start[j], t.end[h] = start[j + 1], t.level[h] = l + 1, t.child[h] = 0, t.nchild[h] = 0;
+  grid.sync();
+  unsigned lb = 0, le = 1, levels = 1;
+  for (;;) {
+    const unsigned width = le - lb;
+    for (std::size_t q = me; q < 8 * std::size_t(width); q += threads) {
+      const unsigned i = lb + static_cast<unsigned>(q / 8), o = static_cast<unsigned>(q % 8);
+      if (!splits(t, i, k)) continue;
+      at[9 * std::size_t(i - lb) + o] = octree::octant_start(t.key, t.first[i], t.end[i], t.level[i], o);
+      if (o == 0) at[9 * std::size_t(i - lb) + 8] = t.end[i];
+    }
+    grid.sync();
+
+    // This block's run of nodes [from, to), walked in tiles of a node per thread (the same
+    // number of tiles for every thread of the block: the block-wide sums below need them all).
+    const unsigned run = (width + blocks - 1) / blocks;
+    const unsigned from = lb + min(width, b * run), to = lb + min(width, b * run + run);
+    unsigned mine = 0;
+    for (unsigned base = from; base < to; base += build_block) {
+      const unsigned i = base + tid;
+      if (i >= to) continue;
+      unsigned start[9];
+      const unsigned c = splits(t, i, k) ? octree::children_of(at + 9 * std::size_t(i - lb), start) : 0u;
+      t.nchild[i] = c;
+      mine += c;
+    }
+    const unsigned block_total = Reduce(temp.reduce).Sum(mine);
+    if (tid == 0) block_count[b] = block_total;
+    grid.sync();
+
+    unsigned before = 0, all = 0;
+    for (unsigned j = tid; j < blocks; j += build_block) {
+      const unsigned c = block_count[j];
+      all += c;
+      if (j < b) before += c;
+    }
+    before = Reduce(temp.reduce).Sum(before);
+    __syncthreads();
+    all = Reduce(temp.reduce).Sum(all);
+    if (tid == 0) before_total[0] = before, before_total[1] = all;
+    __syncthreads();
+    before = before_total[0], all = before_total[1];
+    if (all == 0) break;
+    if (std::size_t(le) + all > capacity) {
+      if (me == 0) out->needed = le + all;
+      break;
+    }
+    unsigned next = le + before;  // the first child of this tile's first node that has children
+    for (unsigned base = from; base < to; base += build_block) {
+      const unsigned i = base + tid;
+      const unsigned c = i < to ? t.nchild[i] : 0u;
+      unsigned offset = 0, tile = 0;
+      Scan(temp.scan).ExclusiveSum(c, offset, tile);
+      __syncthreads();
+      if (i < to) {
+        t.child[i] = c ? next + offset : 0u;
+        if (c) {
+          unsigned start[9];
+          octree::children_of(at + 9 * std::size_t(i - lb), start);
+          const unsigned l = t.level[i];
+          for (unsigned j = 0; j < c; ++j) {
+            const unsigned h = next + offset + j;
+            t.first[h] = start[j], t.end[h] = start[j + 1], t.level[h] = l + 1, t.child[h] = 0, t.nchild[h] = 0;
+          }
+        }
+      }
+      next += tile;
+    }
+    lb = le, le += all, ++levels;
+    if (me == 0) out->bound[levels] = le, out->levels = levels;
+    grid.sync();
   }
 }
 
+// The moments, one cooperative launch: level by level from the deepest (a node after its
+// children, finished before the barrier).
 template <class T>
-__global__ void summarise_kernel(Arrays<T> t, unsigned lb, unsigned le, const Cube<T>* __restrict__ cube, T theta) {
-  const unsigned i = lb + thread_index();
-  if (i >= le) return;
-  octree::summarise(t, i, *cube, theta);
+__global__ void __launch_bounds__(build_block)
+moments_kernel(Arrays<T> t, const BuildResult* __restrict__ built, const Cube<T>* __restrict__ cube, T theta) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+  const unsigned me = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned l = built->levels; l-- > 0;) {
+    for (std::size_t i = built->bound[l] + std::size_t(me); i < built->bound[l + 1]; i += threads)
+      octree::summarise(t, static_cast<unsigned>(i), *cube, theta);
+    if (l > 0) grid.sync();
+  }
 }
 
-// The tree's shape: leaves, largest leaf and bodies in leaves into out[0..2] (zeroed before). Every
-// thread of a warp takes part in the warp's sums, out-of-range ones with zeros.
+// The tree's shape: leaves, largest leaf and bodies in leaves into out[0..2] (zeroed before). A
+// grid of any size strides over the nodes; every thread of a warp takes part in the warp's sums.
 template <class T>
 __global__ void shape_kernel(Arrays<T> t, unsigned nodes, unsigned* __restrict__ out) {
-  const unsigned i = thread_index();
-  const bool leaf = i < nodes && t.nchild[i] == 0;
-  const unsigned size = leaf ? t.end[i] - t.first[i] : 0u;
-  const unsigned leaves = __reduce_add_sync(0xffffffffu, leaf ? 1u : 0u);
-  const unsigned bodies = __reduce_add_sync(0xffffffffu, size);
-  const unsigned largest = __reduce_max_sync(0xffffffffu, size);
+  unsigned leaves = 0, bodies = 0, largest = 0;
+  for (std::size_t i = thread_index(); i < nodes; i += std::size_t(gridDim.x) * blockDim.x)
+    if (t.nchild[i] == 0) {
+      const unsigned size = t.end[i] - t.first[i];
+      ++leaves, bodies += size, largest = max(largest, size);
+    }
+  leaves = __reduce_add_sync(0xffffffffu, leaves);
+  bodies = __reduce_add_sync(0xffffffffu, bodies);
+  largest = __reduce_max_sync(0xffffffffu, largest);
   if ((threadIdx.x & 31u) == 0) {
     atomicAdd(out, leaves);
     atomicMax(out + 1, largest);
@@ -167,7 +262,9 @@ namespace nbody::cuda::octree_kernels {
 // them would open that part down to its bodies (a single warp summing a sizeable fraction of N);
 // the root when it has at most group_size; a larger leaf (coincident bodies at the deepest
 // level) in pieces of group_size. Node i's groups: count[i], each node's written by its own thread.
-constexpr unsigned bodies_per_lane = 1, group_size = 32 * bodies_per_lane, pack_limit = 8 * group_size;
+// Two bodies per lane: the walk and each staged node serve twice the bodies for a somewhat larger
+// box (more terms per body), fewer instructions in all (evidence/gpu/logs/octree_build_walk).
+constexpr unsigned bodies_per_lane = 2, group_size = 32 * bodies_per_lane, pack_limit = 8 * group_size;
 
 // Calls emit(first, end) for each group of node i, in order; returns their number.
 template <class T, class Emit>
@@ -225,7 +322,7 @@ __global__ void group_write_kernel(Arrays<T> t, unsigned nodes, const unsigned* 
 // a node is taken whole when its centre of mass is farther than sqrt(crit2) from every point of
 // the box (so from every body of the group: S4's rule holds for each), a leaf that is not is
 // summed directly, other nodes are opened. Taken nodes and opened leaves go to two lists in shared
-// memory; when one fills, every lane adds the whole list to its own body, all lanes reading the
+// memory; when one fills, every lane adds the whole list to its own bodies, all lanes reading the
 // same node at once (a broadcast). The nodes still to test are a stack in global memory, one
 // region per warp. The grid is persistent: each warp takes the next group from an atomic counter
 // until none is left (costly groups do not hold up the others).
@@ -234,12 +331,32 @@ __global__ void group_write_kernel(Arrays<T> t, unsigned nodes, const unsigned* 
 constexpr unsigned list_size = 64, stack_size = 8192;
 constexpr unsigned full_mask = 0xffffffffu;
 
+// Four values read as one (a 16-byte load for float, two for double).
+template <class T>
+struct alignas(4 * sizeof(T)) Four {
+  T a, b, c, d;
+};
+// Node i's centre of mass and crit2 (node[4i .. 4i + 3], aligned).
+template <class T>
+__device__ Four<T> load_node(const T* node, unsigned i) {
+  if constexpr (std::is_same_v<T, float>) {
+    const float4 v = __ldg(reinterpret_cast<const float4*>(node) + i);
+    return {v.x, v.y, v.z, v.w};
+  } else {
+    const double2 u = __ldg(reinterpret_cast<const double2*>(node) + 2 * std::size_t(i));
+    const double2 v = __ldg(reinterpret_cast<const double2*>(node) + 2 * std::size_t(i) + 1);
+    return {u.x, u.y, v.x, v.y};
+  }
+}
+
 // A warp's shared memory: the two lists, and the data of the nodes or bodies being added (each
-// lane loads one, then every lane reads them all: one round trip to memory per 32 terms).
+// lane loads one, then every lane reads them all: one round trip to memory per 32 terms, and one
+// shared load per four values).
 template <class T>
 struct WarpShared {
   unsigned cells[list_size], leaves[list_size];
-  T x[list_size], y[list_size], z[list_size], m[list_size], q[6][list_size];
+  Four<T> point[list_size];       // x, y, z, mass
+  Four<T> quad[list_size][2];     // xx yy zz xy, xz yz, 1 (0: a point, no quadrupole), unused
 };
 template <class T>
 constexpr std::size_t shared_bytes(unsigned block) {
@@ -260,24 +377,33 @@ template <class T, class M>
 __device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, Lane<T>& me, T eps2, T rmin2) {
   for (unsigned j = lane; j < count; j += 32) {
     const unsigned i = w.cells[j];
-    w.x[j] = __ldg(t.node + 4 * i), w.y[j] = __ldg(t.node + 4 * i + 1), w.z[j] = __ldg(t.node + 4 * i + 2);
-    w.m[j] = __ldg(t.mass + i);
+    const Four<T> c = load_node(t.node, i);
+    w.point[j] = {c.a, c.b, c.c, __ldg(t.mass + i)};
     if (t.quad) {
-      const bool point = !(__ldg(t.node + 4 * i + 3) > T(0));
-      for (int k = 0; k < 6; ++k) w.q[k][j] = point ? T(0) : __ldg(t.quad + 6 * i + k);
+      T q[6];
+      const bool point = !(c.d > T(0));  // a lone body: no quadrupole, the pair term
+      for (int k = 0; k < 6; ++k) q[k] = point ? T(0) : __ldg(t.quad + 6 * i + k);
+      w.quad[j][0] = {q[0], q[1], q[2], q[3]};
+      w.quad[j][1] = {q[4], q[5], point ? T(0) : T(1), T(0)};
     }
   }
   __syncwarp();
+#pragma unroll 4
   for (unsigned j = 0; j < count; ++j) {
-    const T cx = w.x[j], cy = w.y[j], cz = w.z[j], m = w.m[j];
+    const Four<T> p = w.point[j];
+    const T cx = p.a, cy = p.b, cz = p.c, m = p.d;
     T q[6];
-    if (t.quad)
-      for (int k = 0; k < 6; ++k) q[k] = w.q[k][j];  // a point's quadrupole was staged as zeros
+    bool multipole = false;  // the same for every lane: j is
+    if (t.quad) {
+      const Four<T> u = w.quad[j][0], v = w.quad[j][1];
+      q[0] = u.a, q[1] = u.b, q[2] = u.c, q[3] = u.d, q[4] = v.a, q[5] = v.b;
+      multipole = v.c != T(0);
+    }
 #pragma unroll
     for (unsigned b = 0; b < bodies_per_lane; ++b) {
       const T dx = cx - me.x[b], dy = cy - me.y[b], dz = cz - me.z[b];
       const T s2 = M::dist2(dx, dy, dz, eps2, rmin2);
-      if (t.quad) {
+      if (multipole) {
         octree::accumulate_multipole(m, q, dx, dy, dz, s2, M::weight(T(1), s2), me.ax[b], me.ay[b], me.az[b]);
       } else {
         const T wt = M::weight(m, s2);
@@ -297,15 +423,14 @@ __device__ void add_leaves(const View<T>& t, WarpShared<T>& w, unsigned count, u
     const unsigned i = w.leaves[j], e = __ldg(t.end + i);
     for (unsigned base = __ldg(t.first + i); base < e; base += 32) {
       const unsigned src = base + lane, size = e - base < 32 ? e - base : 32;
-      if (src < e)
-        w.x[lane] = __ldg(t.bx + src), w.y[lane] = __ldg(t.by + src), w.z[lane] = __ldg(t.bz + src), w.m[lane] = __ldg(t.bm + src);
+      if (src < e) w.point[lane] = {__ldg(t.bx + src), __ldg(t.by + src), __ldg(t.bz + src), __ldg(t.bm + src)};
       __syncwarp();
       for (unsigned k = 0; k < size; ++k) {
+        const Four<T> p = w.point[k];
 #pragma unroll
         for (unsigned b = 0; b < bodies_per_lane; ++b) {
           if (base + k == me.self[b]) continue;
-          accumulate_interaction<T, M>(me.x[b], me.y[b], me.z[b], w.x[k], w.y[k], w.z[k], w.m[k], eps2, rmin2, me.ax[b],
-                                       me.ay[b], me.az[b]);
+          accumulate_interaction<T, M>(me.x[b], me.y[b], me.z[b], p.a, p.b, p.c, p.d, eps2, rmin2, me.ax[b], me.ay[b], me.az[b]);
           ++terms[b];
         }
       }
@@ -317,9 +442,9 @@ __device__ void add_leaves(const View<T>& t, WarpShared<T>& w, unsigned count, u
 // The squared distance from (x, y, z) to the box [lo, hi].
 template <class T>
 __device__ T box_distance2(T x, T y, T z, const T lo[3], const T hi[3]) {
-  const T dx = x < lo[0] ? lo[0] - x : (x > hi[0] ? x - hi[0] : T(0));
-  const T dy = y < lo[1] ? lo[1] - y : (y > hi[1] ? y - hi[1] : T(0));
-  const T dz = z < lo[2] ? lo[2] - z : (z > hi[2] ? z - hi[2] : T(0));
+  const T dx = max(max(lo[0] - x, x - hi[0]), T(0));  // lo <= hi: at most one difference is positive
+  const T dy = max(max(lo[1] - y, y - hi[1]), T(0));
+  const T dz = max(max(lo[2] - z, z - hi[2]), T(0));
   return dx * dx + dy * dy + dz * dz;
 }
 
@@ -375,10 +500,9 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
       bool accept = false, leaf = false, point = false;
       unsigned children = 0;
       if (lane < take) {
-        const T cx = __ldg(t.node + 4 * i), cy = __ldg(t.node + 4 * i + 1), cz = __ldg(t.node + 4 * i + 2);
-        const T crit2 = __ldg(t.node + 4 * i + 3);
-        accept = box_distance2(cx, cy, cz, lo, hi) > crit2;
-        point = !(crit2 > T(0));
+        const Four<T> com = load_node(t.node, i);  // centre of mass, crit2
+        accept = box_distance2(com.a, com.b, com.c, lo, hi) > com.d;
+        point = !(com.d > T(0));
         const unsigned c = __ldg(t.nchild + i);
         leaf = !accept && c == 0;
         children = accept || leaf ? 0u : c;
@@ -404,9 +528,12 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
         if (lane == 0) atomicExch(overflow, 1u);
         break;
       }
-      if (children) {
+      if (children) {  // at most 8: stores at fixed offsets from one address
         const unsigned first_child = __ldg(t.child + i);
-        for (unsigned c = 0; c < children; ++c) stack[top + before + c] = first_child + c;
+        unsigned* const to = stack + top + before;
+#pragma unroll
+        for (unsigned c = 0; c < 8; ++c)
+          if (c < children) to[c] = first_child + c;
       }
       top += pushed;
       __syncwarp();  // the lists and the stack written before any lane reads them

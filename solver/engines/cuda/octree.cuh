@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <array>
-#include <type_traits>
 #include <cmath>
 #include <cub/cub.cuh>
+#include <limits>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -107,15 +110,18 @@ struct OctreeBackend<T>::Impl {
 
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, built = nullptr, summarised = nullptr, walked = nullptr;
-  Buffer<T> pos, mass, acc, box, vel;  // vel: device-resident steps only
+  Buffer<T> pos, mass, acc, vel;  // vel: device-resident steps only
+  Buffer<octree_kernels::Box<T>> box;
   Buffer<octree::Cube<T>> cube;
+  Buffer<octree_kernels::BuildResult> built_tree;
   Buffer<unsigned long long> keys, terms, cell_terms, terms_sum;  // keys: unsorted then sorted; terms_sum: 2
-  Buffer<unsigned> index, body, count, inclusive, starts, shape, stacks, counters, group_count, group_end, groups;
+  Buffer<unsigned> index, body, starts, block_count, shape, stacks, counters, group_count, group_end, groups;
   Buffer<T> bx, by, bz, bm;
   Buffer<T> node, node_mass, quad;
   Buffer<unsigned> child, nchild, first, end, level;
   Buffer<unsigned char> temp;
-  std::size_t nodes = 0;
+  std::size_t nodes = 0, node_capacity = 0;
+  unsigned build_grid = 0, moments_grid = 0;  // the cooperative launches: every block resident
   std::vector<std::pair<unsigned, unsigned>> levels;  // [first, end) per level
 
   Launch last{};
@@ -135,7 +141,17 @@ struct OctreeBackend<T>::Impl {
   TreeShape tree_shape;
 
   Impl() {
-    (void)device_properties();  // InputError without a device
+    const cudaDeviceProp& p = device_properties();  // InputError without a device
+    if (!p.cooperativeLaunch)
+      throw InputError(std::string("the CUDA octree engines build their trees in cooperative launches, which ") + p.name +
+                       " does not support: use the octree engine (CPU)");
+    int per_sm = 0;
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, octree_kernels::build_kernel<T>,
+                                                                   octree_kernels::build_block, 0));
+    build_grid = static_cast<unsigned>(per_sm * p.multiProcessorCount);
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, octree_kernels::moments_kernel<T>,
+                                                                   octree_kernels::build_block, 0));
+    moments_grid = static_cast<unsigned>(per_sm * p.multiProcessorCount);
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (cudaEvent_t* e : {&start, &built, &summarised, &walked}) NBODY_CUDA_CHECK(cudaEventCreate(e));
   }
@@ -159,18 +175,28 @@ struct OctreeBackend<T>::Impl {
     if (n <= index.capacity) return;
     for (Buffer<T>* b : {&pos, &acc}) b->reserve(3 * n, 0, stream);
     for (Buffer<T>* b : {&mass, &bx, &by, &bz, &bm}) b->reserve(n, 0, stream);
-    for (Buffer<unsigned>* b : {&body, &count, &inclusive}) b->reserve(n, 0, stream);
+    body.reserve(n, 0, stream);
     terms.reserve(n, 0, stream), cell_terms.reserve(n, 0, stream);
     index.reserve(n, 0, stream);
     keys.reserve(2 * index.capacity, 0, stream);
-    box.reserve(6, 0, stream), cube.reserve(1, 0, stream), terms_sum.reserve(2, 0, stream), shape.reserve(3, 0, stream);
+    starts.reserve(9 * index.capacity, 0, stream);  // a level holds at most n nodes
+    box.reserve(1, 0, stream), cube.reserve(1, 0, stream), built_tree.reserve(1, 0, stream);
+    block_count.reserve(build_grid, 0, stream), terms_sum.reserve(2, 0, stream), shape.reserve(3, 0, stream);
     const int c = static_cast<int>(index.capacity);
-    std::size_t sort = 0, scan = 0, sum = 0, minmax = 0;
+    std::size_t sort = 0, sum = 0, bounds = 0;
     NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort, keys.p, keys.p, index.p, body.p, c, 0, 63));
-    NBODY_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan, count.p, inclusive.p, c));
     NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, sum, terms.p, terms_sum.p, c));
-    NBODY_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, minmax, pos.p, box.p, c));
-    temp.reserve(std::max({sort, scan, sum, minmax}), 0, stream);
+    NBODY_CUDA_CHECK(reduce_box(nullptr, bounds, c));
+    temp.reserve(std::max({sort, sum, bounds}), 0, stream);
+  }
+
+  // The bodies' bounding box into box[0] (CUB's reduction; bytes: its temporary storage).
+  cudaError_t reduce_box(void* storage, std::size_t& bytes, int n) {
+    const auto boxes = thrust::make_transform_iterator(thrust::counting_iterator<unsigned>(0),
+                                                       octree_kernels::BoxOf<T>{pos.p, static_cast<unsigned>(n)});
+    const T big = std::numeric_limits<T>::infinity();
+    const octree_kernels::Box<T> empty{{big, big, big}, {-big, -big, -big}};
+    return cub::DeviceReduce::Reduce(storage, bytes, boxes, box.p, n, octree_kernels::MergeBoxes{}, empty, stream);
   }
 
   // Room for `count` nodes, the first `keep` kept.
@@ -183,54 +209,52 @@ struct OctreeBackend<T>::Impl {
     const auto grid = octree_detail::blocks_for;
     constexpr unsigned b = octree_detail::block;
     std::size_t bytes = temp.capacity;
-    for (unsigned a = 0; a < 3; ++a) {
-      NBODY_CUDA_CHECK(cub::DeviceReduce::Min(temp.p, bytes, pos.p + std::size_t(a) * n, box.p + a, int(n), stream));
-      NBODY_CUDA_CHECK(cub::DeviceReduce::Max(temp.p, bytes, pos.p + std::size_t(a) * n, box.p + 3 + a, int(n), stream));
-    }
+    NBODY_CUDA_CHECK(reduce_box(temp.p, bytes, int(n)));
     K::cube_kernel<<<1, 32, 0, stream>>>(box.p, cube.p);
     NBODY_CUDA_CHECK_LAUNCH("octree bounding cube");
     unsigned long long* sorted = keys.p + capacity_n();
     K::keys_kernel<<<grid(n), b, 0, stream>>>(pos.p, n, cube.p, keys.p, index.p);
     NBODY_CUDA_CHECK_LAUNCH("octree keys");
+    bytes = temp.capacity;
     NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.p, bytes, keys.p, sorted, index.p, body.p, int(n), 0, 63, stream));
     K::gather_kernel<<<grid(n), b, 0, stream>>>(body.p, pos.p, mass.p, n, bx.p, by.p, bz.p, bm.p);
     NBODY_CUDA_CHECK_LAUNCH("octree bodies in key order");
 
-    reserve_nodes(std::max<std::size_t>(2 * n / std::max(k, 1u) + 64, 64), 0);
-    K::root_kernel<<<1, 32, 0, stream>>>(arrays(false), n);
-    NBODY_CUDA_CHECK_LAUNCH("octree root");
-    levels.assign(1, {0u, 1u});
+    // The nodes: room for the usual tree, grown and built again when a deep one needs more.
+    node_capacity = std::max<std::size_t>(node_capacity, 2 * std::size_t(n) / std::max(k, 1u) + 64);
+    K::BuildResult result{};
     for (;;) {
-      const auto [lb, le] = levels.back();
-      const unsigned width = le - lb;
-      if (width > count.capacity) {
-        count.reserve(width, 0, stream);
-        inclusive.reserve(width, 0, stream);
-      }
-      starts.reserve(9 * std::size_t(width), 0, stream);
-      K::octant_starts_kernel<<<grid(8 * std::size_t(width)), b, 0, stream>>>(arrays(false), lb, le, k, starts.p);
-      NBODY_CUDA_CHECK_LAUNCH("octree octant starts");
-      K::count_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, k, starts.p, count.p);
-      NBODY_CUDA_CHECK_LAUNCH("octree children counts");
-      const unsigned total = inclusive_sum(count.p, inclusive.p, width);
-      if (total > 0) reserve_nodes(std::size_t(le) + total, le);
-      K::make_children_kernel<<<grid(width), b, 0, stream>>>(arrays(false), lb, le, starts.p, inclusive.p);
-      NBODY_CUDA_CHECK_LAUNCH("octree children");
-      if (total == 0) break;
-      levels.emplace_back(le, le + total);
+      reserve_nodes(node_capacity, 0);
+      auto a = arrays(false);
+      unsigned cap = static_cast<unsigned>(std::min<std::size_t>(node_capacity, ~0u));
+      unsigned *d_at = starts.p, *d_block_count = block_count.p;
+      K::BuildResult* d_result = built_tree.p;
+      void* args[] = {&a, &n, &k, &cap, &d_at, &d_block_count, &d_result};
+      NBODY_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&K::build_kernel<T>), dim3(build_grid),
+                                                   dim3(K::build_block), args, 0, stream));
+      NBODY_CUDA_CHECK_LAUNCH("octree build");
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(&result, built_tree.p, sizeof result, cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (result.needed == 0) break;
+      node_capacity = std::max<std::size_t>(result.needed, 2 * node_capacity);
     }
-    nodes = levels.back().second;
+    levels.clear();
+    for (unsigned l = 0; l < result.levels; ++l) levels.emplace_back(result.bound[l], result.bound[l + 1]);
+    nodes = result.bound[result.levels];
   }
 
   void summarise(const TreeOptions& o) {
     const std::size_t m = nodes;
     node.reserve(4 * m, 0, stream), node_mass.reserve(m, 0, stream);
     if (o.quadrupole) quad.reserve(6 * m, 0, stream);
-    for (auto l = levels.rbegin(); l != levels.rend(); ++l) {
-      octree_kernels::summarise_kernel<<<octree_detail::blocks_for(l->second - l->first), octree_detail::block, 0, stream>>>(
-          arrays(o.quadrupole), l->first, l->second, cube.p, T(o.theta));
-      NBODY_CUDA_CHECK_LAUNCH("octree moments");
-    }
+    auto a = arrays(o.quadrupole);
+    const octree_kernels::BuildResult* d_result = built_tree.p;
+    const octree::Cube<T>* d_cube = cube.p;
+    T theta = T(o.theta);
+    void* args[] = {&a, &d_result, &d_cube, &theta};
+    NBODY_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&octree_kernels::moments_kernel<T>),
+                                                 dim3(moments_grid), dim3(octree_kernels::build_block), args, 0, stream));
+    NBODY_CUDA_CHECK_LAUNCH("octree moments");
   }
 
   // out[i] = in[0] + ... + in[i] (CUB, on the stream) for i < count; returns out[count - 1].
@@ -270,7 +294,6 @@ template <class T>
 OctreeBackend<T>::OctreeBackend() : impl_(std::make_unique<Impl>()) {}
 template <class T>
 OctreeBackend<T>::~OctreeBackend() = default;
-
 
 // The launch shape of `kernel` for n bodies (resolved again only when something changed) and the
 // leaf size; the device buffers for n bodies.
@@ -331,7 +354,7 @@ void OctreeBackend<T>::Impl::evaluate(unsigned n, unsigned k, const ForceLaw<T>&
   NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp.p, bytes, terms.p, terms_sum.p, int(n), stream));
   NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp.p, bytes, cell_terms.p, terms_sum.p + 1, int(n), stream));
   NBODY_CUDA_CHECK(cudaMemsetAsync(shape.p, 0, 3 * sizeof(unsigned), stream));
-  octree_kernels::shape_kernel<<<octree_detail::blocks_for(nodes), octree_detail::block, 0, stream>>>(
+  octree_kernels::shape_kernel<<<std::min(octree_detail::blocks_for(nodes), build_grid), octree_detail::block, 0, stream>>>(
       arrays(false), static_cast<unsigned>(nodes), shape.p);
   NBODY_CUDA_CHECK_LAUNCH("octree shape");
   unsigned long long total[2] = {0, 0};  // all terms, nodes taken whole
@@ -365,7 +388,8 @@ void OctreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* p
   NBODY_CUDA_CHECK(cudaMemcpyAsync(s.pos.p, pos, 3 * count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(s.mass.p, mass, count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
   s.evaluate(static_cast<unsigned>(count), k, law);
-  NBODY_CUDA_CHECK(cudaMemcpy(acc, s.acc.p, 3 * count * sizeof(T), cudaMemcpyDeviceToHost));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(acc, s.acc.p, 3 * count * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }
 
 // Device-resident leapfrog steps: the state and the acceleration stay on the device, the tree is

@@ -44,12 +44,12 @@ struct OctreeS4 : OctreeSpec {
   }
 };
 
-// The fast engine: the same tree, walked by a warp per group of up to 32 bodies with interaction lists
-// (kernels/cuda/octree.cuh, group_walk_kernel).
+// The fast engine: the same tree, walked by a warp per group of up to 64 bodies (two per lane) with
+// interaction lists (kernels/cuda/octree.cuh, group_walk_kernel).
 struct OctreeGroups : OctreeSpec {
   static constexpr std::string_view name = "cuda-octree-groups";
   static constexpr std::string_view description =
-      "Barnes-Hut on S4's octree, CUDA: the GPU build of cuda-octree, walked by a warp per group of up to 32 bodies in key "
+      "Barnes-Hut on S4's octree, CUDA: the GPU build of cuda-octree, walked by a warp per group of up to 64 bodies in key "
       "order with interaction lists (the opening rule against the group's box)";
   static constexpr unsigned leaf_size = 16;
   template <class T>
