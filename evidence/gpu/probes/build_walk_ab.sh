@@ -3,13 +3,14 @@
 # replace (c4f8035), one call on the device, from the repository root with build-gpu-carry (new
 # nbody and nbody_tests, xz-compressed to fit the device tool's 64 MiB) and build-gpu-carry/ab/
 # (nbody_VARIANT.xz: other builds to time beside it, e.g. nbody_old.xz, the earlier build).
-# CHECKS=0 skips the tests and sanitizers, LEAVES="2 4 8" adds a leaf-size sweep of the new build.
+# CHECKS=0 skips the tests and sanitizers, LEAVES="2 4 8" adds a leaf-size sweep of the new build,
+# DOUBLE=1 two double rows at 2^20 for each binary.
 # Writes $OUT/build_walk_ab.tar.gz:
 #   tests_*.log       nbody_tests [tree]~[cli] and [resident] of the new build
 #   sanitizer_*.log   memcheck, racecheck, synccheck of the new build (bench n=333, the deep tree test)
 #   timings.csv       bench rows of each binary (column `binary`), alternating, at 2^20 and 2^22
-#   ncu_*             Nsight Compute: every kernel's time in one evaluation (new, old); the walk's
-#                     details and its instructions' counts and stalls in SASS (new)
+#   ncu_*             Nsight Compute: every kernel's time in one evaluation (each binary); the walk's
+#                     and the build's details and their instructions' counts and stalls in SASS (new)
 unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$1" "$2" && chmod +x "$2"; }
 for f in nbody nbody_tests; do [ -f build-gpu-carry/$f.xz ] && unxz build-gpu-carry/$f.xz build-gpu-carry/$f; done
 NAME=build_walk_ab
@@ -28,24 +29,27 @@ done
 pack
 
 step "timings"
-bench_row() {  # binary n theta leaf moments
-  "${BIN[$1]}" bench --engine cuda-octree-groups --precision float --n $2 --repeats 5 --ic plummer --theta $3 \
+bench_row() {  # binary n theta leaf moments [precision]
+  "${BIN[$1]}" bench --engine cuda-octree-groups --precision ${6:-float} --n $2 --repeats 5 --ic plummer --theta $3 \
     --leaf-size $4 --moments $5 --force-error --error-bodies 4096 > "$W/bench.csv" 2>&1
   [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments,binary/' > "$W/timings.csv"
   tail -1 "$W/bench.csv" | sed "s/\$/,$3,$4,$5,$1/" >> "$W/timings.csv"
 }
 for n in 1048576 4194304; do
-  for s in "0.5 1 monopole" "0.7 16 quadrupole" "0.5 16 monopole"; do
+  for s in "0.5 1 monopole" "0.7 16 quadrupole" "0.5 16 monopole" "0.7 1 quadrupole"; do
     for b in "${!BIN[@]}"; do bench_row $b $n $s; done
   done
   pack
 done
 for leaf in ${LEAVES-}; do bench_row new 1048576 0.5 $leaf monopole; done
+for s in ${DOUBLE:+"0.5 1 monopole" "0.7 16 quadrupole"}; do
+  for b in "${!BIN[@]}"; do bench_row $b 1048576 $s double; done
+done
 python3 - "$W/timings.csv" <<'PY' | tee -a "$W/steps.log"
 import csv, sys
 for r in csv.DictReader(open(sys.argv[1])):
     if not r.get("seconds_per_eval"): print("FAILED", r); continue
-    print(f"{r['binary']:5} n={r['n']} theta={r['theta']} leaf={r['leaf']} {r['moments'][:4]}: {float(r['seconds_per_eval'])*1e3:6.2f} ms "
+    print(f"{r['binary']:5} {r['precision']:6} n={r['n']} theta={r['theta']} leaf={r['leaf']} {r['moments'][:4]}: {float(r['seconds_per_eval'])*1e3:6.2f} ms "
           f"(build {float(r['build_seconds'])*1e3:.2f}, moments {float(r['moments_seconds'])*1e3:.2f}, walk {float(r['walk_seconds'])*1e3:.2f}) "
           f"terms {float(r['terms_per_body']):.0f} p99 {float(r['error_p99']):.3e}")
 PY
@@ -71,6 +75,10 @@ $NCU --set full --import-source no -k regex:group_walk --launch-count 1 -o "$W/w
   --precision float --n 1048576 --repeats 1 --ic plummer --theta 0.5 --leaf-size 1 --moments monopole > "$W/ncu_walk_run.log" 2>&1
 $NCU --import "$W/walk_new.ncu-rep" --page details > "$W/ncu_walk_details.txt" 2>&1
 $NCU --import "$W/walk_new.ncu-rep" --page source --csv --print-source sass > "$W/ncu_walk_sass.csv" 2>&1
+$NCU --set full --import-source no -k regex:build_kernel --launch-count 1 -o "$W/build_new" "$NB" bench --engine cuda-octree-groups \
+  --precision float --n 1048576 --repeats 1 --ic plummer --theta 0.5 --leaf-size 1 --moments monopole > "$W/ncu_build_run.log" 2>&1
+$NCU --import "$W/build_new.ncu-rep" --page details > "$W/ncu_build_details.txt" 2>&1
+$NCU --import "$W/build_new.ncu-rep" --page source --csv --print-source sass > "$W/ncu_build_sass.csv" 2>&1
 rm -f "$W"/*.ncu-rep
 pack
 
