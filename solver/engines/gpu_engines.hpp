@@ -2,7 +2,8 @@
 // Registry entries of the GPU engines this build has (CUDA: NBODY_WITH_CUDA, OpenCL:
 // NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines: one engine per
 // kernel of each back end's list (engines/cuda/kernels.hpp, then the Barnes-Hut walks of
-// engines/cuda/kdtree.hpp and engines/cuda/octree.hpp; engines/opencl/kernels.hpp, then those of engines/opencl/kdtree.hpp), in the
+// engines/cuda/kdtree.hpp and engines/cuda/octree.hpp; engines/opencl/kernels.hpp, then those of engines/opencl/kdtree.hpp
+// and engines/opencl/octree.hpp), in the
 // real types its spec runs in, its launch knobs as its capabilities. Being listed does not promise
 // a device: constructing an engine without one fails with a clear message (exit code 2).
 #include <algorithm>
@@ -19,6 +20,7 @@
 #if NBODY_WITH_OPENCL
 #include "engines/opencl/engine.hpp"
 #include "engines/opencl/kdtree.hpp"
+#include "engines/opencl/octree.hpp"
 #endif
 
 namespace nbody {
@@ -53,6 +55,9 @@ std::vector<EngineEntry<T>> with_gpu_engines(std::vector<EngineEntry<T>> table) 
     if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, OpenCLEngine>(Device::opencl));
   });
   opencl::TreeKernels::for_each([&]<class K>() {
+    if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, OpenCLEngine>(Device::opencl));
+  });
+  opencl::OctreeKernels::for_each([&]<class K>() {
     if constexpr (K::template runs_in<T>) table.push_back(gpu_detail::entry<T, K, OpenCLEngine>(Device::opencl));
   });
 #endif

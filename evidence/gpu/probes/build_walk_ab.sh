@@ -16,9 +16,10 @@ for f in nbody nbody_tests; do [ -f build-gpu-carry/$f.xz ] && unxz build-gpu-ca
 NAME=build_walk_ab
 . tools/gpu/batch_start.sh
 declare -A BIN=([new]=$NB)
+mkdir -p "$WORK/bin"  # outside W: the binaries stay out of the tarball
 for f in build-gpu-carry/ab/nbody_*.xz; do
   v=$(basename $f .xz); v=${v#nbody_}
-  unxz $f "$W/nbody_$v" && BIN[$v]=$W/nbody_$v
+  unxz $f "$WORK/bin/nbody_$v" && BIN[$v]=$WORK/bin/nbody_$v
 done
 
 [ "${CHECKS-1}" = 1 ] && step "tests" && for t in "[tree]~[cli]" "[resident]"; do

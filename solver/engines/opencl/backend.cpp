@@ -130,6 +130,13 @@ void KernelHost::State::check_body_count(std::size_t n) const {
   if (n > (std::size_t(1) << 29)) throw InputError(engine + " takes at most 2^29 bodies");
 }
 
+cl::Kernel* KernelHost::State::begin(std::size_t n, bool clamp) {
+  last_s = -1;
+  if (n == 0) return nullptr;
+  check_body_count(n);
+  return &get(clamp);
+}
+
 void KernelHost::State::run(const cl::Kernel& k, std::size_t n, std::size_t block) {
   const std::size_t global = (n + block - 1) / block * block;
   cl::Event ev;
@@ -208,10 +215,9 @@ template <class T>
 void Backend<T>::compute(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, T* acc) {
   State& s = *state_;
   Buffers& b = *buffers_;
-  s.last_s = -1;
-  if (n == 0) return;
-  s.check_body_count(n);
-  cl::Kernel& k = s.get(law.rmin2 > T(0));
+  cl::Kernel* const kernel = s.begin(n, law.rmin2 > T(0));
+  if (!kernel) return;
+  cl::Kernel& k = *kernel;
   const cl::Device& dev = s.session.device;
   const std::size_t block = s.block(k, 256);
   cl_ulong local_mem = 0, local_used = 0;

@@ -59,6 +59,9 @@ struct KernelHost::State {
   std::size_t block(const cl::Kernel& k, int preferred) const;
   // The kernels index the 3n accelerations with 32-bit integers: InputError beyond 2^29 bodies.
   void check_body_count(std::size_t n) const;
+  // The start of an evaluation of n bodies: the last time cleared, then null for none, else n
+  // checked and the kernel, with the clamp or not.
+  cl::Kernel* begin(std::size_t n, bool clamp);
   // Runs k over n work-items in groups of `block` (the last one padded) and waits for it; records
   // its device time and block.
   void run(const cl::Kernel& k, std::size_t n, std::size_t block);
@@ -68,5 +71,18 @@ struct KernelHost::State {
 
 // The device time of a profiled command, in seconds.
 double event_seconds(const cl::Event& e);
+
+// What the tree engines (kdtree.cpp, octree.cpp) share: the bodies in tree order as REAL4 (x, y,
+// z, mass), and writes of host vectors into buffers (not waited for).
+template <class T>
+void pack_bodies(const std::vector<T>& x, const std::vector<T>& y, const std::vector<T>& z, const std::vector<T>& m,
+                 std::vector<T>& out) {
+  out.resize(4 * x.size());
+  for (std::size_t j = 0; j < x.size(); ++j) out[4 * j] = x[j], out[4 * j + 1] = y[j], out[4 * j + 2] = z[j], out[4 * j + 3] = m[j];
+}
+template <class V>
+void upload(cl::CommandQueue& q, const cl::Buffer& d, const V& v) {
+  q.enqueueWriteBuffer(d, CL_FALSE, 0, v.size() * sizeof(v[0]), v.data());
+}
 
 }  // namespace nbody::opencl

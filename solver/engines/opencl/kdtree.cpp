@@ -24,7 +24,6 @@ struct TreeBackend<T>::Buffers {
   // Sized for n bodies and m = n leaves (the most there can be).
   cl::Buffer node, mass, leaf_first, leaf_last, body, index, position, acc, terms;
   std::size_t cap = 0;
-  TreeProfile last;
 
   void grow(const cl::Context& c, std::size_t n) {
     if (n <= cap) return;
@@ -43,53 +42,33 @@ struct TreeBackend<T>::Buffers {
 
 template <class T>
 TreeBackend<T>::TreeBackend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs)
-    // kdtree.cl calls interaction.cl's accumulate_interaction: one statement of the force law.
-    : KernelHost(engine, function, {sources::interaction, source}, std::move(knobs), std::is_same_v<T, double>),
-      buffers_(std::make_unique<Buffers>()) {}
+    : HostTreeBackend<T>(engine, function, source, std::move(knobs)), buffers_(std::make_unique<Buffers>()) {}
 template <class T>
 TreeBackend<T>::~TreeBackend() = default;
 
 template <class T>
-TreeProfile TreeBackend<T>::tree_profile() const {
-  return buffers_->last;
-}
-
-template <class T>
 void TreeBackend<T>::compute(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, T* acc) {
   static_assert(sizeof(unsigned) == sizeof(cl_uint));
-  State& s = *state_;
+  KernelHost::State& s = *this->state_;
   Buffers& b = *buffers_;
-  s.last_s = -1;
-  b.last = {};
-  if (n == 0) return;
-  s.check_body_count(n);
-  cl::Kernel& k = s.get(law.rmin2 > T(0));
+  TreeProfile& last = this->last_;
+  last = {};
+  cl::Kernel* const kernel = s.begin(n, law.rmin2 > T(0));
+  if (!kernel) return;
+  cl::Kernel& k = *kernel;
   const std::size_t block = s.block(k, 128);
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   kdtree::HeapTree<T>& t = b.tree;
   kdtree::build_heap_tree(pos, mass, n, law.tree, t);
-  b.h_body.resize(4 * n);
-  for (std::size_t j = 0; j < n; ++j) {
-    b.h_body[4 * j] = t.bx[j];
-    b.h_body[4 * j + 1] = t.by[j];
-    b.h_body[4 * j + 2] = t.bz[j];
-    b.h_body[4 * j + 3] = t.bm[j];
-  }
+  pack_bodies(t.bx, t.by, t.bz, t.bm, b.h_body);
   b.h_terms.resize(n);
   try {
     b.grow(s.session.context, n);
     cl::CommandQueue& q = s.session.queue;
-    const auto upload = [&q](const cl::Buffer& d, const auto& v) {
-      q.enqueueWriteBuffer(d, CL_FALSE, 0, v.size() * sizeof(v[0]), v.data());
-    };
-    upload(b.node, t.node);
-    upload(b.mass, t.mass);
-    upload(b.leaf_first, t.leaf_first);
-    upload(b.leaf_last, t.leaf_last);
-    upload(b.body, b.h_body);
-    upload(b.index, t.body);
-    upload(b.position, t.position);
+    upload(q, b.node, t.node), upload(q, b.mass, t.mass), upload(q, b.body, b.h_body);
+    upload(q, b.leaf_first, t.leaf_first), upload(q, b.leaf_last, t.leaf_last);
+    upload(q, b.index, t.body), upload(q, b.position, t.position);
     q.finish();
     const auto t1 = clock::now();
     int a = 0;
@@ -106,7 +85,7 @@ void TreeBackend<T>::compute(const T* pos, const T* mass, std::size_t n, const F
     q.enqueueReadBuffer(b.terms, CL_TRUE, 0, n * sizeof(cl_uint), b.h_terms.data());
     unsigned long long terms = 0;
     for (cl_uint c : b.h_terms) terms += c;
-    b.last = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(), s.last_s, double(terms) / double(n));
+    last = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(), s.last_s, double(terms) / double(n));
   } catch (const cl::Error& e) {
     s.fail_run(e);
   }

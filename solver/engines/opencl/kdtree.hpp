@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "engines/engine.hpp"
@@ -14,15 +15,28 @@
 
 namespace nbody::opencl {
 
-// The tree built on the host and uploaded, one walk kernel of kdtree.cl, for T.
+// What the OpenCL tree engines share (this kd-tree's and octree.hpp's): a walk kernel built after
+// the force law (interaction.cl: one statement of it), and the last evaluation's profile. Their
+// trees are built on the host and uploaded.
 template <class T>
-class TreeBackend : public KernelHost {
+class HostTreeBackend : public KernelHost {
+ public:
+  HostTreeBackend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs)
+      : KernelHost(engine, function, {sources::interaction, source}, std::move(knobs), std::is_same_v<T, double>) {}
+  // Build: the host build and the upload (wall time); walk: the kernel (profiling event).
+  TreeProfile tree_profile() const { return last_; }
+
+ protected:
+  TreeProfile last_;
+};
+
+// The kd-tree built on the host and uploaded, one walk kernel of kdtree.cl, for T.
+template <class T>
+class TreeBackend : public HostTreeBackend<T> {
  public:
   TreeBackend(std::string_view engine, std::string_view function, const char* source, std::vector<Knob> knobs);
   ~TreeBackend();
   void compute(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, T* acc);
-  // Build: the host build and the upload (wall time); walk: the kernel (profiling event).
-  TreeProfile tree_profile() const;
 
  private:
   struct Buffers;
