@@ -2,7 +2,8 @@
 # are called): `NAME=verify; . tools/gpu/batch_start.sh`. Sets W=$WORK/$NAME (everything the batch
 # writes), NB and NT (tools/gpu/carry.sh), SAN (compute-sanitizer), a tuning cache of its own,
 # pack (W into $OUT/$NAME.tar.gz and the step log beside it, after each step, so that a call
-# stopped at its limit returns what it finished) and step (a dated line in the step log); records
+# stopped at its limit returns what it finished), step (a dated line in the step log) and
+# timing_row (a bench row into $W/timings.csv); records
 # the provenance (nvidia-smi, `nbody --build-info`), registers NVIDIA's OpenCL and starts a log of
 # the clocks (stop it with `kill $smi_pid`).
 set -u
@@ -15,6 +16,15 @@ mkdir -p "$W" "$OUT"
 export NBODY_TUNE_CACHE=$W/tune_cache.json
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 pack() { tar czf "$OUT/$NAME.tar.gz" -C "$WORK" "$NAME"; cp "$W/steps.log" "$OUT/${NAME}_steps.log" 2> /dev/null; }
+# `timing_row COLUMNS VALUES COMMAND...`: runs an `nbody bench` command and appends its row to
+# $W/timings.csv followed by VALUES (comma-separated; the header, written on first use, by COLUMNS).
+timing_row() {
+  local columns=${1:+,$1} values=${2:+,$2}
+  shift 2
+  "$@" > "$W/bench.csv" 2>&1
+  [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed "s/\$/$columns/" > "$W/timings.csv"
+  tail -1 "$W/bench.csv" | sed "s/\$/$values/" >> "$W/timings.csv"
+}
 step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
 # The experiments named in $1 through the runner (--profile full), each bounded by LIMIT seconds
 # (default 280); FORCE= resumes from the points of an earlier call (carried as results/.points/ID).

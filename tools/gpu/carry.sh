@@ -1,14 +1,21 @@
 # Sourced by the device scripts, from the repository root: `. tools/gpu/carry.sh`.
 # A device run's binaries come prebuilt in $CARRY (default build-gpu-carry; tools/gpu/prepare_carry.sh):
-# nbody and nbody_tests, each plain or gzipped (NAME.gz: the working tree and carry must stay under
-# the device tool's 64 MiB), and libs/ (shared libraries the device's image lacks). Unpacks what
-# came gzipped (unless an unpacked copy is newer), puts libs/ on LD_LIBRARY_PATH and sets
-# NB (nbody) and NT (nbody_tests) to absolute paths.
+# nbody and nbody_tests, each plain, gzipped or xz-compressed (NAME.gz, NAME.xz: the working tree
+# and carry must stay under the device tool's 64 MiB), and libs/ (shared libraries the device's
+# image lacks). Unpacks what came compressed (unless an unpacked copy is newer), puts libs/ on
+# LD_LIBRARY_PATH and sets NB (nbody) and NT (nbody_tests) to absolute paths. `unpack FILE.gz|.xz
+# DEST` unpacks an executable (Python's lzma: the device's image may lack xz).
 CARRY=${CARRY:-build-gpu-carry}
+unpack() {
+  case "$1" in
+    *.gz) gunzip -c "$1" > "$2" ;;
+    *.xz) python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$1" "$2" ;;
+  esac && chmod +x "$2"
+}
 for f in nbody nbody_tests; do
-  if [ -f "$CARRY/$f.gz" ] && [ "$CARRY/$f.gz" -nt "$CARRY/$f" ]; then
-    gunzip -c "$CARRY/$f.gz" > "$CARRY/$f" && chmod +x "$CARRY/$f"
-  fi
+  for packed in "$CARRY/$f.gz" "$CARRY/$f.xz"; do
+    if [ -f "$packed" ] && [ "$packed" -nt "$CARRY/$f" ]; then unpack "$packed" "$CARRY/$f"; fi
+  done
 done
 export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 NB=$PWD/$CARRY/nbody

@@ -60,14 +60,11 @@ if [ "$phase" = check ]; then
   for p in float double; do
     for e in $engines; do
       for shape in "block=64" "block=128" "block=256" "block=1024" "block=128,host_build=1"; do
-        "$NB" bench --engine $e --precision $p --n 1048576 --repeats 5 --ic two-galaxies --lambda-crit 4 --launch $shape \
-          > "$W/bench.csv" 2>&1
-        [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" > "$W/timings.csv"
-        tail -1 "$W/bench.csv" >> "$W/timings.csv"
+        timing_row "" "" "$NB" bench --engine $e --precision $p --n 1048576 --repeats 5 --ic two-galaxies --lambda-crit 4 \
+          --launch $shape
       done
     done
-    "$NB" bench --engine cuda-tiled --precision $p --n 1048576 --repeats 5 --ic two-galaxies > "$W/bench.csv" 2>&1
-    tail -1 "$W/bench.csv" >> "$W/timings.csv"
+    timing_row "" "" "$NB" bench --engine cuda-tiled --precision $p --n 1048576 --repeats 5 --ic two-galaxies
     pack
   done
   cut -d, -f1,3,6,14,18-20 "$W/timings.csv" | tee -a "$W/steps.log"

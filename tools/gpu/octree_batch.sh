@@ -79,10 +79,8 @@ if [ "$phase" = check ]; then
               for blk in ${BLOCKS-0}; do
                 launch=""
                 [ "$blk" != 0 ] && launch="--launch block=$blk"
-                "$NB" bench --engine $e --precision $p --n $n --repeats 5 --ic plummer --theta $th --leaf-size $leaf \
-                  --moments $m $launch --force-error --error-bodies 4096 > "$W/bench.csv" 2>&1
-                [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments/' > "$W/timings.csv"
-                tail -1 "$W/bench.csv" | sed "s/\$/,$th,$leaf,$m/" >> "$W/timings.csv"
+                timing_row theta,leaf,moments $th,$leaf,$m "$NB" bench --engine $e --precision $p --n $n --repeats 5 \
+                  --ic plummer --theta $th --leaf-size $leaf --moments $m $launch --force-error --error-bodies 4096
               done
             done
           done

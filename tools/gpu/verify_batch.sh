@@ -94,9 +94,7 @@ cp results/E13_tune_cache.json "$NBODY_TUNE_CACHE"
 for c in "cuda-pairs float 1048576" "cuda-pairs double 1048576" "cuda-tiled float 1048576" "cuda-tiled double 1048576" \
          "cuda-tiled dd 1048576" "cuda-split float 4096"; do
   set -- $c
-  "$NB" bench --engine $1 --precision $2 --n $3 --repeats 5 > "$W/bench.csv" 2>&1
-  [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" > "$W/timings.csv"
-  tail -1 "$W/bench.csv" >> "$W/timings.csv"
+  timing_row "" "" "$NB" bench --engine $1 --precision $2 --n $3 --repeats 5
 done
 cut -d, -f1-7 "$W/timings.csv" | tee -a "$W/steps.log"
 kill "$smi_pid" 2> /dev/null

@@ -11,15 +11,13 @@
 #   timings.csv       bench rows of each binary (column `binary`), alternating, at 2^20 and 2^22
 #   ncu_*             Nsight Compute: every kernel's time in one evaluation (each binary); the walk's
 #                     and the build's details and their instructions' counts and stalls in SASS (new)
-unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$1" "$2" && chmod +x "$2"; }
-for f in nbody nbody_tests; do [ -f build-gpu-carry/$f.xz ] && unxz build-gpu-carry/$f.xz build-gpu-carry/$f; done
 NAME=build_walk_ab
 . tools/gpu/batch_start.sh
 declare -A BIN=([new]=$NB)
 mkdir -p "$WORK/bin"  # outside W: the binaries stay out of the tarball
 for f in build-gpu-carry/ab/nbody_*.xz; do
   v=$(basename $f .xz); v=${v#nbody_}
-  unxz $f "$WORK/bin/nbody_$v" && BIN[$v]=$WORK/bin/nbody_$v
+  unpack $f "$WORK/bin/nbody_$v" && BIN[$v]=$WORK/bin/nbody_$v
 done
 
 [ "${CHECKS-1}" = 1 ] && step "tests" && for t in "[tree]~[cli]" "[resident]"; do
@@ -31,10 +29,8 @@ pack
 
 step "timings"
 bench_row() {  # binary n theta leaf moments [precision]
-  "${BIN[$1]}" bench --engine cuda-octree-groups --precision ${6:-float} --n $2 --repeats 5 --ic plummer --theta $3 \
-    --leaf-size $4 --moments $5 --force-error --error-bodies 4096 > "$W/bench.csv" 2>&1
-  [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments,binary/' > "$W/timings.csv"
-  tail -1 "$W/bench.csv" | sed "s/\$/,$3,$4,$5,$1/" >> "$W/timings.csv"
+  timing_row theta,leaf,moments,binary $3,$4,$5,$1 "${BIN[$1]}" bench --engine cuda-octree-groups --precision ${6:-float} \
+    --n $2 --repeats 5 --ic plummer --theta $3 --leaf-size $4 --moments $5 --force-error --error-bodies 4096
 }
 for n in 1048576 4194304; do
   for s in "0.5 1 monopole" "0.7 16 quadrupole" "0.5 16 monopole" "0.7 1 quadrupole"; do

@@ -3,8 +3,6 @@
 # 64 ... 1024 (and the default), N = 2^20 (theta 0.5, leaves of 1, monopoles; theta 0.7, leaves of
 # 16, quadrupoles) and 2^22 (the latter), float, force error of 1024 bodies. One call on the device
 # from the repository root with build-gpu-carry (as opencl_octree.sh). Writes $OUT/group_blocks.tar.gz.
-unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$1" "$2" && chmod +x "$2"; }
-for f in nbody nbody_tests; do [ -f build-gpu-carry/$f.xz ] && unxz build-gpu-carry/$f.xz build-gpu-carry/$f; done
 NAME=group_blocks
 . tools/gpu/batch_start.sh
 step "timings"
@@ -13,10 +11,8 @@ for c in "1048576 0.5 1 monopole" "1048576 0.7 16 quadrupole" "4194304 0.7 16 qu
   for blk in 0 64 128 256 512 1024; do
     launch=""
     [ $blk != 0 ] && launch="--launch block=$blk"
-    "$NB" bench --engine cuda-octree-groups --precision float --n $1 --repeats 5 --ic plummer --theta $2 --leaf-size $3 \
-      --moments $4 $launch --force-error --error-bodies 1024 > "$W/bench.csv" 2>&1
-    [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments,block/' > "$W/timings.csv"
-    tail -1 "$W/bench.csv" | sed "s/\$/,$2,$3,$4,$blk/" >> "$W/timings.csv"
+    timing_row theta,leaf,moments,block $2,$3,$4,$blk "$NB" bench --engine cuda-octree-groups --precision float --n $1 \
+      --repeats 5 --ic plummer --theta $2 --leaf-size $3 --moments $4 $launch --force-error --error-bodies 1024
   done
   pack
 done

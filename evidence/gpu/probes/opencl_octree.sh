@@ -4,8 +4,6 @@
 # them): the tree tests (every tree engine, OpenCL on the GPU), then `nbody bench` of opencl-octree
 # and cuda-octree-groups at N = 2^20, float and double, theta 0.5 (leaves of 1, monopoles) and 0.7
 # (leaves of 16, quadrupoles), force error of 4096 bodies. Writes $OUT/opencl_octree.tar.gz.
-unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$1" "$2" && chmod +x "$2"; }
-for f in nbody nbody_tests; do [ -f build-gpu-carry/$f.xz ] && unxz build-gpu-carry/$f.xz build-gpu-carry/$f; done
 NAME=opencl_octree
 . tools/gpu/batch_start.sh
 "$NB" list engines 2>&1 | grep octree > "$W/engines.txt"
@@ -19,10 +17,8 @@ for p in float double; do
   for s in "0.5 1 monopole" "0.7 16 quadrupole"; do
     set -- $s
     for e in opencl-octree cuda-octree-groups; do
-      "$NB" bench --engine $e --precision $p --n 1048576 --repeats 3 --ic plummer --theta $1 --leaf-size $2 --moments $3 \
-        --force-error --error-bodies 4096 > "$W/bench.csv" 2>&1
-      [ -s "$W/timings.csv" ] || head -1 "$W/bench.csv" | sed 's/$/,theta,leaf,moments/' > "$W/timings.csv"
-      tail -1 "$W/bench.csv" | sed "s/\$/,$1,$2,$3/" >> "$W/timings.csv"
+      timing_row theta,leaf,moments $1,$2,$3 "$NB" bench --engine $e --precision $p --n 1048576 --repeats 3 --ic plummer \
+        --theta $1 --leaf-size $2 --moments $3 --force-error --error-bodies 4096
     done
   done
   pack
