@@ -5,8 +5,9 @@ Reads results/E17_force_accuracy_time.csv (`nbody bench` rows with the force err
 time per evaluation, build, moments and walk, terms per body) and
 results/E17_tree_energy_drift.csv (`nbody run` summaries: |dE/E0|, the steps' wall time); writes
   figures/E17_force_accuracy_time.pdf, .png  seconds per evaluation against the 99th-percentile
-                                             error, one curve per engine, Plummer sphere, float,
-                                             at N = 2^18, 2^20 and 2^22
+                                             error, one curve per engine (its settings that no
+                                             other of its settings beats in both), float, Plummer
+                                             sphere at N = 2^18, 2^20 and 2^22, two galaxies at 2^20
   paper/generated/E17_frontier.tex           the fastest setting of each engine at p99 <= 1e-2,
                                              1e-3 and 1e-4, for each N
   paper/generated/E17_drift.tex              |dE/E0| after 1000 steps and the time per step
@@ -21,12 +22,13 @@ from nbodylab import paper
 EXP = "E17_force_accuracy_time"
 DRIFT = "E17_tree_energy_drift"
 TARGETS = [1e-2, 1e-3, 1e-4]
-# A curve: (label, engine, moments or None); its points are the engine's settings (theta or
-# lambda_crit), each drawn at its error and time.
+# A curve: (label, engine, moments or None); its points are the engine's settings (theta and leaf
+# size, or lambda_crit) that no other of them beats in both error and time.
 CURVES = [("groups, quad.", "cuda-octree-groups", "quadrupole", "tab:red", "-"),
           ("groups, mono.", "cuda-octree-groups", "monopole", "tab:red", "--"),
           ("S4 thread/body, quad.", "cuda-octree", "quadrupole", "tab:blue", "-"),
           ("S4 thread/body, mono.", "cuda-octree", "monopole", "tab:blue", "--"),
+          ("OpenCL, host build", "opencl-octree", None, "tab:orange", "-"),
           ("kd-tree (S0)", "cuda-kdtree-stackless", None, "tab:green", "-"),
           ("CPU octree, quad.", "octree", "quadrupole", "tab:grey", "-"),
           ("CPU octree, mono.", "octree", "monopole", "tab:grey", "--")]
@@ -36,7 +38,15 @@ COLUMNS = [("octree groups, quad.", "cuda-octree-groups", "quadrupole"),
            ("S4 octree, quad.", "cuda-octree", "quadrupole"),
            ("S4 octree, mono.", "cuda-octree", "monopole"),
            ("kd-tree", "cuda-kdtree-stackless", None),
+           ("OpenCL octree", "opencl-octree", None),
            ("all pairs (GPU)", ("cuda-pairs", "cuda-split"), None)]
+# The figure's panels: (N, initial conditions), float.
+PANELS = [(262144, "plummer"), (1048576, "plummer"), (4194304, "plummer"), (1048576, "two-galaxies")]
+IC_TITLES = {"plummer": "Plummer", "two-galaxies": "two galaxies"}
+ENGINES_SHOWN = tuple(c[1] for c in CURVES) + tuple(e for e, _, _ in ALL_PAIRS)
+# Engines whose tree is built on the host: the bench's device time is their walk, and an
+# evaluation also costs the host's build and upload (build_seconds).
+HOST_BUILT = ("opencl-octree",)
 
 
 def moments(r):
@@ -44,9 +54,10 @@ def moments(r):
 
 
 def setting(r):
-    """theta or lambda_crit, as a short label."""
+    """theta (and the leaf size where it was set) or lambda_crit, as a short label."""
     if r.get("theta"):
-        return rf"$\theta = {float(r['theta']):g}$"
+        leaves = f", leaves of {r['leaf-size']}" if r.get("leaf-size") else ""
+        return rf"$\theta = {float(r['theta']):g}${leaves}"
     if r.get("lambda-crit"):
         return rf"$\lambda = {float(r['lambda-crit']):g}$"
     return ""
@@ -59,7 +70,18 @@ def picks(rows, engine, mom=None, n=None, precision="float", ic="plummer"):
 
 
 def seconds(r):
-    return float(r["seconds_per_eval"])
+    """Seconds per evaluation, the host's build included where the tree is built there."""
+    host = float(r["build_seconds"]) if r["engine"] in HOST_BUILT else 0.0
+    return float(r["seconds_per_eval"]) + host
+
+
+def frontier(rows):
+    """The rows that no other row beats in both error and time, by error."""
+    kept = []
+    for r in sorted(rows, key=lambda r: (float(r["error_p99"]), seconds(r))):
+        if not kept or seconds(r) < seconds(kept[-1]):
+            kept.append(r)
+    return kept
 
 
 def fastest(rows, target):
@@ -71,26 +93,33 @@ def fastest(rows, target):
 def main():
     rows, meta = paper.load_results(EXP)
     sizes = sorted({int(r["n"]) for r in rows})
-    shown = [n for n in (262144, 1048576, 4194304) if n in sizes] or sizes[-1:]
-    fig, axes = style.figure(1, len(shown), height=3.0)
-    axes = axes if len(shown) > 1 else [axes]
-    for ax, n in zip(axes, shown):
+    shown = [(n, ic) for n, ic in PANELS if picks(rows, ENGINES_SHOWN, None, n, ic=ic)] or [(sizes[-1], "plummer")]
+    cols = min(len(shown), 2)
+    fig, grid = style.figure((len(shown) + cols - 1) // cols, cols, height=2.6 * ((len(shown) + cols - 1) // cols),
+                             squeeze=False, sharex=True)
+    axes = list(grid.flat)
+    for ax in axes[len(shown):]:
+        ax.set_visible(False)
+    for ax, (n, ic) in zip(axes, shown):
         for label, engine, mom, colour, ls in CURVES:
-            rs = sorted(picks(rows, engine, mom, n), key=lambda r: float(r["error_p99"]))
+            rs = frontier(picks(rows, engine, mom, n, ic=ic))
             if rs:
                 ax.plot([float(r["error_p99"]) for r in rs], [seconds(r) for r in rs], ls, marker="o", ms=2.5,
                         color=colour, label=label)
         for engine, colour, marker in ALL_PAIRS:
-            for r in picks(rows, engine, None, n):
+            for r in picks(rows, engine, None, n, ic=ic):
                 ax.plot(float(r["error_p99"]), seconds(r), marker, ms=5, color=colour, ls="none", label=engine)
         for t in TARGETS:
             ax.axvline(t, color="k", lw=0.5, ls=":")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("99th-percentile force error")
-        ax.set_title(f"Plummer, N = {n}, float")
+        ax.set_title(rf"{IC_TITLES[ic]}, $N = 2^{{{n.bit_length() - 1}}}$, float")
         style.log_ticks(ax)
-    axes[0].set_ylabel("seconds per force evaluation")
+    for i, ax in enumerate(axes[:len(shown)]):
+        if i >= len(shown) - cols:
+            ax.set_xlabel("99th-percentile force error")
+        if i % cols == 0:
+            ax.set_ylabel("seconds per evaluation")
     gpu_common.engine_legend(fig, axes, ncol=4)
     style.save(fig, EXP)
 
@@ -111,8 +140,9 @@ def main():
                     cells.append("---")
                 elif isinstance(engine, tuple):
                     cells.append(f"{ms(best)} \\tiny{{{paper.tex_escape(best['engine'])}}}")
-                else:
-                    cells.append(f"{ms(best)} \\tiny{{{setting(best)}}}")
+                else:  # a column of both moments names the one it picked
+                    mixed = f", {moments(best)[:4]}." if mom is None and best.get("moments") else ""
+                    cells.append(f"{ms(best)} \\tiny{{{setting(best)}{mixed}}}")
             lines.append(f"{n} & $10^{{{round(math.log10(t))}}}$ & " + " & ".join(cells) + r" \\")
         if n != sizes[-1]:
             lines.append(r"\midrule")
@@ -151,19 +181,29 @@ def main():
         macros[f"ESeventeen{key}KdMs"] = ms(kd) if kd else paper.MISSING
         pairs = fastest(picks(rows, ("cuda-pairs", "cuda-split"), None, n), 1e-3)
         macros[f"ESeventeen{key}PairsMs"] = ms(pairs) if pairs else paper.MISSING
-    # The same theta and moments in double as the float setting at 1e-3, N = 2^20.
+    # The same theta, leaf size and moments in double as the float setting at 1e-3, N = 2^20.
     f_best = fastest(picks(rows, "cuda-octree-groups", None, 1048576), 1e-3)
     d_same = next((r for r in picks(rows, "cuda-octree-groups", moments(f_best), 1048576, "double")
-                   if f_best and r["theta"] == f_best["theta"]), None)
+                   if f_best and r["theta"] == f_best["theta"] and r.get("leaf-size") == f_best.get("leaf-size")), None)
     macros["ESeventeenDoubleOverFloat"] = f"{seconds(d_same) / seconds(f_best):.2f}" if d_same else paper.MISSING
     # S4's rule, a thread per body, with S4's settings (theta 0.5, monopoles) at 2^20.
     s4_default = next((r for r in picks(rows, "cuda-octree", "monopole", 1048576) if r["theta"] == "0.5"), None)
     macros["ESeventeenSfourDefaultMs"] = ms(s4_default) if s4_default else paper.MISSING
     macros["ESeventeenSfourDefaultPninetynine"] = paper.tex_sci(float(s4_default["error_p99"])) if s4_default else paper.MISSING
-    # The grouped walk at 2^18: its range over every theta and both moments.
-    quarter = [seconds(r) for r in picks(rows, "cuda-octree-groups", None, 262144)]
-    macros["ESeventeenQuarterMegaGroupsMinMs"] = f"{1e3 * min(quarter):.0f}" if quarter else paper.MISSING
-    macros["ESeventeenQuarterMegaGroupsMaxMs"] = f"{1e3 * max(quarter):.0f}" if quarter else paper.MISSING
+    # The OpenCL walk of the host's tree at 2^20: its fastest setting at 1e-3, walk and host build.
+    cl = fastest(picks(rows, "opencl-octree", None, 1048576), 1e-3)
+    macros["ESeventeenMegaOpenclMs"] = ms(cl) if cl else paper.MISSING
+    macros["ESeventeenMegaOpenclSetting"] = f"{setting(cl)}, {moments(cl)}s" if cl else paper.MISSING
+    for part in ("build", "walk"):
+        macros[f"ESeventeenMegaOpencl{part.capitalize()}Ms"] = (
+            f"{1e3 * float(cl[part + '_seconds']):.0f}" if cl else paper.MISSING)
+    # The two-galaxy collision at 2^20: the grouped walk's fastest setting at 1e-4, and all pairs.
+    gal = fastest(picks(rows, "cuda-octree-groups", None, 1048576, ic="two-galaxies"), 1e-4)
+    macros["ESeventeenGalaxiesMs"] = ms(gal) if gal else paper.MISSING
+    macros["ESeventeenGalaxiesSetting"] = f"{setting(gal)}, {moments(gal)}s" if gal else paper.MISSING
+    macros["ESeventeenGalaxiesPninetynine"] = paper.tex_sci(float(gal["error_p99"])) if gal else paper.MISSING
+    gal_pairs = fastest(picks(rows, "cuda-pairs", None, 1048576, ic="two-galaxies"), 1e-4)
+    macros["ESeventeenGalaxiesPairsMs"] = ms(gal_pairs) if gal_pairs else paper.MISSING
     kd = fastest(picks(rows, "cuda-kdtree-stackless", None, 1048576), 1e-3)
     macros["ESeventeenMegaKdTerms"] = f"{float(kd['terms_per_body']):.0f}" if kd else paper.MISSING
     split22 = next(iter(picks(rows, "cuda-split", None, 4194304)), None)
