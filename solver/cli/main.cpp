@@ -1,4 +1,4 @@
-// nbody: the one solver binary. Subcommands run / ic / bench / tune / list; `nbody SUBCOMMAND --help`.
+// nbody: the one solver binary. Subcommands run / ic / bench / tune / dpd / list; `nbody SUBCOMMAND --help`.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   CLI::App app{"nbody: gravitational N-body solver of nbody-lab (integrators, precisions float to mp50, CPU, CUDA and\n"
                "OpenCL force engines).\n"
                "Subcommands: run (integrate), ic (write initial conditions), bench (time one force evaluation),\n"
-               "tune (GPU launch shapes), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details;\n"
+               "tune (GPU launch shapes), dpd (dissipative particle dynamics in a periodic box), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details;\n"
                "`nbody` alone prints this help."};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", version_text, "print the version and commit of this build");
@@ -295,6 +295,10 @@ int main(int argc, char** argv) {
   auto* tune_cmd = app.add_subcommand("tune", "sweep a GPU engine's launch shape for (precision, N); CSV rows, best stored in the cache");
   add_tune_options(*tune_cmd, tune);
 
+  DpdOptions dpd;
+  auto* dpd_cmd = app.add_subcommand("dpd", "dissipative particle dynamics (Groot-Warren) in a periodic box, seed S3");
+  add_dpd_options(*dpd_cmd, dpd);
+
   std::string list_what;
   const std::vector<std::string> listable = {"integrators", "engines", "ics", "precisions"};
   auto* list_cmd = app.add_subcommand("list", "list integrators, engines, ics or precisions, one per line");
@@ -358,6 +362,14 @@ int main(int argc, char** argv) {
       set_n(ic.ic, ic_n);
       ic.command_line = command_line;
       return ic_command(ic);
+    }
+    if (*dpd_cmd) {
+      dpd.command_line = command_line;
+      dpd.given = [dpd_cmd](const std::string& flag) {
+        const CLI::Option* opt = dpd_cmd->get_option_no_throw(flag);
+        return opt && opt->count() > 0;
+      };
+      return dpd_command(dpd);
     }
     if (*bench_cmd) return bench_command(bench);
     if (*tune_cmd) return tune_command(tune);

@@ -1,6 +1,8 @@
 #pragma once
 // Command-line options, as text: numbers are parsed later in the run's own precision T, so that
 // `--a 0.1` means the T nearest to 0.1, not the double nearest to it.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +64,27 @@ struct BenchOptions {
   bool force_error = false;         // --force-error: the error against direct summation (median, p99, max)
   std::size_t error_bodies = 0;     // --error-bodies: of this many bodies (0: all)
 };
+
+// `nbody dpd`: dissipative particle dynamics in a periodic box (solver/shortrange/dpd.hpp). Numbers
+// are doubles (the model's parameters, converted to the run's precision once); times are steps.
+struct DpdOptions {
+  std::vector<double> box = {10};  // L (a cube) or Lx, Ly, Lz
+  double density = 3;
+  double rc = 1, gamma = 4.5, kT = 1, dt = 0.01, lambda = 0.65;
+  unsigned species = 1;
+  std::vector<double> a = {25};    // species x species, row by row
+  std::vector<double> body_force;  // gx, gy, gz per species (empty: none)
+  std::string layout = "mixed";    // mixed (species in turn) or layers (species by height, 0 at the bottom)
+  std::uint64_t seed = 1;
+  long long steps = 0;
+  std::string precision = "double", engine = "openmp";
+  std::string diagnostics, snapshots, final_state, summary, checkpoint, resume;
+  long long diag_every = 0, snapshot_every = 0, checkpoint_every = 0, stop_at = 0;
+  std::vector<std::string> command_line;
+  std::function<bool(const std::string&)> given = [](const std::string&) { return false; };  // on the command line?
+};
+void add_dpd_options(CLI::App& cmd, DpdOptions& o);
+int dpd_command(const DpdOptions& o);
 
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);

@@ -34,25 +34,29 @@ struct CellList {
     for (std::size_t i = 0; i < n; ++i) order[next[cell[i]]++] = static_cast<unsigned>(i);
   }
 
-  // Calls f(i, j, dx, dy, dz, r2) for every ordered pair i != j closer than rc by minimum image
-  // (d = r_j - r_i), for each i its partners cell by cell in increasing cell order, then index.
+  // Calls f(j, dx, dy, dz, r2) for every partner j != i closer than rc by minimum image (d = r_j -
+  // r_i), cell by cell in increasing cell order, then index: a fixed order, whatever the threads.
   template <class F>
-  void for_each_pair(const T* pos, std::size_t n, const PeriodicBox<T>& box, T rc, F&& f) const {
+  void for_each_neighbour(unsigned i, const T* pos, std::size_t n, const PeriodicBox<T>& box, T rc, F&& f) const {
     const T rc2 = rc * rc;
     unsigned around[27];
-    for (std::size_t i = 0; i < n; ++i) {
-      const unsigned m = grid.neighbours(cell[i], around);
-      for (unsigned k = 0; k < m; ++k)
-        for (unsigned s = start[around[k]]; s < start[around[k] + 1]; ++s) {
-          const unsigned j = order[s];
-          if (j == i) continue;
-          const T dx = box.minimum_image(pos[j] - pos[i], 0);
-          const T dy = box.minimum_image(pos[n + j] - pos[n + i], 1);
-          const T dz = box.minimum_image(pos[2 * n + j] - pos[2 * n + i], 2);
-          const T r2 = dx * dx + dy * dy + dz * dz;
-          if (r2 < rc2) f(static_cast<unsigned>(i), j, dx, dy, dz, r2);
-        }
-    }
+    const unsigned m = grid.neighbours(cell[i], around);
+    for (unsigned k = 0; k < m; ++k)
+      for (unsigned s = start[around[k]]; s < start[around[k] + 1]; ++s) {
+        const unsigned j = order[s];
+        if (j == i) continue;
+        const T dx = box.minimum_image(pos[j] - pos[i], 0);
+        const T dy = box.minimum_image(pos[n + j] - pos[n + i], 1);
+        const T dz = box.minimum_image(pos[2 * n + j] - pos[2 * n + i], 2);
+        const T r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 < rc2) f(j, dx, dy, dz, r2);
+      }
+  }
+  // Calls f(i, j, dx, dy, dz, r2) for every ordered pair (for_each_neighbour of each i in turn).
+  template <class F>
+  void for_each_pair(const T* pos, std::size_t n, const PeriodicBox<T>& box, T rc, F&& f) const {
+    for (unsigned i = 0; i < n; ++i)
+      for_each_neighbour(i, pos, n, box, rc, [&](unsigned j, T dx, T dy, T dz, T r2) { f(i, j, dx, dy, dz, r2); });
   }
 };
 
