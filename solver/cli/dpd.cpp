@@ -17,7 +17,11 @@
 #include "io/checkpoint.hpp"
 #include "io/output_files.hpp"
 #include "io/provenance.hpp"
+#include "shortrange/cuda/cell_list.hpp"
 #include "shortrange/dpd.hpp"
+#if NBODY_WITH_CUDA
+#include "shortrange/cuda/dpd.hpp"
+#endif
 
 namespace nbody::cli {
 
@@ -66,9 +70,15 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
       ->capture_default_str()
       ->check(whole_number<std::uint64_t>());
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str()->check(CLI::IsMember({"float", "double"}));
-  cmd.add_option("--engine", o.engine, "where the forces are summed: openmp (the CPU's cores)")
+  cmd.add_option("--engine", o.engine,
+                 "where the steps are taken: openmp (the CPU's cores) or cuda (the GPU: the same bits as openmp, step for step)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"openmp"}));
+      ->check(CLI::IsMember({"openmp", "cuda"}));
+  std::string builders;
+  for (const auto& b : shortrange::cell_builders) builders += std::string(builders.empty() ? "" : ", ") + std::string(b.name);
+  cmd.add_option("--cell-list", o.cell_list, "--engine cuda: the cell-list builder, one of " + builders +
+                                                 " (the same lists: a run's bits do not depend on it)")
+      ->capture_default_str();
   cmd.add_option("--diagnostics", o.diagnostics,
                  "write t,step,kT,pressure,potential,kinetic,px,py,pz here (CSV, with its provenance record X.meta.json): at the "
                  "start, every --diag-every steps and at the end");
@@ -80,7 +90,9 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
   cmd.add_option("--snapshot-every", o.snapshot_every, "steps between snapshots (default: --steps / 10)")
       ->check(whole_number<long long>(1));
   cmd.add_option("--final-state", o.final_state, "write the final particles here (as --snapshots, one time)");
-  cmd.add_option("--summary", o.summary, "write a JSON summary here (steps, time per step, mean kT and pressure, ...)");
+  cmd.add_option("--summary", o.summary,
+                 "write a JSON summary here (steps, time per step, the mean kT and pressure of the diagnostic samples: "
+                 "without --diagnostics those of the start and the end, ...)");
   cmd.add_option("--checkpoint", o.checkpoint,
                  "save the whole run here, atomically (the previous one kept as FILE.bak): at the end, at --stop-at, every "
                  "--checkpoint-every steps and when interrupted");
@@ -172,6 +184,10 @@ std::string particle_rows(const DpdState<T>& s, double t) {
 }
 constexpr const char* kParticleHeader = "t,id,species,x,y,z,vx,vy,vz";
 
+template <class T, class Driver>
+int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Driver& dpd, const std::string& device,
+              std::chrono::steady_clock::time_point wall_start);
+
 template <class T>
 int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -197,17 +213,35 @@ int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
     throw InputError("--steps " + std::to_string(o.steps) + ": the run " +
                      (resumed ? "of checkpoint '" + o.resume + "' " : std::string()) + "is already at step " +
                      std::to_string(start_step) + "; give a later one");
-  const long long end = o.stop_at ? std::min(o.stop_at, o.steps) : o.steps;
-  if (end <= start_step) throw InputError("--stop-at must be after the start step " + std::to_string(start_step));
-  const long long diag_every = o.diag_every ? o.diag_every : std::max(1LL, o.steps / 100);
-  const long long snapshot_every = o.snapshot_every ? o.snapshot_every : std::max(1LL, o.steps / 10);
+  if (o.stop_at && o.stop_at <= start_step) throw InputError("--stop-at must be after the start step " + std::to_string(start_step));
 
-  DpdCpu<T> dpd(p, state, resumed.has_value());
+  if (o.engine == "cuda") {
+#if NBODY_WITH_CUDA
+    shortrange::DpdCuda<T> gpu(p, state, resumed.has_value(), shortrange::cell_builder_named(o.cell_list));
+    return dpd_steps(o, state, start_step, gpu, gpu.device_info(), wall_start);
+#else
+    throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");
+#endif
+  }
+  DpdCpu<T> cpu(p, state, resumed.has_value());
+  return dpd_steps(o, state, start_step, cpu, "", wall_start);
+}
+
+// The time loop of either driver (DpdCpu, DpdCuda: step, sync, diagnostics), the samples, the
+// checkpoints and the outputs.
+template <class T, class Driver>
+int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Driver& dpd, const std::string& device,
+              std::chrono::steady_clock::time_point wall_start) {
+  const long long end = o.stop_at ? std::min(o.stop_at, o.steps) : o.steps;
+  // Without --diagnostics the samples (the summary's means) are the start and the end only.
+  const long long diag_every = o.diag_every ? o.diag_every : o.diagnostics.empty() ? o.steps : std::max(1LL, o.steps / 100);
+  const long long snapshot_every = o.snapshot_every ? o.snapshot_every : std::max(1LL, o.steps / 10);
   const nlohmann::json identity = dpd_identity(o);
   nlohmann::json parameters = identity;
-  parameters.update({{"n", state.n}, {"engine", o.engine}, {"steps", o.steps}, {"command_line", o.command_line},
-                     {"diag_every", diag_every}});
+  parameters.update({{"n", state.n}, {"engine", o.engine}, {"device", device}, {"steps", o.steps},
+                     {"command_line", o.command_line}, {"diag_every", diag_every}});
   const auto save_checkpoint = [&] {
+    dpd.sync();
     ArchiveWriter w;
     w.put(state.step), w.put(state.box.L[0]), w.put(state.box.L[1]), w.put(state.box.L[2]);
     w.put(state.species), w.put(state.pos), w.put(state.vel), w.put(state.force);
@@ -240,16 +274,21 @@ int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
   }
   sample();
 
-  double stepping = 0;
+  double stepping = 0, device_seconds = 0, cells_seconds = 0;
   auto last_report = std::chrono::steady_clock::now();
   while (static_cast<long long>(state.step) < end) {
     const auto before = std::chrono::steady_clock::now();
     dpd.step();
     const auto after = std::chrono::steady_clock::now();
     stepping += std::chrono::duration<double>(after - before).count();
+    if constexpr (requires { dpd.last_step_seconds(); })  // the GPU's own time of the step and of its cell list
+      device_seconds += dpd.last_step_seconds(), cells_seconds += dpd.last_cells_seconds();
     const auto s = static_cast<long long>(state.step);
     if (s % diag_every == 0 || s == end) sample();
-    if (snapshots && (s % snapshot_every == 0 || s == end)) snapshots->stream() << particle_rows(state, t_now());
+    if (snapshots && (s % snapshot_every == 0 || s == end)) {
+      dpd.sync();
+      snapshots->stream() << particle_rows(state, t_now());
+    }
     if (!o.checkpoint.empty() && o.checkpoint_every && s % o.checkpoint_every == 0 && s != end) save_checkpoint();
     if (const int sig = interrupt_signal()) {
       if (!o.checkpoint.empty()) save_checkpoint();
@@ -265,23 +304,28 @@ int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
     }
   }
   if (!o.checkpoint.empty()) save_checkpoint();
+  dpd.sync();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   const long long taken = static_cast<long long>(state.step) - start_step;
-  const nlohmann::json summary = {{"model", "dpd"},
-                                  {"precision", o.precision},
-                                  {"engine", o.engine},
-                                  {"n", state.n},
-                                  {"step", state.step},
-                                  {"t", t_now()},
-                                  {"completed", static_cast<long long>(state.step) == o.steps},
-                                  {"steps_taken", taken},
-                                  {"kT_mean", kT_sum / double(samples)},
-                                  {"pressure_mean", pressure_sum / double(samples)},
-                                  {"samples", samples},
-                                  {"threads", host_info().value("openmp_max_threads", 0)},
-                                  {"wall_s", wall},
-                                  {"step_wall_s", stepping},
-                                  {"seconds_per_step", stepping / double(taken)}};
+  nlohmann::json summary = {{"model", "dpd"},
+                            {"precision", o.precision},
+                            {"engine", o.engine},
+                            {"device", device},
+                            {"n", state.n},
+                            {"step", state.step},
+                            {"t", t_now()},
+                            {"completed", static_cast<long long>(state.step) == o.steps},
+                            {"steps_taken", taken},
+                            {"kT_mean", kT_sum / double(samples)},
+                            {"pressure_mean", pressure_sum / double(samples)},
+                            {"samples", samples},
+                            {"threads", host_info().value("openmp_max_threads", 0)},
+                            {"wall_s", wall},
+                            {"step_wall_s", stepping},
+                            {"seconds_per_step", stepping / double(taken)}};
+  if (device_seconds > 0)
+    summary.update({{"device_seconds_per_step", device_seconds / double(taken)},
+                    {"cell_list_seconds_per_step", cells_seconds / double(taken)}});
   std::optional<AtomicFile> final_state, summary_file;
   if (!o.final_state.empty()) {
     final_state.emplace(o.final_state);
@@ -310,6 +354,8 @@ int dpd_command(const DpdOptions& given) {
     throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
   if (given.snapshots.empty() && given.snapshot_every) throw InputError("--snapshot-every needs --snapshots FILE");
   if (given.diagnostics.empty() && given.diag_every) throw InputError("--diag-every needs --diagnostics FILE");
+  (void)shortrange::cell_builder_named(given.cell_list);  // an unknown name: the valid ones, before any work
+  if (given.engine != "cuda" && given.given("--cell-list")) throw InputError("--cell-list applies to --engine cuda");
   std::vector<OutputFile> outputs;
   for (const auto& [flag, path] : {std::pair{"--diagnostics", given.diagnostics}, {"--snapshots", given.snapshots},
                                    {"--final-state", given.final_state}})

@@ -77,7 +77,7 @@ struct DpdOptions {
   std::string layout = "mixed";    // mixed (species in turn) or layers (species by height, 0 at the bottom)
   std::uint64_t seed = 1;
   long long steps = 0;
-  std::string precision = "double", engine = "openmp";
+  std::string precision = "double", engine = "openmp", cell_list = "radix-sort";
   std::string diagnostics, snapshots, final_state, summary, checkpoint, resume;
   long long diag_every = 0, snapshot_every = 0, checkpoint_every = 0, stop_at = 0;
   std::vector<std::string> command_line;

@@ -99,19 +99,68 @@ DpdState<T> dpd_random_state(std::size_t n, const std::array<double, 3>& L, doub
   return s;
 }
 
+// The pair of every two species (a_AB and the thermostat's constants), species x species.
+template <class T>
+std::vector<DpdPair<T>> dpd_pairs(const DpdParameters& p) {
+  std::vector<DpdPair<T>> pairs;
+  for (unsigned a = 0; a < p.species; ++a)
+    for (unsigned b = 0; b < p.species; ++b)
+      pairs.push_back({T(p.amplitude(a, b)), T(p.gamma), T(std::sqrt(2.0 * p.gamma * p.kT / p.dt)), T(p.rc)});
+  return pairs;
+}
+
+// Temperature, pressure, energies and momentum of a state whose cell list is `cells` (the virial
+// and energy of the conservative forces at its positions), in double, in a fixed order.
+template <class T>
+DpdDiagnostics dpd_diagnostics(const DpdState<T>& s, const CellList<T>& cells, const std::vector<DpdPair<T>>& pairs,
+                               const DpdParameters& p) {
+  const std::size_t n = s.n;
+  DpdDiagnostics d{};
+  double cm[3] = {0, 0, 0}, v2 = 0;
+  for (int a = 0; a < 3; ++a)
+    for (std::size_t i = 0; i < n; ++i) d.momentum[a] += double(s.vel[a * n + i]);
+  for (int a = 0; a < 3; ++a) cm[a] = n ? d.momentum[a] / double(n) : 0.0;
+  for (int a = 0; a < 3; ++a)
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = double(s.vel[a * n + i]);
+      d.kinetic += v * v / 2;
+      v2 += (v - cm[a]) * (v - cm[a]);
+    }
+  std::vector<double> virial(n), energy(n);  // per particle, summed in order: the same bits on any threads
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::size_t i = 0; i < n; ++i) {
+    double w = 0, e = 0;
+    cells.for_each_neighbour(static_cast<unsigned>(i), s.pos.data(), n, s.box, T(p.rc), [&](unsigned j, T, T, T, T r2) {
+      const DpdPair<T>& pair = pairs[s.species[i] * p.species + s.species[j]];
+      w += double(pair.conservative_virial(r2)), e += double(pair.energy(r2));
+    });
+    virial[i] = w / 2, energy[i] = e / 2;  // each pair is seen from both sides
+  }
+  double w = 0;
+  for (std::size_t i = 0; i < n; ++i) w += virial[i], d.potential += energy[i];
+  const double volume = double(s.box.L[0]) * double(s.box.L[1]) * double(s.box.L[2]);
+  d.kT = n > 1 ? v2 / (3.0 * double(n - 1)) : 0.0;
+  d.pressure = (v2 + w) / (3.0 * volume);
+  return d;
+}
+
+// Checks the parameters against a state (std::invalid_argument naming the first problem).
+template <class T>
+void check_dpd(const DpdParameters& p, const DpdState<T>& s) {
+  p.check();
+  for (const auto& L : s.box.L)
+    if (!(L > 0)) throw std::invalid_argument("DPD: the box must have positive sides");
+  for (std::size_t i = 0; i < s.n; ++i)
+    if (s.species[i] >= p.species) throw std::invalid_argument("DPD: a particle's species is not below the number of species");
+}
+
 template <class T>
 class DpdCpu {
  public:
   // forces_given: the state's forces are those of its last step (a resumed run), else computed now.
   DpdCpu(const DpdParameters& p, DpdState<T>& s, bool forces_given = false) : p_(p), s_(s) {
-    p_.check();
-    for (const auto& L : s_.box.L)
-      if (!(L > 0)) throw std::invalid_argument("DPD: the box must have positive sides");
-    for (unsigned i = 0; i < s_.n; ++i)
-      if (s_.species[i] >= p_.species) throw std::invalid_argument("DPD: a particle's species is not below the number of species");
-    for (unsigned a = 0; a < p_.species; ++a)
-      for (unsigned b = 0; b < p_.species; ++b)
-        pairs_.push_back({T(p_.amplitude(a, b)), T(p_.gamma), T(std::sqrt(2.0 * p_.gamma * p_.kT / p_.dt)), T(p_.rc)});
+    check_dpd(p_, s_);
+    pairs_ = dpd_pairs<T>(p_);
     cells_.build(s_.pos.data(), s_.n, s_.box, T(p_.rc));
     if (!forces_given) forces(s_.vel.data());
   }
@@ -136,39 +185,9 @@ class DpdCpu {
     for (std::size_t k = 0; k < 3 * n; ++k) s_.vel[k] += half_dt * s_.force[k];
   }
 
-  // Temperature, pressure, energies and momentum of the current state (the virial and energy of
-  // the conservative forces at the current positions).
-  DpdDiagnostics diagnostics() const {
-    const std::size_t n = s_.n;
-    DpdDiagnostics d{};
-    double cm[3] = {0, 0, 0}, v2 = 0;
-    for (int a = 0; a < 3; ++a)
-      for (std::size_t i = 0; i < n; ++i) d.momentum[a] += double(s_.vel[a * n + i]);
-    for (int a = 0; a < 3; ++a) cm[a] = n ? d.momentum[a] / double(n) : 0.0;
-    for (int a = 0; a < 3; ++a)
-      for (std::size_t i = 0; i < n; ++i) {
-        const double v = double(s_.vel[a * n + i]);
-        d.kinetic += v * v / 2;
-        v2 += (v - cm[a]) * (v - cm[a]);
-      }
-    std::vector<double> virial(n), energy(n);  // per particle, summed in order: the same bits on any threads
-#pragma omp parallel for schedule(dynamic, 256)
-    for (std::size_t i = 0; i < n; ++i) {
-      double w = 0, e = 0;
-      cells_.for_each_neighbour(static_cast<unsigned>(i), s_.pos.data(), n, s_.box, T(p_.rc),
-                                [&](unsigned j, T, T, T, T r2) {
-                                  const DpdPair<T>& pair = pair_of(static_cast<unsigned>(i), j);
-                                  w += double(pair.conservative_virial(r2)), e += double(pair.energy(r2));
-                                });
-      virial[i] = w / 2, energy[i] = e / 2;  // each pair is seen from both sides
-    }
-    double w = 0;
-    for (std::size_t i = 0; i < n; ++i) w += virial[i], d.potential += energy[i];
-    const double volume = double(s_.box.L[0]) * double(s_.box.L[1]) * double(s_.box.L[2]);
-    d.kT = n > 1 ? v2 / (3.0 * double(n - 1)) : 0.0;
-    d.pressure = (v2 + w) / (3.0 * volume);
-    return d;
-  }
+  // Temperature, pressure, energies and momentum of the current state.
+  DpdDiagnostics diagnostics() const { return dpd_diagnostics(s_, cells_, pairs_, p_); }
+  void sync() {}  // the state is the host's already (the CUDA driver's counterpart copies it back)
 
   const CellList<T>& cells() const { return cells_; }
 

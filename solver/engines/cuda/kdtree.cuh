@@ -20,6 +20,7 @@
 #include "cuda/kdtree.cuh"
 #include "cuda/kdtree_build.cuh"
 #include "engines/cuda/backend.cuh"
+#include "engines/cuda/buffer.cuh"
 #include "engines/cuda/kdtree.hpp"
 
 namespace nbody::cuda {
@@ -62,20 +63,6 @@ struct Launcher<TreeStackless> : TreeLauncher<TreeStackless> {};
 
 namespace tree_detail {
 
-// Device memory of U, grown (contents lost) when a larger count is asked for.
-template <class U>
-struct Buffer {
-  U* p = nullptr;
-  std::size_t capacity = 0;
-  Buffer() = default;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() {
-    if (p) cudaFree(p);  // in a destructor: no throw
-  }
-  bool reserve(std::size_t count) { return grow(p, capacity, std::max<std::size_t>(count, 1)); }
-};
-
 template <class U>
 void upload(U* to, const U* from, std::size_t count, cudaStream_t s) {
   NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyHostToDevice, s));
@@ -112,7 +99,7 @@ struct TreeBackend<T>::Impl {
   using Bits = kdtree_build::OrderedBits<T>;
   static constexpr auto walks = tree_detail::all_walk_ops<T>(static_cast<TreeKernels*>(nullptr));
   template <class U>
-  using Buffer = tree_detail::Buffer<U>;
+  using Buffer = DeviceBuffer<U>;
 
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, built = nullptr, walked = nullptr;

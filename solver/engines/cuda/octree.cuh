@@ -20,6 +20,7 @@
 
 #include "cuda/octree.cuh"
 #include "engines/cuda/backend.cuh"
+#include "engines/cuda/buffer.cuh"
 #include "engines/cuda/octree.hpp"
 
 namespace nbody::cuda {
@@ -73,31 +74,6 @@ constexpr auto all_walks(KernelList<S...>*) {
 
 namespace octree_detail {
 
-// Device memory of U, grown when a larger count is asked for; keep: the first `keep` values survive.
-template <class U>
-struct Buffer {
-  U* p = nullptr;
-  std::size_t capacity = 0;
-  Buffer() = default;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() {
-    if (p) cudaFree(p);  // in a destructor: no throw
-  }
-  void reserve(std::size_t count, std::size_t keep, cudaStream_t s) {
-    if (count <= capacity) return;
-    const std::size_t want = std::max(count, capacity + capacity / 2);
-    U* q = nullptr;
-    NBODY_CUDA_CHECK(cudaMalloc(&q, want * sizeof(U)));
-    if (p && keep) NBODY_CUDA_CHECK(cudaMemcpyAsync(q, p, keep * sizeof(U), cudaMemcpyDeviceToDevice, s));
-    if (p) {
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
-      NBODY_CUDA_CHECK(cudaFree(p));
-    }
-    p = q, capacity = want;
-  }
-};
-
 constexpr unsigned block = 256;
 inline unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + block - 1) / block); }
 
@@ -106,7 +82,7 @@ inline unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((co
 template <class T>
 struct OctreeBackend<T>::Impl {
   template <class U>
-  using Buffer = octree_detail::Buffer<U>;
+  using Buffer = DeviceBuffer<U>;
 
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, built = nullptr, summarised = nullptr, walked = nullptr;

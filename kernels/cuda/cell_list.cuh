@@ -1,0 +1,249 @@
+#pragma once
+// The CUDA kernels of the short-range cell lists (seed S3), launched by the builders of
+// solver/shortrange/cuda/cell_list.cu. Every builder ends in the CPU CellList's arrays
+// (shortrange/cell_list.hpp): cell (n), start (cells + 1) and order (particle indices by cell,
+// increasing within a cell).
+//
+// The bucket sorts' atomics leave a cell's particles in whatever order the hardware served them;
+// sort_within_cells_kernel then puts each cell in increasing index. That result depends only on
+// which particles a cell holds, never on the order of the atomics, so every builder gives the same
+// arrays on every run and the neighbour order (and with it a run) is reproducible bit for bit.
+//
+// No warp is assumed to run in lock step (a block's threads meet only at __syncthreads and in
+// CUB's block reduction), and no block waits for another.
+#include <cub/block/block_reduce.cuh>
+
+#include <cstddef>
+
+#include "common/cell_grid.hpp"
+
+namespace nbody::cuda::cell_kernels {
+
+using shortrange::CellGrid;
+
+constexpr unsigned block = 256;  // threads per block of every kernel here
+constexpr unsigned empty = ~0u;  // the end of a list; an unused slot of a block's table
+
+inline __device__ unsigned thread_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+template <class T>
+__device__ unsigned cell_of(const T* __restrict__ pos, unsigned n, unsigned i, const CellGrid<T>& grid) {
+  return grid.cell_of(pos[i], pos[n + i], pos[2 * std::size_t(n) + i]);
+}
+
+// ---- S3's linked lists: head[c] is the last particle put into cell c, next[i] the one before i ----
+
+// (a), (c): next[i] = atomicExch(&head[c], i), head[] all `empty` before. With count (c), each
+// cell's particles are counted as they go in, which spares the conversion a walk of the lists.
+template <class T>
+__global__ void insert_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> grid, unsigned* __restrict__ cell,
+                              unsigned* head, unsigned* __restrict__ next, unsigned* count) {
+  const unsigned i = thread_index();
+  if (i >= n) return;
+  const unsigned c = cell_of(pos, n, i, grid);
+  cell[i] = c;
+  next[i] = atomicExch(&head[c], i);
+  if (count) atomicAdd(&count[c], 1u);
+}
+
+// (b), S3's shared-memory variant. Each block first links its particles into local lists, one per
+// cell that its particles fall in, then splices each local list into the global list of its cell
+// with one atomicExch: a block makes one global atomic per distinct cell instead of one per
+// particle, few when the particles arrive in cell order (as they do after a reorder by cell).
+// The local lists live in a hash table of the block's cells in shared memory (open addressing,
+// linear probing; a slot holds the cell, the first and the last particle of its list): it has
+// twice as many slots as the block has threads, so it never fills, whatever the number of cells.
+constexpr unsigned table_slots = 2 * block;  // a power of two
+static_assert((table_slots & (table_slots - 1)) == 0);
+
+template <class T>
+__global__ void __launch_bounds__(block) shared_lists_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> grid,
+                                                            unsigned* __restrict__ cell, unsigned* head, unsigned* next) {
+  __shared__ unsigned key[table_slots], first[table_slots], last[table_slots];
+  for (unsigned k = threadIdx.x; k < table_slots; k += blockDim.x) key[k] = empty, first[k] = empty;
+  __syncthreads();
+  const unsigned i = thread_index();
+  if (i < n) {
+    const unsigned c = cell_of(pos, n, i, grid);
+    cell[i] = c;
+    unsigned k = (c * 2654435761u) & (table_slots - 1);  // Knuth's multiplicative hash
+    for (unsigned seen = atomicCAS(&key[k], empty, c); seen != empty && seen != c; seen = atomicCAS(&key[k], empty, c))
+      k = (k + 1) & (table_slots - 1);
+    const unsigned before = atomicExch(&first[k], i);
+    next[i] = before;
+    if (before == empty) last[k] = i;  // the first particle in: the local list's tail
+  }
+  __syncthreads();
+  for (unsigned k = threadIdx.x; k < table_slots; k += blockDim.x)
+    if (key[k] != empty) next[last[k]] = atomicExch(&head[key[k]], first[k]);  // local list in front of the global one
+}
+
+// Each list's length into count[c]; count[cells] = 0, so that the exclusive scan of the cells + 1
+// counts ends in start[cells] = n.
+__global__ void list_lengths_kernel(const unsigned* __restrict__ head, const unsigned* __restrict__ next,
+                                           unsigned cells, unsigned* __restrict__ count) {
+  const unsigned c = thread_index();
+  if (c > cells) return;
+  unsigned length = 0;
+  if (c < cells)
+    for (unsigned i = head[c]; i != empty; i = next[i]) ++length;
+  count[c] = length;
+}
+
+// Each cell's list into its slots start[c] .. start[c + 1], in list order.
+__global__ void unroll_lists_kernel(const unsigned* __restrict__ head, const unsigned* __restrict__ next,
+                                           const unsigned* __restrict__ start, unsigned cells, unsigned* __restrict__ slots) {
+  const unsigned c = thread_index();
+  if (c >= cells) return;
+  unsigned s = start[c];
+  for (unsigned i = head[c]; i != empty; i = next[i]) slots[s++] = i;
+}
+
+// ---- (e) the counting sort ----
+
+// Each particle's cell, counted; rank[i]: how many of its cell's particles were counted before it
+// (its place in the cell until the cell is sorted), so that the scatter needs no second atomic.
+template <class T>
+__global__ void count_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> grid, unsigned* __restrict__ cell,
+                             unsigned* count, unsigned* __restrict__ rank) {
+  const unsigned i = thread_index();
+  if (i >= n) return;
+  const unsigned c = cell_of(pos, n, i, grid);
+  cell[i] = c;
+  rank[i] = atomicAdd(&count[c], 1u);
+}
+
+__global__ void scatter_kernel(const unsigned* __restrict__ cell, const unsigned* __restrict__ rank,
+                                      const unsigned* __restrict__ start, unsigned n, unsigned* __restrict__ slots) {
+  const unsigned i = thread_index();
+  if (i >= n) return;
+  slots[start[cell[i]] + rank[i]] = i;
+}
+
+// ---- (f) the radix sort's keys and cell starts ----
+
+// The sort's keys (the cells) and values (the indices).
+template <class T>
+__global__ void keys_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> grid, unsigned* __restrict__ cell,
+                            unsigned* __restrict__ index) {
+  const unsigned i = thread_index();
+  if (i >= n) return;
+  cell[i] = cell_of(pos, n, i, grid);
+  index[i] = i;
+}
+
+// start from the sorted keys (NVIDIA's cellStart; its cellEnd is start[c + 1]): slot p starts the
+// cells after its predecessor's cell up to its own, the last slot ends the rest, so that every
+// entry, empty cells' too, is written once.
+__global__ void cell_starts_kernel(const unsigned* __restrict__ sorted_cell, unsigned n, unsigned cells,
+                                          unsigned* __restrict__ start) {
+  const unsigned p = thread_index();
+  if (p >= n) return;
+  const unsigned c = sorted_cell[p];
+  for (unsigned k = p == 0 ? 0 : sorted_cell[p - 1] + 1; k <= c; ++k) start[k] = p;
+  if (p == n - 1)
+    for (unsigned k = c + 1; k <= cells; ++k) start[k] = n;
+}
+
+// ---- (d) the incremental re-sort of the previous build (cell, start, order) ----
+
+// Each particle's new cell; one that left its cell is counted out of the old cell, into the new
+// one, and in moved (a block's sum, one atomic).
+template <class T>
+__global__ void __launch_bounds__(block) classify_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> grid,
+                                                        const unsigned* __restrict__ cell, unsigned* __restrict__ new_cell,
+                                                        unsigned* leavers, unsigned* arrivals, unsigned* moved) {
+  using Sum = cub::BlockReduce<unsigned, block>;
+  __shared__ typename Sum::TempStorage sum;
+  const unsigned i = thread_index();
+  unsigned left = 0;
+  if (i < n) {  // no return before the block's reduction: every thread takes part
+    const unsigned c = cell_of(pos, n, i, grid), old = cell[i];
+    new_cell[i] = c;
+    if (c != old) {
+      left = 1;
+      atomicAdd(&leavers[old], 1u);
+      atomicAdd(&arrivals[c], 1u);
+    }
+  }
+  const unsigned total = Sum(sum).Sum(left);
+  if (threadIdx.x == 0 && total) atomicAdd(moved, total);
+}
+
+// The new counts: the old ones less the leavers, plus the arrivals; count[cells] = 0 (as above).
+__global__ void recount_kernel(const unsigned* __restrict__ start, const unsigned* __restrict__ leavers,
+                                      const unsigned* __restrict__ arrivals, unsigned cells, unsigned* __restrict__ count) {
+  const unsigned c = thread_index();
+  if (c > cells) return;
+  count[c] = c < cells ? start[c + 1] - start[c] - leavers[c] + arrivals[c] : 0u;
+}
+
+// The particles that stayed: to the front of their cell's new slots, in their old order (increasing
+// index) with the leavers taken out; a cell that lost none just shifts. A thread per old slot.
+__global__ void keep_stayers_kernel(const unsigned* __restrict__ order, const unsigned* __restrict__ start,
+                                           const unsigned* __restrict__ cell, const unsigned* __restrict__ new_cell,
+                                           const unsigned* __restrict__ leavers, const unsigned* __restrict__ new_start,
+                                           unsigned n, unsigned* __restrict__ slots) {
+  const unsigned s = thread_index();
+  if (s >= n) return;
+  const unsigned i = order[s], c = cell[i];
+  if (new_cell[i] != c) return;
+  const unsigned first = start[c];
+  unsigned rank = s - first;
+  if (leavers[c]) {
+    rank = 0;
+    for (unsigned q = first; q < s; ++q) rank += new_cell[order[q]] == c;
+  }
+  slots[new_start[c] + rank] = i;
+}
+
+// The particles that changed cell: into the slots after their new cell's stayers, in the order of
+// the atomics (the cell is sorted next).
+__global__ void insert_movers_kernel(const unsigned* __restrict__ cell, const unsigned* __restrict__ new_cell,
+                                            const unsigned* __restrict__ start, const unsigned* __restrict__ leavers,
+                                            const unsigned* __restrict__ new_start, unsigned n, unsigned* filled,
+                                            unsigned* __restrict__ slots) {
+  const unsigned i = thread_index();
+  if (i >= n) return;
+  const unsigned c = new_cell[i];
+  if (c == cell[i]) return;
+  const unsigned stayers = start[c + 1] - start[c] - leavers[c];
+  slots[new_start[c] + stayers + atomicAdd(&filled[c], 1u)] = i;
+}
+
+// ---- Shared by the builders ----
+
+// slots (each cell's particles in any order within start[c] .. start[c + 1]) into order, each cell
+// in increasing index: slot p's particle goes to its cell's first slot plus the number of the
+// cell's particles with a smaller index. Indices are distinct, so these ranks are the cell's slots,
+// each once. A thread per slot with a loop over its cell: any cell size, and no thread left alone
+// with a crowded cell (a degenerate box of one cell costs n^2 comparisons spread over the device).
+// touched (or null): only the cells c with touched[c] != 0 are sorted, the others' slots copied.
+__global__ void sort_within_cells_kernel(const unsigned* __restrict__ slots, const unsigned* __restrict__ start,
+                                                const unsigned* __restrict__ cell, const unsigned* __restrict__ touched,
+                                                unsigned n, unsigned* __restrict__ order) {
+  const unsigned p = thread_index();
+  if (p >= n) return;
+  const unsigned i = slots[p], c = cell[i];
+  if (touched && !touched[c]) {
+    order[p] = i;
+    return;
+  }
+  const unsigned first = start[c], end = start[c + 1];
+  unsigned rank = 0;
+  for (unsigned q = first; q < end; ++q) rank += slots[q] < i;
+  order[first + rank] = i;
+}
+
+// Per-particle data into cell order: out[k n + s] = in[k n + order[s]] for each of the
+// `components` arrays of n values (SoA), so that a cell's particles are read together.
+template <class T>
+__global__ void gather_kernel(const unsigned* __restrict__ order, const T* __restrict__ in, unsigned n, unsigned components,
+                              T* __restrict__ out) {
+  const unsigned s = thread_index();
+  if (s >= n) return;
+  const unsigned i = order[s];
+  for (unsigned k = 0; k < components; ++k) out[k * std::size_t(n) + s] = in[k * std::size_t(n) + i];
+}
+
+}  // namespace nbody::cuda::cell_kernels

@@ -1,0 +1,378 @@
+// The CUDA cell-list builders (cell_list.hpp) on the kernels of kernels/cuda/cell_list.cuh, with
+// CUB's scans and radix sort, for float and double. Every build runs on the list's own stream and
+// waits for its end; its device time is taken between two events around the kernels only.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <string>
+#include <utility>
+
+#include "cuda/cell_list.cuh"
+#include "engines/cuda/buffer.cuh"
+#include "engines/cuda/check.cuh"
+#include "engines/cuda/launch.cuh"
+#include "shortrange/cuda/cell_list.hpp"
+
+namespace nbody::shortrange {
+
+using namespace nbody::cuda::cell_kernels;
+
+namespace {
+
+template <class U>
+using Buffer = cuda::DeviceBuffer<U>;
+
+unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + block - 1) / block); }
+
+// CUB's counts are ints, our indices unsigned with one value kept for the end of a list.
+constexpr std::size_t max_count = (std::size_t(1) << 31) - 1;
+
+template <class T>
+CellGrid<T> checked_grid(const PeriodicBox<T>& box, T rc, std::size_t n) {
+  if (n > max_count) throw InputError("the CUDA cell lists take at most 2^31 - 1 particles, not " + std::to_string(n));
+  if (!(rc > T(0)) || !std::isfinite(double(rc))) throw InputError("the cell lists' cut-off must be positive and finite");
+  for (int a = 0; a < 3; ++a)
+    if (!(box.L[a] > T(0)) || !(double(box.L[a]) / double(rc) < double(max_count)))
+      throw InputError("the cell lists' box sides must be positive and at most 2^31 cut-offs");
+  const CellGrid<T> grid = CellGrid<T>::make(box, rc);
+  if (std::size_t(grid.n[0]) * grid.n[1] * grid.n[2] >= max_count)
+    throw InputError("the cell lists' grid has more than 2^31 - 1 cells: take a larger cut-off");
+  return grid;
+}
+
+template <class T>
+bool same_grid(const CellGrid<T>& a, const CellGrid<T>& b) {
+  for (int k = 0; k < 3; ++k)
+    if (a.n[k] != b.n[k] || a.scale[k] != b.scale[k]) return false;
+  return true;
+}
+
+}  // namespace
+
+template <class T>
+struct DeviceCellList<T>::Impl {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t started = nullptr, finished = nullptr;
+
+  // The list: cell (n), start (cells + 1), order (n); new_cell and new_start take the incremental
+  // re-sort's result, then swap with them.
+  Buffer<unsigned> cell, start, order, new_cell, new_start;
+  Buffer<unsigned> slots;              // a cell's particles in their slots before the sort within cells
+  Buffer<unsigned> count;              // per cell (+ 1 zero), scanned into start
+  Buffer<unsigned> head, next;         // linked lists
+  Buffer<unsigned> rank;               // counting sort: a particle's place in its cell as counted
+  Buffer<unsigned> index, sorted_cell; // radix sort's values and sorted keys
+  Buffer<unsigned> leavers, arrivals, filled, moved_count;  // incremental: per cell, and the total
+  Buffer<unsigned char> temp;          // CUB's
+  Buffer<T> pos_copy, vel_copy;        // host particles uploaded
+  Buffer<T> sorted_pos, sorted_vel;    // linked_to_arrays' reordered data
+
+  CellGrid<T> grid{};
+  PeriodicBox<T> box{};
+  T rc = 0;
+  std::size_t n = 0;
+  unsigned cells = 0;
+  bool valid = false;      // a finished build is held
+  bool sorted = false;     // sorted_pos (and sorted_vel when has_vel) hold the last build's data
+  bool has_vel = false;
+  std::size_t moved = 0;
+  float ms = 0;
+
+  Impl() {
+    (void)cuda::device_properties();  // InputError without a device
+    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    NBODY_CUDA_CHECK(cudaEventCreate(&started));
+    NBODY_CUDA_CHECK(cudaEventCreate(&finished));
+  }
+  ~Impl() {
+    if (started) cudaEventDestroy(started);
+    if (finished) cudaEventDestroy(finished);
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  void upload(const T* host, Buffer<T>& to, std::size_t count) {
+    to.reserve(count);
+    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to.p, host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+
+  void build(CellBuilder builder, const T* pos, const T* vel, std::size_t count, const PeriodicBox<T>& b, T cutoff) {
+    const CellGrid<T> g = checked_grid(b, cutoff, count);
+    const bool incremental = builder == CellBuilder::incremental && valid && count == n && same_grid(g, grid);
+    valid = sorted = false;
+    grid = g, box = b, rc = cutoff, n = count, cells = g.cells();
+    has_vel = vel != nullptr;
+    reserve(builder, incremental);
+    NBODY_CUDA_CHECK(cudaEventRecord(started, stream));
+    if (n == 0) {
+      NBODY_CUDA_CHECK(cudaMemsetAsync(start.p, 0, (cells + 1) * sizeof(unsigned), stream));
+    } else {
+      switch (builder) {
+        case CellBuilder::linked_list:
+          insert_lists(pos, false);
+          lists_to_arrays(false);
+          break;
+        case CellBuilder::shared_lists:
+          NBODY_CUDA_CHECK(cudaMemsetAsync(head.p, 0xff, cells * sizeof(unsigned), stream));
+          shared_lists_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, head.p, next.p);
+          NBODY_CUDA_CHECK_LAUNCH("shared_lists_kernel");
+          lists_to_arrays(false);
+          break;
+        case CellBuilder::linked_to_arrays:
+          insert_lists(pos, true);
+          lists_to_arrays(true);
+          gather_into(pos, sorted_pos.p, 3);
+          if (vel) gather_into(vel, sorted_vel.p, 3);
+          sorted = true;
+          break;
+        case CellBuilder::incremental:
+          if (incremental) resort(pos);
+          else counting_sort(pos);
+          break;
+        case CellBuilder::counting_sort: counting_sort(pos); break;
+        case CellBuilder::radix_sort: radix_sort(pos); break;
+      }
+    }
+    NBODY_CUDA_CHECK(cudaEventRecord(finished, stream));
+    NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, started, finished));
+    moved = n;
+    if (incremental && n) {
+      unsigned m = 0;
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(&m, moved_count.p, sizeof m, cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      moved = m;
+    }
+    valid = true;
+  }
+
+  // Every buffer the build uses, and CUB's temporary storage, before the timed part.
+  void reserve(CellBuilder builder, bool incremental) {
+    cell.reserve(n), start.reserve(cells + 1), order.reserve(n), count.reserve(cells + 1);
+    if (builder != CellBuilder::radix_sort) slots.reserve(n);
+    std::size_t bytes = 0;
+    NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, count.p, start.p, int(cells + 1), stream));
+    switch (builder) {
+      case CellBuilder::linked_list:
+      case CellBuilder::shared_lists: head.reserve(cells), next.reserve(n); break;
+      case CellBuilder::linked_to_arrays:
+        head.reserve(cells), next.reserve(n), sorted_pos.reserve(3 * n);
+        if (has_vel) sorted_vel.reserve(3 * n);
+        break;
+      case CellBuilder::incremental:
+        if (incremental) {
+          new_cell.reserve(n), new_start.reserve(cells + 1);
+          for (Buffer<unsigned>* b : {&leavers, &arrivals, &filled}) b->reserve(cells);
+          moved_count.reserve(1);
+          break;
+        }
+        [[fallthrough]];  // a fresh counting sort
+      case CellBuilder::counting_sort: rank.reserve(n); break;
+      case CellBuilder::radix_sort: {
+        index.reserve(n), sorted_cell.reserve(n);
+        std::size_t sort = 0;
+        NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort, cell.p, sorted_cell.p, index.p, order.p, int(n), 0,
+                                                         key_bits(), stream));
+        bytes = std::max(bytes, sort);
+        break;
+      }
+    }
+    temp.reserve(std::max<std::size_t>(bytes, 1));
+  }
+
+  // The bits of a cell number: the radix sort looks at no others.
+  int key_bits() const { return std::max(1, int(std::bit_width(cells - 1))); }
+
+  // count (cells + 1, the last 0) into `to` by CUB's exclusive scan: to[cells] = n.
+  void scan_counts(unsigned* to) {
+    std::size_t bytes = temp.capacity;
+    NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.p, bytes, count.p, to, int(cells + 1), stream));
+  }
+
+  // slots into order, each cell sorted (only those with touched[c] != 0 when touched is given).
+  void sort_within_cells(const unsigned* cell_of_particle, const unsigned* starts, const unsigned* touched) {
+    sort_within_cells_kernel<<<blocks_for(n), block, 0, stream>>>(slots.p, starts, cell_of_particle, touched, unsigned(n),
+                                                                  order.p);
+    NBODY_CUDA_CHECK_LAUNCH("sort_within_cells_kernel");
+  }
+
+  // (a), (c): S3's lists by atomicExch; counted: (c) counts each cell's particles as they go in.
+  void insert_lists(const T* pos, bool counted) {
+    NBODY_CUDA_CHECK(cudaMemsetAsync(head.p, 0xff, cells * sizeof(unsigned), stream));
+    if (counted) NBODY_CUDA_CHECK(cudaMemsetAsync(count.p, 0, (cells + 1) * sizeof(unsigned), stream));
+    insert_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, head.p, next.p,
+                                                       counted ? count.p : nullptr);
+    NBODY_CUDA_CHECK_LAUNCH("insert_kernel");
+  }
+
+  // The lists into arrays: their lengths (unless counted at insertion), CUB's scan into start, each
+  // list walked into its cell's slots, each cell sorted.
+  void lists_to_arrays(bool counted) {
+    if (!counted) {
+      list_lengths_kernel<<<blocks_for(cells + 1), block, 0, stream>>>(head.p, next.p, cells, count.p);
+      NBODY_CUDA_CHECK_LAUNCH("list_lengths_kernel");
+    }
+    scan_counts(start.p);
+    unroll_lists_kernel<<<blocks_for(cells), block, 0, stream>>>(head.p, next.p, start.p, cells, slots.p);
+    NBODY_CUDA_CHECK_LAUNCH("unroll_lists_kernel");
+    sort_within_cells(cell.p, start.p, nullptr);
+  }
+
+  // (e): atomic count (each particle keeps its place in the count), scan, scatter, cells sorted.
+  void counting_sort(const T* pos) {
+    NBODY_CUDA_CHECK(cudaMemsetAsync(count.p, 0, (cells + 1) * sizeof(unsigned), stream));
+    count_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, count.p, rank.p);
+    NBODY_CUDA_CHECK_LAUNCH("count_kernel");
+    scan_counts(start.p);
+    scatter_kernel<<<blocks_for(n), block, 0, stream>>>(cell.p, rank.p, start.p, unsigned(n), slots.p);
+    NBODY_CUDA_CHECK_LAUNCH("scatter_kernel");
+    sort_within_cells(cell.p, start.p, nullptr);
+  }
+
+  // (f): CUB's radix sort of (cell, index) pairs, stable, so a cell's indices come out increasing;
+  // then where each cell starts.
+  void radix_sort(const T* pos) {
+    keys_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, index.p);
+    NBODY_CUDA_CHECK_LAUNCH("keys_kernel");
+    std::size_t bytes = temp.capacity;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.p, bytes, cell.p, sorted_cell.p, index.p, order.p, int(n), 0,
+                                                     key_bits(), stream));
+    cell_starts_kernel<<<blocks_for(n), block, 0, stream>>>(sorted_cell.p, unsigned(n), cells, start.p);
+    NBODY_CUDA_CHECK_LAUNCH("cell_starts_kernel");
+  }
+
+  // (d), S3's incremental re-sort of the list held (same n and grid) for new positions. The
+  // particles that changed cell are counted out of their old cells and into their new ones; the new
+  // counts are scanned into the new starts; the particles that stayed move up to the front of their
+  // cell's new slots in their old (increasing) order, the movers are put after them, and only the
+  // cells that received movers are sorted again. Arrays, unlike S3's lists, have no holes: the
+  // stayers' slots shift (a copy, no atomics), and only movers are taken out and put back.
+  void resort(const T* pos) {
+    for (Buffer<unsigned>* b : {&leavers, &arrivals, &filled})
+      NBODY_CUDA_CHECK(cudaMemsetAsync(b->p, 0, cells * sizeof(unsigned), stream));
+    NBODY_CUDA_CHECK(cudaMemsetAsync(moved_count.p, 0, sizeof(unsigned), stream));
+    classify_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, new_cell.p, leavers.p, arrivals.p,
+                                                         moved_count.p);
+    NBODY_CUDA_CHECK_LAUNCH("classify_kernel");
+    recount_kernel<<<blocks_for(cells + 1), block, 0, stream>>>(start.p, leavers.p, arrivals.p, cells, count.p);
+    NBODY_CUDA_CHECK_LAUNCH("recount_kernel");
+    scan_counts(new_start.p);
+    keep_stayers_kernel<<<blocks_for(n), block, 0, stream>>>(order.p, start.p, cell.p, new_cell.p, leavers.p, new_start.p,
+                                                             unsigned(n), slots.p);
+    NBODY_CUDA_CHECK_LAUNCH("keep_stayers_kernel");
+    insert_movers_kernel<<<blocks_for(n), block, 0, stream>>>(cell.p, new_cell.p, start.p, leavers.p, new_start.p,
+                                                              unsigned(n), filled.p, slots.p);
+    NBODY_CUDA_CHECK_LAUNCH("insert_movers_kernel");
+    sort_within_cells(new_cell.p, new_start.p, arrivals.p);
+    swap(cell, new_cell);
+    swap(start, new_start);
+  }
+
+  void gather_into(const T* in, T* out, unsigned components) const {
+    if (n == 0) return;
+    gather_kernel<<<blocks_for(n), block, 0, stream>>>(order.p, in, unsigned(n), components, out);
+    NBODY_CUDA_CHECK_LAUNCH("gather_kernel");
+  }
+
+  void require_list() const {
+    if (!valid) throw InputError("the CUDA cell list has not been built");
+  }
+
+  template <class U>
+  void download(const U* from, std::vector<U>& to, std::size_t count) const {
+    to.resize(count);
+    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from, count * sizeof(U), cudaMemcpyDeviceToHost, stream));
+  }
+};
+
+template <class T>
+DeviceCellList<T>::DeviceCellList() : impl_(std::make_unique<Impl>()) {}
+template <class T>
+DeviceCellList<T>::~DeviceCellList() = default;
+
+template <class T>
+void DeviceCellList<T>::build(CellBuilder builder, const T* pos, std::size_t n, const PeriodicBox<T>& box, T rc, const T* vel) {
+  (void)checked_grid(box, rc, n);  // before any upload
+  Impl& m = *impl_;
+  m.upload(pos, m.pos_copy, 3 * n);
+  if (vel) m.upload(vel, m.vel_copy, 3 * n);
+  m.build(builder, m.pos_copy.p, vel ? m.vel_copy.p : nullptr, n, box, rc);
+}
+
+template <class T>
+void DeviceCellList<T>::build_on_device(CellBuilder builder, const T* device_pos, std::size_t n, const PeriodicBox<T>& box,
+                                        T rc, const T* device_vel) {
+  impl_->build(builder, device_pos, device_vel, n, box, rc);
+}
+
+template <class T>
+void DeviceCellList<T>::rebuild_incremental(const T* pos) {
+  impl_->require_list();
+  build(CellBuilder::incremental, pos, impl_->n, impl_->box, impl_->rc);
+}
+
+template <class T>
+double DeviceCellList<T>::last_build_seconds() const {
+  return impl_->ms * 1e-3;
+}
+template <class T>
+std::size_t DeviceCellList<T>::moved() const {
+  return impl_->moved;
+}
+
+template <class T>
+void DeviceCellList<T>::download(CellList<T>& list) const {
+  const Impl& m = *impl_;
+  m.require_list();
+  list.grid = m.grid;
+  m.download(m.start.p, list.start, m.cells + 1);
+  m.download(m.order.p, list.order, m.n);
+  m.download(m.cell.p, list.cell, m.n);
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+}
+
+template <class T>
+void DeviceCellList<T>::download_sorted(std::vector<T>& pos, std::vector<T>& vel) const {
+  const Impl& m = *impl_;
+  m.require_list();
+  if (!m.sorted) throw InputError("only the linked-to-arrays builder reorders the particle data");
+  m.download(m.sorted_pos.p, pos, 3 * m.n);
+  m.download(m.sorted_vel.p, vel, m.has_vel ? 3 * m.n : 0);
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+}
+
+template <class T>
+const unsigned* DeviceCellList<T>::device_start() const {
+  return impl_->start.p;
+}
+template <class T>
+const unsigned* DeviceCellList<T>::device_order() const {
+  return impl_->order.p;
+}
+template <class T>
+const unsigned* DeviceCellList<T>::device_cell() const {
+  return impl_->cell.p;
+}
+template <class T>
+const T* DeviceCellList<T>::sorted_positions() const {
+  return impl_->sorted ? impl_->sorted_pos.p : nullptr;
+}
+template <class T>
+const T* DeviceCellList<T>::sorted_velocities() const {
+  return impl_->sorted && impl_->has_vel ? impl_->sorted_vel.p : nullptr;
+}
+
+template <class T>
+void DeviceCellList<T>::gather(const T* device_in, T* device_out, unsigned components) const {
+  impl_->require_list();
+  impl_->gather_into(device_in, device_out, components);
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+}
+
+template class DeviceCellList<float>;
+template class DeviceCellList<double>;
+
+}  // namespace nbody::shortrange

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The short-range methods on the lent H100 (the `run` device tool), from the repository root:
+#   tools/gpu/shortrange_batch.sh   provenance; nbody_tests "[cells],[dpd]" (every CUDA cell-list
+#                                   builder against the CPU's list, DPD on the GPU against the CPU
+#                                   bit for bit); compute-sanitizer memcheck, racecheck and
+#                                   synccheck on `nbody dpd --engine cuda` with every builder
+#                                   (float, double; boxes of 1 and 4-5 cells per side); then one
+#                                   DPD step's time at 2^20 particles (rho = 3) with every builder,
+#                                   float and double, and on the host's cores (BOX, STEPS, BUILDERS
+#                                   override; SANITIZE=0 and TESTS= skip those steps)
+# Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); results in $OUT/shortrange.tar.gz.
+NAME=shortrange
+. tools/gpu/batch_start.sh
+builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort}
+
+for t in ${TESTS-"[cells],[dpd]"}; do
+  step "tests $t"
+  "$NT" "$t" -r compact > "$W/tests.log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
+  grep -E "failed|SKIPPED" -A8 "$W/tests.log" | head -100 >> "$W/tests_failures.log"
+  tail -2 "$W/tests.log" | tee -a "$W/steps.log"
+  pack
+done
+
+if [ "${SANITIZE-1}" = 1 ]; then
+  step "compute-sanitizer ($SAN)"
+  # memcheck: every builder, precision and a box of 1 and of 4-5 cells per side; racecheck and
+  # synccheck (shared memory, barriers): every builder in float.
+  for b in $builders; do
+    for run in "memcheck float 1" "memcheck float 4,4.5,5" "memcheck double 1" "memcheck double 4,4.5,5" \
+               "racecheck float 4,4.5,5" "synccheck float 4,4.5,5"; do
+      set -- $run
+      c="dpd --engine cuda --cell-list $b --precision $2 --box $3 --steps 3 --species 2 --a 25,40,40,25"
+      echo "--- $1 $c" >> "$W/sanitizer_$1.log"
+      "$SAN" --tool $1 --error-exitcode 99 "$NB" $c >> "$W/sanitizer_$1.log" 2>&1
+      echo "rc=$? ($1 $c)" >> "$W/sanitizer_summary.log"
+    done
+    pack
+  done
+  cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+fi
+
+step "timings: one DPD step at rho = 3, box ${BOX:=70.4242} (2^20 particles)"
+for p in float double; do
+  for b in $builders; do
+    "$NB" dpd --engine cuda --cell-list $b --precision $p --box $BOX --steps ${STEPS:-200} --summary "$W/dpd_cuda_${p}_$b.json" \
+      >> "$W/timings.log" 2>&1
+    echo "cuda $p $b rc=$?" >> "$W/timings.log"
+  done
+  OMP_PROC_BIND=close "$NB" dpd --engine openmp --precision $p --box $BOX --steps 5 --summary "$W/dpd_openmp_$p.json" \
+    >> "$W/timings.log" 2>&1
+  echo "openmp $p rc=$?" >> "$W/timings.log"
+  pack
+done
+python3 - "$W" <<'PY' | tee -a "$W/steps.log"
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "dpd_*.json"))):
+    s = json.load(open(f))
+    extra = (f", device {1e3 * s['device_seconds_per_step']:.3f} ms, cell list {1e3 * s['cell_list_seconds_per_step']:.3f} ms"
+             if "device_seconds_per_step" in s else "")
+    print(f"{os.path.basename(f)}: n {s['n']}, {1e3 * s['seconds_per_step']:.3f} ms per step{extra}, "
+          f"kT {s['kT_mean']:.4f}, threads {s['threads']} [{s['device']}]")
+PY
+kill $smi_pid 2> /dev/null
+pack
