@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # The short-range methods on the lent H100 (the `run` device tool), from the repository root:
-#   tools/gpu/shortrange_batch.sh   provenance; nbody_tests "[cells],[dpd]" (every CUDA cell-list
+#   tools/gpu/shortrange_batch.sh   provenance; nbody_tests "[cells],[shortrange],[dpd]" (every CUDA cell-list
 #                                   builder against the CPU's list, DPD on the GPU against the CPU
 #                                   bit for bit); compute-sanitizer memcheck, racecheck and
 #                                   synccheck on `nbody dpd --engine cuda` with every builder
 #                                   (float, double; boxes of 1 and 4-5 cells per side); then one
 #                                   DPD step's time at 2^20 particles (rho = 3) with every builder,
 #                                   float and double, and on the host's cores (BOX, STEPS, BUILDERS
-#                                   override; SANITIZE=0 and TESTS= skip those steps)
+#                                   and TESTS, a list of test specs, override; SANITIZE=0 skips the
+#                                   sanitizers)
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); results in $OUT/shortrange.tar.gz.
 NAME=shortrange
 . tools/gpu/batch_start.sh
 builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort}
 
-for t in ${TESTS-"[cells],[dpd]"}; do
+for t in ${TESTS-"[cells],[shortrange],[dpd]"}; do
   step "tests $t"
-  "$NT" "$t" -r compact > "$W/tests.log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
-  grep -E "failed|SKIPPED" -A8 "$W/tests.log" | head -100 >> "$W/tests_failures.log"
-  tail -2 "$W/tests.log" | tee -a "$W/steps.log"
+  log="$W/tests_${t//[^a-z-]/}.log"
+  "$NT" "$t" -r compact > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
+  grep -E "failed|SKIPPED" -A8 "$log" | head -100 >> "$W/tests_failures.log"
+  tail -2 "$log" | tee -a "$W/steps.log"
   pack
 done
 
