@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # The short-range methods on the lent H100 (the `run` device tool), from the repository root:
-#   tools/gpu/shortrange_batch.sh   provenance; nbody_tests "[cells],[shortrange],[dpd]" (every CUDA cell-list
+#   tools/gpu/shortrange_batch.sh   provenance; nbody_tests "[cells],[shortrange],[dpd]~[cli]" (every CUDA cell-list
 #                                   builder against the CPU's list, DPD on the GPU against the CPU
 #                                   bit for bit); compute-sanitizer memcheck, racecheck and
 #                                   synccheck on `nbody dpd --engine cuda` with every builder
 #                                   (float, double; boxes of 1 and 4-5 cells per side); then one
 #                                   DPD step's time at 2^20 particles (rho = 3) with every builder,
 #                                   float and double, and on the host's cores (BOX, STEPS, BUILDERS
-#                                   and TESTS, a list of test specs, override; SANITIZE=0 skips the
-#                                   sanitizers)
+#                                   and TESTS, a list of test specs, override; SANITIZE=0 and
+#                                   TIMINGS=0 skip those steps)
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); results in $OUT/shortrange.tar.gz.
 NAME=shortrange
 . tools/gpu/batch_start.sh
 builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort}
 
-for t in ${TESTS-"[cells],[shortrange],[dpd]"}; do
+for t in ${TESTS-"[cells],[shortrange],[dpd]~[cli]"}; do
   step "tests $t"
   log="$W/tests_${t//[^a-z-]/}.log"
-  "$NT" "$t" -r compact > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
+  "$NT" "$t" -d yes > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
   grep -E "failed|SKIPPED" -A8 "$log" | head -100 >> "$W/tests_failures.log"
   tail -2 "$log" | tee -a "$W/steps.log"
   pack
@@ -42,8 +42,8 @@ if [ "${SANITIZE-1}" = 1 ]; then
   grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
 fi
 
-step "timings: one DPD step at rho = 3, box ${BOX:=70.4242} (2^20 particles)"
-for p in float double; do
+[ "${TIMINGS-1}" = 1 ] && step "timings: one DPD step at rho = 3, box ${BOX:=70.4242} (2^20 particles)"
+[ "${TIMINGS-1}" = 1 ] && for p in float double; do
   for b in $builders; do
     "$NB" dpd --engine cuda --cell-list $b --precision $p --box $BOX --steps ${STEPS:-200} --summary "$W/dpd_cuda_${p}_$b.json" \
       >> "$W/timings.log" 2>&1

@@ -18,13 +18,15 @@ python3 - "$W" <<'PY' | tee -a "$W/steps.log"
 import csv, glob, io, os, sys
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "ncu_*.csv"))):
     text = open(f).read()
-    start = text.find('"ID"')
+    start = text.find('"Process ID"')
     if start < 0:
         print(os.path.basename(f), "no table"); continue
-    rows = [r for r in csv.DictReader(io.StringIO(text[start:])) if r.get("Metric Name") == "Duration"]
-    print(os.path.basename(f))
+    rows = [r for r in csv.DictReader(io.StringIO(text[start:])) if r["Metric Name"] == "Duration"]
+    scale = {"ns": 1e-3, "us": 1.0, "usecond": 1.0, "nsecond": 1e-3, "ms": 1e3, "msecond": 1e3}
+    print(os.path.basename(f), "(microseconds per launch, under the profiler's clocks)")
     for r in rows:
-        print(f"  {r['Kernel Name'][:70]:70} {r['Metric Unit']:>6} avg {r['Average']:>10} x{r.get('Invocations', '?')}")
+        us = float(r["Average"].replace(",", "")) * scale.get(r["Metric Unit"], float("nan"))
+        print(f"  {r['Kernel Name'][:70]:70} {us:9.1f} x{r['Invocations']}")
 PY
 kill $smi_pid 2> /dev/null
 pack
