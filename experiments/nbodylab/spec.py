@@ -28,7 +28,10 @@ KINDS = ("run", "bench", "tune", "convergence", "derived")
 TIMING_KINDS = ("bench", "tune")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 # The top-level keys of an experiment file, each with the TOML type it takes.
-TOP_KEYS = {"title": str, "description": str, "kind": str, "requires": (str, list),
+# The nbody subcommands a run experiment can run (its points' first argument; [fixed] and the
+# swept flags are that subcommand's).
+COMMANDS = ("run", "dpd")
+TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requires": (str, list),
             "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict,
             **{s: dict for s in SECTIONS}}
 # The keys of a derived experiment: what it is, and who writes its results from what.
@@ -189,6 +192,7 @@ class Experiment:
     timeseries: bool   # each point also writes --diagnostics; rows kept in its record
     serial: bool = False  # points one at a time with every core (their wall times are timings)
     kind: str = "run"  # one of KINDS: how the runner runs it
+    command: str = "run"  # kind "run": the nbody subcommand of its points (COMMANDS)
     producers: list = ()     # kind "derived": the programs that write its results (repository paths)
     derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
 
@@ -228,8 +232,9 @@ class Experiment:
         return {k: render(v, cols, f"{self.id} [{where}] {k}") for k, v in section.items()}
 
     def run_args(self, point):
-        """Arguments of `nbody run` for one point (output-file flags excluded): [fixed], then
-        the point's swept flags in column order, a bundle contributing its own flags."""
+        """Arguments of `nbody run` (or the experiment's command) for one point (output-file
+        flags excluded): [fixed], then the point's swept flags in column order, a bundle
+        contributing its own flags."""
         flags = self._flags(self.fixed, point, "fixed")
         cols = self.columns(point)
 
@@ -247,7 +252,7 @@ class Experiment:
                     put(flag, value, f"bundle {k} = {v.name!r}")
             else:
                 put(k, v, f"swept {k}")
-        return [self.kind if self.kind in TIMING_KINDS else "run"] + to_args(flags)
+        return [self.kind if self.kind in TIMING_KINDS else self.command] + to_args(flags)
 
     def reference_args(self, point):
         """Arguments of `nbody ic` writing this point's reference state (without --out)."""
@@ -372,6 +377,9 @@ def load(exp_id, profile):
     if clash:
         raise SpecError(f"{where}: {sorted(clash)} set both in [[cases]] and in "
                         f"[sweep]/[sweep_vars]/[fixed]")
+    command = doc.get("command", "run")
+    if command not in COMMANDS or (command != "run" and kind != "run"):
+        raise SpecError(f"{where}: command must be one of {', '.join(COMMANDS)} (kind \"run\" only), got {command!r}")
     timeseries = doc.get("timeseries", False)
     if kind in TIMING_KINDS and (timeseries or sections["reference"]):
         raise SpecError(f"{where}: a {kind} experiment has no timeseries or [reference]")
@@ -386,4 +394,4 @@ def load(exp_id, profile):
         metrics=list(doc.get("metrics", {"bench": DEFAULT_BENCH_METRICS, "tune": DEFAULT_TUNE_METRICS}.get(
             kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries,
-        serial=doc.get("serial", False), kind=kind, **sections)
+        serial=doc.get("serial", False), kind=kind, command=command, **sections)

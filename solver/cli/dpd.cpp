@@ -323,9 +323,9 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
                             {"wall_s", wall},
                             {"step_wall_s", stepping},
                             {"seconds_per_step", stepping / double(taken)}};
-  if (device_seconds > 0)
-    summary.update({{"device_seconds_per_step", device_seconds / double(taken)},
-                    {"cell_list_seconds_per_step", cells_seconds / double(taken)}});
+  // The GPU's own time of a step and of its cell list (events); null on the CPU.
+  const auto per_step = [&](double seconds) { return device_seconds > 0 ? nlohmann::json(seconds / double(taken)) : nlohmann::json(); };
+  summary.update({{"device_seconds_per_step", per_step(device_seconds)}, {"cell_list_seconds_per_step", per_step(cells_seconds)}});
   std::optional<AtomicFile> final_state, summary_file;
   if (!o.final_state.empty()) {
     final_state.emplace(o.final_state);

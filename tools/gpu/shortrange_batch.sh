@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # The short-range methods on the lent H100 (the `run` device tool), from the repository root:
-#   tools/gpu/shortrange_batch.sh   provenance; nbody_tests "[cells],[shortrange],[dpd]~[cli]" (every CUDA cell-list
-#                                   builder against the CPU's list, DPD on the GPU against the CPU
-#                                   bit for bit); compute-sanitizer memcheck, racecheck and
-#                                   synccheck on `nbody dpd --engine cuda` with every builder
-#                                   (float, double; boxes of 1 and 4-5 cells per side); then one
-#                                   DPD step's time at 2^20 particles (rho = 3) with every builder,
-#                                   float and double, and on the host's cores (BOX, STEPS, BUILDERS
-#                                   and TESTS, a list of test specs, override; SANITIZE=0 and
-#                                   TIMINGS=0 skip those steps)
-# Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); results in $OUT/shortrange.tar.gz.
-NAME=shortrange
+#   tools/gpu/shortrange_batch.sh [check]
+#       provenance; nbody_tests "[cells],[shortrange],[dpd]~[cli]" (every CUDA cell-list builder
+#       against the CPU's list, DPD on the GPU against the CPU bit for bit); compute-sanitizer
+#       memcheck, racecheck and synccheck on `nbody dpd --engine cuda` with every builder (float,
+#       double; boxes of 1 and 4-5 cells per side); then one DPD step's time at 2^20 particles
+#       (rho = 3) with every builder, float and double, and on the host's cores (BOX, STEPS,
+#       BUILDERS and TESTS, a list of test specs, override; SANITIZE=0 and TIMINGS=0 skip steps)
+#   tools/gpu/shortrange_batch.sh experiments
+#       E19_dpd_step_time_gpu through the runner (--profile full; EXPS=ID, LIMIT=s and FORCE= as
+#       octree_batch.sh)
+# Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); results in
+# $OUT/shortrange[_experiments].tar.gz.
+phase=${1:-check}
+NAME=shortrange${1:+_$1}
 . tools/gpu/batch_start.sh
+if [ "$phase" = experiments ]; then
+  run_experiments "${EXPS-E19_dpd_step_time_gpu}"
+  kill $smi_pid 2> /dev/null
+  pack
+  exit 0
+fi
 builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort}
 
 for t in ${TESTS-"[cells],[shortrange],[dpd]~[cli]"}; do
