@@ -2,8 +2,8 @@
 # are called): `NAME=verify; . tools/gpu/batch_start.sh`. Sets W=$WORK/$NAME (everything the batch
 # writes), NB and NT (tools/gpu/carry.sh), SAN (compute-sanitizer), a tuning cache of its own,
 # pack (W into $OUT/$NAME.tar.gz and the step log beside it, after each step, so that a call
-# stopped at its limit returns what it finished), step (a dated line in the step log) and
-# timing_row (a bench row into $W/timings.csv); records
+# stopped at its limit returns what it finished), step (a dated line in the step log), run_tests
+# (nbody_tests by spec) and timing_row (a bench row into $W/timings.csv); records
 # the provenance (nvidia-smi, `nbody --build-info`), registers NVIDIA's OpenCL and starts a log of
 # the clocks (stop it with `kill $smi_pid`).
 set -u
@@ -26,6 +26,20 @@ timing_row() {
   tail -1 "$W/bench.csv" | sed "s/\$/$values/" >> "$W/timings.csv"
 }
 step() { echo "== $(date -u +%T) $*" | tee -a "$W/steps.log"; }
+# `run_tests SPEC...`: nbody_tests for each test spec, its log in $W/tests_<spec>.log (each test's
+# time listed, so the log shows what ran), failures and skips gathered in $W/tests_failures.log,
+# the outcome in the step log.
+run_tests() {
+  local t log
+  for t in "$@"; do
+    step "tests $t"
+    log="$W/tests_${t//[^a-z-]/}.log"
+    "$NT" "$t" -d yes > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
+    grep -E "failed|SKIPPED" -A12 "$log" | head -150 >> "$W/tests_failures.log"
+    tail -3 "$log" | tee -a "$W/steps.log"
+    pack
+  done
+}
 # The experiments named in $1 through the runner (--profile full), each bounded by LIMIT seconds
 # (default 280); FORCE= resumes from the points of an earlier call (carried as results/.points/ID).
 run_experiments() {

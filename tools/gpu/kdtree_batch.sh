@@ -19,14 +19,7 @@ pack
 
 if [ "$phase" = check ]; then
   # The tests (the CLI ones need the build folder, not carried; the million-body check takes minutes).
-  for t in ${TESTS-"[tree]~[cli]" "[gpu]" "[cuda-kdtree-large]"}; do
-    step "tests $t"
-    log="$W/tests_${t//[^a-z-]/}.log"
-    "$NT" "$t" -r compact > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
-    grep -E "failed" -A12 "$log" | head -150 >> "$W/tests_failures.log"
-    tail -3 "$log" | tee -a "$W/steps.log"
-    pack
-  done
+  run_tests ${TESTS-"[tree]~[cli]" "[gpu]" "[cuda-kdtree-large]"}
 
   step "compute-sanitizer ($SAN)"
   engines=$("$NB" list engines --json | python3 -c "import json,sys; print(' '.join(e['name'] for e in json.load(sys.stdin) if e['device']=='cuda' and e.get('tree')))")

@@ -25,14 +25,7 @@ echo "CUDA octree engines: $engines" | tee -a "$W/steps.log"
 pack
 
 if [ "$phase" = check ]; then
-  for t in ${TESTS-"[tree]~[cli]"}; do
-    step "tests $t"
-    log="$W/tests_${t//[^a-z-]/}.log"
-    "$NT" "$t" -r compact > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
-    grep -E "failed" -A12 "$log" | head -150 >> "$W/tests_failures.log"
-    tail -3 "$log" | tee -a "$W/steps.log"
-    pack
-  done
+  run_tests ${TESTS-"[tree]~[cli]"}
 
   [ "${SANITIZE-1}" = 1 ] && step "compute-sanitizer ($SAN)"
   cases=()

@@ -23,14 +23,7 @@ if [ "$phase" = experiments ]; then
 fi
 builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort}
 
-for t in ${TESTS-"[cells],[shortrange],[dpd]~[cli]"}; do
-  step "tests $t"
-  log="$W/tests_${t//[^a-z-]/}.log"
-  "$NT" "$t" -d yes > "$log" 2>&1; echo "nbody_tests $t rc=$?" | tee -a "$W/steps.log"
-  grep -E "failed|SKIPPED" -A8 "$log" | head -100 >> "$W/tests_failures.log"
-  tail -2 "$log" | tee -a "$W/steps.log"
-  pack
-done
+run_tests ${TESTS-"[cells],[shortrange],[dpd]~[cli]"}
 
 if [ "${SANITIZE-1}" = 1 ]; then
   step "compute-sanitizer ($SAN)"
