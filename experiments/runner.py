@@ -69,7 +69,7 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              columns, then the diagnostics columns (t, steps,
                                              fevals, ...; one named like a point column is
                                              renamed diag_NAME, e.g. diag_dt)
-  command     = "run" | "dpd"                optional, kind run: the nbody subcommand of the points
+  command     = "run" | "dpd" | "cells"      optional, kind run: the nbody subcommand of the points
                                              (default run; dpd: `nbody dpd`, its flags in [fixed]
                                              and the sweeps, its summary fields as metrics; see
                                              E19_dpd_step_time.toml)

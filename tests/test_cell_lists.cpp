@@ -10,7 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "shortrange/cell_list.hpp"
+#include "support.hpp"
 
 using namespace nbody::shortrange;
 
@@ -106,4 +109,25 @@ TEST_CASE("the_cell_list_keeps_each_cells_particles_in_index_order", "[shortrang
     CHECK(std::is_sorted(list.order.begin() + list.start[c], list.order.begin() + list.start[c + 1]));
     for (unsigned s = list.start[c]; s < list.start[c + 1]; ++s) CHECK(list.cell[list.order[s]] == c);
   }
+}
+
+// `nbody cells` (E18) with the CPU's builder: the particles it places anew are the ones counted as
+// having changed cell, a DPD step moves a few, and a build is timed.
+TEST_CASE("nbody_cells_moves_the_fraction_asked_and_counts_the_particles_that_changed_cell", "[cells][cli]") {
+  const std::filesystem::path dir = nbody::test::scratch("cells_cli");
+  const auto summary = [&](const std::string& args) {
+    REQUIRE(nbody::test::run_nbody(dir, "cells --builder cpu --n 3000 --repeats 2 --summary s.json " + args).exit_code == 0);
+    return nlohmann::json::parse(nbody::test::read(dir / "s.json"));
+  };
+  // A quarter placed anew: all but those that land in their old cell (1 in 1000) changed cell.
+  const nlohmann::json quarter = summary("--moved-fraction 0.25");
+  CHECK(quarter["cells"] == 1000);
+  CHECK(quarter["moved"].get<int>() <= 750);
+  CHECK(quarter["moved"].get<int>() >= 740);
+  CHECK(quarter["seconds"].get<double>() > 0);
+  CHECK(summary("--moved-fraction 0")["moved"] == 0);
+  // One DPD step from particles in cell order: a few per cent cross a cell face.
+  const double stepped = summary("--order step")["moved_fraction"].get<double>();
+  CHECK(stepped > 0.005);
+  CHECK(stepped < 0.1);
 }

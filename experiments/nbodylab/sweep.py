@@ -172,7 +172,9 @@ def run(exp, nbody, jobs, force, build_info):
     nbody_sha = provenance.sha256_file(nbody)
     store = PointStore(exp.id, nbody_sha, RECORD_FORMAT, force)
     integrators = provenance.integrator_list(nbody)
-    outputs = ["--final-state", f"{TMP}/final.csv", "--summary", f"{TMP}/summary.json"]
+    outputs = ["--summary", f"{TMP}/summary.json"]
+    if exp.command != "cells":  # `nbody cells` times a build: it has no state to write
+        outputs = ["--final-state", f"{TMP}/final.csv", *outputs]
     if exp.timeseries:
         outputs += ["--diagnostics", f"{TMP}/diagnostics.csv"]
 

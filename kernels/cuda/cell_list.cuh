@@ -24,6 +24,12 @@ using shortrange::CellGrid;
 constexpr unsigned block = 256;  // threads per block of every kernel here
 constexpr unsigned empty = ~0u;  // the end of a list; an unused slot of a block's table
 
+// A particle in a slot before its cell is sorted: its cell in the high word, its index in the low
+// one. The sort within cells then reads its cell and its neighbours' slots side by side (no
+// gather of cell[i] at random), and one comparison orders two particles of a cell by index.
+using Slot = unsigned long long;
+inline __device__ Slot slot_of(unsigned c, unsigned i) { return Slot(c) << 32 | i; }
+
 inline __device__ unsigned thread_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
 template <class T>
@@ -92,11 +98,11 @@ __global__ void list_lengths_kernel(const unsigned* __restrict__ head, const uns
 
 // Each cell's list into its slots start[c] .. start[c + 1], in list order.
 __global__ void unroll_lists_kernel(const unsigned* __restrict__ head, const unsigned* __restrict__ next,
-                                           const unsigned* __restrict__ start, unsigned cells, unsigned* __restrict__ slots) {
+                                    const unsigned* __restrict__ start, unsigned cells, Slot* __restrict__ slots) {
   const unsigned c = thread_index();
   if (c >= cells) return;
   unsigned s = start[c];
-  for (unsigned i = head[c]; i != empty; i = next[i]) slots[s++] = i;
+  for (unsigned i = head[c]; i != empty; i = next[i]) slots[s++] = slot_of(c, i);
 }
 
 // ---- (e) the counting sort ----
@@ -114,10 +120,49 @@ __global__ void count_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> 
 }
 
 __global__ void scatter_kernel(const unsigned* __restrict__ cell, const unsigned* __restrict__ rank,
-                                      const unsigned* __restrict__ start, unsigned n, unsigned* __restrict__ slots) {
+                               const unsigned* __restrict__ start, unsigned n, Slot* __restrict__ slots) {
   const unsigned i = thread_index();
   if (i >= n) return;
-  slots[start[cell[i]] + rank[i]] = i;
+  const unsigned c = cell[i];
+  slots[start[c] + rank[i]] = slot_of(c, i);
+}
+
+// ---- (g) fixed-capacity bins (HOOMD-blue's cell list) ----
+
+// The bins are stored place-major: place a of cell c at bins[a * cells + c], so that a warp's
+// threads, one per cell, read the same place of 32 neighbouring cells together, and the particles
+// counted into a cell's first places (all of them, at the mean occupancy) write the first rows.
+
+// Each particle's cell, counted; the particle goes into its cell's bin of `capacity` places at the
+// place the count handed out, and a count past the capacity is kept in `overflow` (its largest),
+// after which the builder builds again.
+template <class T>
+__global__ void bin_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> grid, unsigned cells, unsigned capacity,
+                           unsigned* __restrict__ cell, unsigned* count, unsigned* __restrict__ bins, unsigned* overflow) {
+  const unsigned i = thread_index();
+  if (i >= n) return;
+  const unsigned c = cell_of(pos, n, i, grid);
+  cell[i] = c;
+  const unsigned place = atomicAdd(&count[c], 1u);
+  if (place < capacity) bins[std::size_t(place) * cells + c] = i;
+  else atomicMax(overflow, place + 1);
+}
+
+// A thread per cell: its bin into its slots of order, in increasing index (each particle's slot is
+// the number of the bin's particles with a smaller index). A cell costs its thread m^2
+// comparisons; the builder keeps m within a bin's capacity (at most 64).
+__global__ void bins_to_order_kernel(const unsigned* __restrict__ bins, const unsigned* __restrict__ start, unsigned cells,
+                                     unsigned capacity, unsigned* __restrict__ order) {
+  const unsigned c = thread_index();
+  if (c >= cells) return;
+  const unsigned first = start[c], m = start[c + 1] - first;
+  if (m > capacity) return;  // overflowed: the build is done again
+  for (unsigned a = 0; a < m; ++a) {
+    const unsigned i = bins[std::size_t(a) * cells + c];
+    unsigned rank = 0;
+    for (unsigned b = 0; b < m; ++b) rank += bins[std::size_t(b) * cells + c] < i;
+    order[first + rank] = i;
+  }
 }
 
 // ---- (f) the radix sort's keys and cell starts ----
@@ -182,8 +227,8 @@ __global__ void recount_kernel(const unsigned* __restrict__ start, const unsigne
 // index) with the leavers taken out; a cell that lost none just shifts. A thread per old slot.
 __global__ void keep_stayers_kernel(const unsigned* __restrict__ order, const unsigned* __restrict__ start,
                                            const unsigned* __restrict__ cell, const unsigned* __restrict__ new_cell,
-                                           const unsigned* __restrict__ leavers, const unsigned* __restrict__ new_start,
-                                           unsigned n, unsigned* __restrict__ slots) {
+                                    const unsigned* __restrict__ leavers, const unsigned* __restrict__ new_start,
+                                    unsigned n, Slot* __restrict__ slots) {
   const unsigned s = thread_index();
   if (s >= n) return;
   const unsigned i = order[s], c = cell[i];
@@ -194,21 +239,21 @@ __global__ void keep_stayers_kernel(const unsigned* __restrict__ order, const un
     rank = 0;
     for (unsigned q = first; q < s; ++q) rank += new_cell[order[q]] == c;
   }
-  slots[new_start[c] + rank] = i;
+  slots[new_start[c] + rank] = slot_of(c, i);
 }
 
 // The particles that changed cell: into the slots after their new cell's stayers, in the order of
 // the atomics (the cell is sorted next).
 __global__ void insert_movers_kernel(const unsigned* __restrict__ cell, const unsigned* __restrict__ new_cell,
                                             const unsigned* __restrict__ start, const unsigned* __restrict__ leavers,
-                                            const unsigned* __restrict__ new_start, unsigned n, unsigned* filled,
-                                            unsigned* __restrict__ slots) {
+                                     const unsigned* __restrict__ new_start, unsigned n, unsigned* filled,
+                                     Slot* __restrict__ slots) {
   const unsigned i = thread_index();
   if (i >= n) return;
   const unsigned c = new_cell[i];
   if (c == cell[i]) return;
   const unsigned stayers = start[c + 1] - start[c] - leavers[c];
-  slots[new_start[c] + stayers + atomicAdd(&filled[c], 1u)] = i;
+  slots[new_start[c] + stayers + atomicAdd(&filled[c], 1u)] = slot_of(c, i);
 }
 
 // ---- Shared by the builders ----
@@ -219,19 +264,19 @@ __global__ void insert_movers_kernel(const unsigned* __restrict__ cell, const un
 // each once. A thread per slot with a loop over its cell: any cell size, and no thread left alone
 // with a crowded cell (a degenerate box of one cell costs n^2 comparisons spread over the device).
 // touched (or null): only the cells c with touched[c] != 0 are sorted, the others' slots copied.
-__global__ void sort_within_cells_kernel(const unsigned* __restrict__ slots, const unsigned* __restrict__ start,
-                                                const unsigned* __restrict__ cell, const unsigned* __restrict__ touched,
-                                                unsigned n, unsigned* __restrict__ order) {
+__global__ void sort_within_cells_kernel(const Slot* __restrict__ slots, const unsigned* __restrict__ start,
+                                         const unsigned* __restrict__ touched, unsigned n, unsigned* __restrict__ order) {
   const unsigned p = thread_index();
   if (p >= n) return;
-  const unsigned i = slots[p], c = cell[i];
+  const Slot mine = slots[p];
+  const auto c = unsigned(mine >> 32), i = unsigned(mine);
   if (touched && !touched[c]) {
     order[p] = i;
     return;
   }
   const unsigned first = start[c], end = start[c + 1];
   unsigned rank = 0;
-  for (unsigned q = first; q < end; ++q) rank += slots[q] < i;
+  for (unsigned q = first; q < end; ++q) rank += slots[q] < mine;  // same cell: the order of the indices
   order[first + rank] = i;
 }
 

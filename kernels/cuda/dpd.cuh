@@ -82,10 +82,4 @@ __global__ void kick_kernel(std::size_t count, T half_dt, T* vel, const T* force
   if (k < count) vel[k] += half_dt * force[k];
 }
 
-// species in cell order (the gather of cell_list.cuh is for reals).
-__global__ inline void gather_species_kernel(unsigned n, const unsigned* order, const unsigned* species, unsigned* out) {
-  const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s < n) out[s] = species[order[s]];
-}
-
 }  // namespace nbody::shortrange::dpd_kernels

@@ -140,12 +140,6 @@ DpdOptions resumed_options(const DpdOptions& o, const nlohmann::json& stored) {
   return r;
 }
 
-std::array<double, 3> box_sides(const std::vector<double>& box) {
-  if (box.size() == 1) return {box[0], box[0], box[0]};
-  if (box.size() == 3) return {box[0], box[1], box[2]};
-  throw InputError("--box takes L or Lx,Ly,Lz, got " + std::to_string(box.size()) + " values");
-}
-
 DpdParameters parameters_of(const DpdOptions& o) {
   DpdParameters p;
   p.rc = o.rc, p.gamma = o.gamma, p.kT = o.kT, p.dt = o.dt, p.lambda = o.lambda, p.seed = o.seed, p.species = o.species;

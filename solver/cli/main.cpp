@@ -1,4 +1,4 @@
-// nbody: the one solver binary. Subcommands run / ic / bench / tune / dpd / list; `nbody SUBCOMMAND --help`.
+// nbody: the one solver binary. Subcommands run / ic / bench / tune / dpd / cells / list; `nbody SUBCOMMAND --help`.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   CLI::App app{"nbody: gravitational N-body solver of nbody-lab (integrators, precisions float to mp50, CPU, CUDA and\n"
                "OpenCL force engines).\n"
                "Subcommands: run (integrate), ic (write initial conditions), bench (time one force evaluation),\n"
-               "tune (GPU launch shapes), dpd (dissipative particle dynamics in a periodic box), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details;\n"
+               "tune (GPU launch shapes), dpd (dissipative particle dynamics in a periodic box), cells (cell-list builds), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details;\n"
                "`nbody` alone prints this help."};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", version_text, "print the version and commit of this build");
@@ -299,6 +299,10 @@ int main(int argc, char** argv) {
   auto* dpd_cmd = app.add_subcommand("dpd", "dissipative particle dynamics (Groot-Warren) in a periodic box, seed S3");
   add_dpd_options(*dpd_cmd, dpd);
 
+  CellsOptions cells;
+  auto* cells_cmd = app.add_subcommand("cells", "time a cell-list build, CPU or CUDA (seed S3's sort study, E18)");
+  add_cells_options(*cells_cmd, cells);
+
   std::string list_what;
   const std::vector<std::string> listable = {"integrators", "engines", "ics", "precisions"};
   auto* list_cmd = app.add_subcommand("list", "list integrators, engines, ics or precisions, one per line");
@@ -363,13 +367,22 @@ int main(int argc, char** argv) {
       ic.command_line = command_line;
       return ic_command(ic);
     }
-    if (*dpd_cmd) {
-      dpd.command_line = command_line;
-      dpd.given = [dpd_cmd](const std::string& flag) {
-        const CLI::Option* opt = dpd_cmd->get_option_no_throw(flag);
+    // Whether a flag of `cmd` was given on the command line (a resumed run keeps the others').
+    const auto given_on = [](CLI::App* cmd) {
+      return [cmd](const std::string& flag) {
+        const CLI::Option* opt = cmd->get_option_no_throw(flag);
         return opt && opt->count() > 0;
       };
+    };
+    if (*dpd_cmd) {
+      dpd.command_line = command_line;
+      dpd.given = given_on(dpd_cmd);
       return dpd_command(dpd);
+    }
+    if (*cells_cmd) {
+      cells.command_line = command_line;
+      cells.given = given_on(cells_cmd);
+      return cells_command(cells);
     }
     if (*bench_cmd) return bench_command(bench);
     if (*tune_cmd) return tune_command(tune);

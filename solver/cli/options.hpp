@@ -77,7 +77,7 @@ struct DpdOptions {
   std::string layout = "mixed";    // mixed (species in turn) or layers (species by height, 0 at the bottom)
   std::uint64_t seed = 1;
   long long steps = 0;
-  std::string precision = "double", engine = "openmp", cell_list = "radix-sort";
+  std::string precision = "double", engine = "openmp", cell_list = "counting-sort";
   std::string diagnostics, snapshots, final_state, summary, checkpoint, resume;
   long long diag_every = 0, snapshot_every = 0, checkpoint_every = 0, stop_at = 0;
   std::vector<std::string> command_line;
@@ -85,6 +85,23 @@ struct DpdOptions {
 };
 void add_dpd_options(CLI::App& cmd, DpdOptions& o);
 int dpd_command(const DpdOptions& o);
+
+// `nbody cells`: the time of one cell-list build (E18; solver/shortrange/cuda/cell_list.hpp).
+struct CellsOptions {
+  long long n = 0;
+  double density = 3;
+  std::vector<double> box;  // empty: a cube holding n at --density
+  double rc = 1;
+  std::string builder = "counting-sort", precision = "float", order = "random", cache = "cold";
+  double moved_fraction = 1;
+  int repeats = 20;
+  std::uint64_t seed = 1;
+  std::string summary;
+  std::vector<std::string> command_line;
+  std::function<bool(const std::string&)> given = [](const std::string&) { return false; };
+};
+void add_cells_options(CLI::App& cmd, CellsOptions& o);
+int cells_command(const CellsOptions& o);
 
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);

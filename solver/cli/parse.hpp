@@ -1,9 +1,11 @@
 #pragma once
 // Parsing of the numeric flags shared by the subcommands, in the run's precision T.
+#include <array>
 #include <charconv>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -13,6 +15,13 @@
 #include <nlohmann/json.hpp>
 
 namespace nbody::cli {
+
+// --box of the short-range commands: L (a cube) or Lx,Ly,Lz.
+inline std::array<double, 3> box_sides(const std::vector<double>& box) {
+  if (box.size() == 1) return {box[0], box[0], box[0]};
+  if (box.size() == 3) return {box[0], box[1], box[2]};
+  throw InputError("--box takes L or Lx,Ly,Lz, got " + std::to_string(box.size()) + " values");
+}
 
 template <class T>
 T parse_number(const std::string& text, const std::string& flag) {

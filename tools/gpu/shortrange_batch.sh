@@ -4,11 +4,11 @@
 #       provenance; nbody_tests "[cells],[shortrange],[dpd]~[cli]" (every CUDA cell-list builder
 #       against the CPU's list, DPD on the GPU against the CPU bit for bit); compute-sanitizer
 #       memcheck, racecheck and synccheck on `nbody dpd --engine cuda` with every builder (float,
-#       double; boxes of 1 and 4-5 cells per side); then one DPD step's time at 2^20 particles
+#       double; boxes of 1 and 4-5 cells per side) and on `nbody cells` (both orders); then one DPD step's time at 2^20 particles
 #       (rho = 3) with every builder, float and double, and on the host's cores (BOX, STEPS,
 #       BUILDERS and TESTS, a list of test specs, override; SANITIZE=0 and TIMINGS=0 skip steps)
 #   tools/gpu/shortrange_batch.sh experiments
-#       E19_dpd_step_time_gpu through the runner (--profile full; EXPS=ID, LIMIT=s and FORCE= as
+#       E18_cell_list_build_gpu and E19_dpd_step_time_gpu through the runner (--profile full; EXPS=ID, LIMIT=s and FORCE= as
 #       octree_batch.sh)
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); results in
 # $OUT/shortrange[_experiments].tar.gz.
@@ -16,12 +16,12 @@ phase=${1:-check}
 NAME=shortrange${1:+_$1}
 . tools/gpu/batch_start.sh
 if [ "$phase" = experiments ]; then
-  run_experiments "${EXPS-E19_dpd_step_time_gpu}"
+  run_experiments "${EXPS-E18_cell_list_build_gpu E19_dpd_step_time_gpu}"
   kill $smi_pid 2> /dev/null
   pack
   exit 0
 fi
-builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort}
+builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort binned}
 
 run_tests ${TESTS-"[cells],[shortrange],[dpd]~[cli]"}
 
@@ -29,14 +29,22 @@ if [ "${SANITIZE-1}" = 1 ]; then
   step "compute-sanitizer ($SAN)"
   # memcheck: every builder, precision and a box of 1 and of 4-5 cells per side; racecheck and
   # synccheck (shared memory, barriers): every builder in float.
+  sanitize() {  # TOOL NBODY-ARGS...: one run under the sanitizer, logged
+    local tool=$1; shift
+    echo "--- $tool $*" >> "$W/sanitizer_$tool.log"
+    "$SAN" --tool $tool --error-exitcode 99 "$NB" "$@" >> "$W/sanitizer_$tool.log" 2>&1
+    echo "rc=$? ($tool $*)" >> "$W/sanitizer_summary.log"
+  }
   for b in $builders; do
     for run in "memcheck float 1" "memcheck float 4,4.5,5" "memcheck double 1" "memcheck double 4,4.5,5" \
                "racecheck float 4,4.5,5" "synccheck float 4,4.5,5"; do
       set -- $run
-      c="dpd --engine cuda --cell-list $b --precision $2 --box $3 --steps 3 --species 2 --a 25,40,40,25"
-      echo "--- $1 $c" >> "$W/sanitizer_$1.log"
-      "$SAN" --tool $1 --error-exitcode 99 "$NB" $c >> "$W/sanitizer_$1.log" 2>&1
-      echo "rc=$? ($1 $c)" >> "$W/sanitizer_summary.log"
+      sanitize $1 dpd --engine cuda --cell-list $b --precision $2 --box $3 --steps 3 --species 2 --a 25,40,40,25
+    done
+    # `nbody cells`: the builder alone, both orders (the incremental re-sort of a step's moves).
+    for run in "memcheck random" "memcheck step" "racecheck random" "synccheck step"; do
+      set -- $run
+      sanitize $1 cells --builder $b --n 5000 --order $2 --repeats 1
     done
     pack
   done

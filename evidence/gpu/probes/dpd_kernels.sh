@@ -14,19 +14,6 @@ for b in radix-sort counting-sort; do
     pack
   done
 done
-python3 - "$W" <<'PY' | tee -a "$W/steps.log"
-import csv, glob, io, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "ncu_*.csv"))):
-    text = open(f).read()
-    start = text.find('"Process ID"')
-    if start < 0:
-        print(os.path.basename(f), "no table"); continue
-    rows = [r for r in csv.DictReader(io.StringIO(text[start:])) if r["Metric Name"] == "Duration"]
-    scale = {"ns": 1e-3, "us": 1.0, "usecond": 1.0, "nsecond": 1e-3, "ms": 1e3, "msecond": 1e3}
-    print(os.path.basename(f), "(microseconds per launch, under the profiler's clocks)")
-    for r in rows:
-        us = float(r["Average"].replace(",", "")) * scale.get(r["Metric Unit"], float("nan"))
-        print(f"  {r['Kernel Name'][:70]:70} {us:9.1f} x{r['Invocations']}")
-PY
+python3 evidence/gpu/probes/ncu_summary.py "$W" ", under the profiler's clocks" | tee -a "$W/steps.log"
 kill $smi_pid 2> /dev/null
 pack

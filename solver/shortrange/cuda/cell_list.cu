@@ -61,15 +61,23 @@ struct DeviceCellList<T>::Impl {
   // The list: cell (n), start (cells + 1), order (n); new_cell and new_start take the incremental
   // re-sort's result, then swap with them.
   Buffer<unsigned> cell, start, order, new_cell, new_start;
-  Buffer<unsigned> slots;              // a cell's particles in their slots before the sort within cells
+  Buffer<Slot> slots;                  // a cell's particles in their slots before the sort within cells
   Buffer<unsigned> count;              // per cell (+ 1 zero), scanned into start
   Buffer<unsigned> head, next;         // linked lists
   Buffer<unsigned> rank;               // counting sort: a particle's place in its cell as counted
   Buffer<unsigned> index, sorted_cell; // radix sort's values and sorted keys
+  Buffer<unsigned> bins, overflow;     // binned: `capacity` places per cell, the largest count past them
+  // Places per bin: 16 (DPD at density 3 fills a cell with 3), grown to a power of two up to
+  // max_capacity when a build overflows; a cell fuller still is built by the counting sort, whose
+  // work does not grow with the square of a cell's count.
+  static constexpr unsigned max_capacity = 64;
+  unsigned capacity = 16;
   Buffer<unsigned> leavers, arrivals, filled, moved_count;  // incremental: per cell, and the total
   Buffer<unsigned char> temp;          // CUB's
   Buffer<T> pos_copy, vel_copy;        // host particles uploaded
   Buffer<T> sorted_pos, sorted_vel;    // linked_to_arrays' reordered data
+  Buffer<unsigned char> scratch;       // written over before a cold build: twice the L2
+  bool cold = false;
 
   CellGrid<T> grid{};
   PeriodicBox<T> box{};
@@ -106,6 +114,10 @@ struct DeviceCellList<T>::Impl {
     grid = g, box = b, rc = cutoff, n = count, cells = g.cells();
     has_vel = vel != nullptr;
     reserve(builder, incremental);
+    if (cold) {
+      scratch.reserve(2 * std::size_t(cuda::device_properties().l2CacheSize));
+      NBODY_CUDA_CHECK(cudaMemsetAsync(scratch.p, 0, scratch.capacity, stream));
+    }
     NBODY_CUDA_CHECK(cudaEventRecord(started, stream));
     if (n == 0) {
       NBODY_CUDA_CHECK(cudaMemsetAsync(start.p, 0, (cells + 1) * sizeof(unsigned), stream));
@@ -134,11 +146,25 @@ struct DeviceCellList<T>::Impl {
           break;
         case CellBuilder::counting_sort: counting_sort(pos); break;
         case CellBuilder::radix_sort: radix_sort(pos); break;
+        case CellBuilder::binned: binned(pos); break;
       }
     }
     NBODY_CUDA_CHECK(cudaEventRecord(finished, stream));
     NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
     NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, started, finished));
+    if (builder == CellBuilder::binned && n) {
+      unsigned most = 0;
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(&most, overflow.p, sizeof most, cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (most > capacity) {  // a cell overflowed: the build again (both timed) in larger bins or as a counting sort
+        const float first = ms;
+        const bool grow = most <= max_capacity;
+        if (grow) capacity = std::bit_ceil(most);
+        build(grow ? builder : CellBuilder::counting_sort, pos, vel, count, b, cutoff);
+        ms += first;
+        return;
+      }
+    }
     moved = n;
     if (incremental && n) {
       unsigned m = 0;
@@ -171,6 +197,7 @@ struct DeviceCellList<T>::Impl {
         }
         [[fallthrough]];  // a fresh counting sort
       case CellBuilder::counting_sort: rank.reserve(n); break;
+      case CellBuilder::binned: bins.reserve(std::size_t(cells) * capacity), overflow.reserve(1); break;
       case CellBuilder::radix_sort: {
         index.reserve(n), sorted_cell.reserve(n);
         std::size_t sort = 0;
@@ -193,9 +220,8 @@ struct DeviceCellList<T>::Impl {
   }
 
   // slots into order, each cell sorted (only those with touched[c] != 0 when touched is given).
-  void sort_within_cells(const unsigned* cell_of_particle, const unsigned* starts, const unsigned* touched) {
-    sort_within_cells_kernel<<<blocks_for(n), block, 0, stream>>>(slots.p, starts, cell_of_particle, touched, unsigned(n),
-                                                                  order.p);
+  void sort_within_cells(const unsigned* starts, const unsigned* touched) {
+    sort_within_cells_kernel<<<blocks_for(n), block, 0, stream>>>(slots.p, starts, touched, unsigned(n), order.p);
     NBODY_CUDA_CHECK_LAUNCH("sort_within_cells_kernel");
   }
 
@@ -218,7 +244,7 @@ struct DeviceCellList<T>::Impl {
     scan_counts(start.p);
     unroll_lists_kernel<<<blocks_for(cells), block, 0, stream>>>(head.p, next.p, start.p, cells, slots.p);
     NBODY_CUDA_CHECK_LAUNCH("unroll_lists_kernel");
-    sort_within_cells(cell.p, start.p, nullptr);
+    sort_within_cells(start.p, nullptr);
   }
 
   // (e): atomic count (each particle keeps its place in the count), scan, scatter, cells sorted.
@@ -229,7 +255,7 @@ struct DeviceCellList<T>::Impl {
     scan_counts(start.p);
     scatter_kernel<<<blocks_for(n), block, 0, stream>>>(cell.p, rank.p, start.p, unsigned(n), slots.p);
     NBODY_CUDA_CHECK_LAUNCH("scatter_kernel");
-    sort_within_cells(cell.p, start.p, nullptr);
+    sort_within_cells(start.p, nullptr);
   }
 
   // (f): CUB's radix sort of (cell, index) pairs, stable, so a cell's indices come out increasing;
@@ -242,6 +268,20 @@ struct DeviceCellList<T>::Impl {
                                                      key_bits(), stream));
     cell_starts_kernel<<<blocks_for(n), block, 0, stream>>>(sorted_cell.p, unsigned(n), cells, start.p);
     NBODY_CUDA_CHECK_LAUNCH("cell_starts_kernel");
+  }
+
+  // (g): HOOMD-blue's bins: the count's places put each particle into its cell's bin, the scan,
+  // and each bin into its cell's slots of order by index. A cell that held more than the capacity
+  // is left out; build() then sees the overflow and builds again (in larger bins, or as a counting
+  // sort when the cell would need more than max_capacity places).
+  void binned(const T* pos) {
+    NBODY_CUDA_CHECK(cudaMemsetAsync(count.p, 0, (cells + 1) * sizeof(unsigned), stream));
+    NBODY_CUDA_CHECK(cudaMemsetAsync(overflow.p, 0, sizeof(unsigned), stream));
+    bin_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cells, capacity, cell.p, count.p, bins.p, overflow.p);
+    NBODY_CUDA_CHECK_LAUNCH("bin_kernel");
+    scan_counts(start.p);
+    bins_to_order_kernel<<<blocks_for(cells), block, 0, stream>>>(bins.p, start.p, cells, capacity, order.p);
+    NBODY_CUDA_CHECK_LAUNCH("bins_to_order_kernel");
   }
 
   // (d), S3's incremental re-sort of the list held (same n and grid) for new positions. The
@@ -266,12 +306,13 @@ struct DeviceCellList<T>::Impl {
     insert_movers_kernel<<<blocks_for(n), block, 0, stream>>>(cell.p, new_cell.p, start.p, leavers.p, new_start.p,
                                                               unsigned(n), filled.p, slots.p);
     NBODY_CUDA_CHECK_LAUNCH("insert_movers_kernel");
-    sort_within_cells(new_cell.p, new_start.p, arrivals.p);
+    sort_within_cells(new_start.p, arrivals.p);
     swap(cell, new_cell);
     swap(start, new_start);
   }
 
-  void gather_into(const T* in, T* out, unsigned components) const {
+  template <class U>
+  void gather_into(const U* in, U* out, unsigned components) const {
     if (n == 0) return;
     gather_kernel<<<blocks_for(n), block, 0, stream>>>(order.p, in, unsigned(n), components, out);
     NBODY_CUDA_CHECK_LAUNCH("gather_kernel");
@@ -312,6 +353,11 @@ template <class T>
 void DeviceCellList<T>::rebuild_incremental(const T* pos) {
   impl_->require_list();
   build(CellBuilder::incremental, pos, impl_->n, impl_->box, impl_->rc);
+}
+
+template <class T>
+void DeviceCellList<T>::set_cold_cache(bool cold) {
+  impl_->cold = cold;
 }
 
 template <class T>
@@ -366,13 +412,18 @@ const T* DeviceCellList<T>::sorted_velocities() const {
 }
 
 template <class T>
-void DeviceCellList<T>::gather(const T* device_in, T* device_out, unsigned components) const {
+template <class U>
+void DeviceCellList<T>::gather(const U* device_in, U* device_out, unsigned components, bool wait) const {
   impl_->require_list();
   impl_->gather_into(device_in, device_out, components);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+  if (wait) NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
 }
 
 template class DeviceCellList<float>;
 template class DeviceCellList<double>;
+template void DeviceCellList<float>::gather(const float*, float*, unsigned, bool) const;
+template void DeviceCellList<float>::gather(const unsigned*, unsigned*, unsigned, bool) const;
+template void DeviceCellList<double>::gather(const double*, double*, unsigned, bool) const;
+template void DeviceCellList<double>::gather(const unsigned*, unsigned*, unsigned, bool) const;
 
 }  // namespace nbody::shortrange

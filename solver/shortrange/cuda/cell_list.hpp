@@ -15,7 +15,7 @@
 
 namespace nbody::shortrange {
 
-enum class CellBuilder { linked_list, shared_lists, linked_to_arrays, incremental, counting_sort, radix_sort };
+enum class CellBuilder { linked_list, shared_lists, linked_to_arrays, incremental, counting_sort, radix_sort, binned };
 
 struct CellBuilderInfo {
   CellBuilder builder;
@@ -23,7 +23,8 @@ struct CellBuilderInfo {
   std::string_view description;
 };
 
-// Every builder, in the order of issue 22's list: names, --help text and the tests come from here.
+// Every builder, in the order of issue 22's list and HOOMD-blue's after them: names, --help text and
+// the tests come from here.
 inline constexpr std::array cell_builders = {
     CellBuilderInfo{CellBuilder::linked_list, "linked-list",
                     "S3's bucket sort: a linked list per cell by atomicExch on its head, then the lists counted, scanned "
@@ -42,6 +43,10 @@ inline constexpr std::array cell_builders = {
     CellBuilderInfo{CellBuilder::radix_sort, "radix-sort",
                     "the usual baseline: CUB's radix sort of (cell, index) on the bits the cells need, then cell starts "
                     "where the key changes (NVIDIA's particles sample, DualSPHysics)"},
+    CellBuilderInfo{CellBuilder::binned, "binned",
+                    "HOOMD-blue's cell list: each particle put by an atomic count into its cell's bin of fixed capacity, CUB's "
+                    "scan, a thread per cell ordering its bin (an overflow builds again: in bins of up to 64, else as "
+                    "counting-sort)"},
 };
 
 inline std::string_view name_of(CellBuilder b) {
@@ -75,6 +80,9 @@ class DeviceCellList {
   // The incremental re-sort of the last list for new positions of its particles (host memory).
   void rebuild_incremental(const T* pos);
 
+  // Cold: each build starts with nothing of its input in the L2 cache (a scratch buffer twice the
+  // L2's size is written first, outside the timed part), as nvbench times kernels by default.
+  void set_cold_cache(bool cold);
   double last_build_seconds() const;  // the last build's device time (CUDA events), transfers excluded
   std::size_t moved() const;          // particles that changed cell in the last incremental build (n when fresh)
 
@@ -90,9 +98,11 @@ class DeviceCellList {
   // linked_to_arrays' reordered data (device, SoA 3n each; null when not made).
   const T* sorted_positions() const;
   const T* sorted_velocities() const;
-  // Per-particle data (device, SoA: `components` arrays of n) into cell order:
-  // out[k n + s] = in[k n + order[s]].
-  void gather(const T* device_in, T* device_out, unsigned components) const;
+  // Per-particle data (device, SoA: `components` arrays of n; reals or unsigned) into cell order:
+  // out[k n + s] = in[k n + order[s]]. wait = false returns before it is done: the next call that
+  // waits (a gather, a build) finishes it too.
+  template <class U>
+  void gather(const U* device_in, U* device_out, unsigned components, bool wait = true) const;
 
  private:
   struct Impl;

@@ -79,12 +79,10 @@ struct DpdCuda<T>::Impl {
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     cells.build_on_device(builder, pos.p, n, s.box, T(p.rc));
     cells_seconds = cells.last_build_seconds();
-    cells.gather(pos.p, sorted_pos.p, 3);
-    cells.gather(v, sorted_vel.p, 3);
+    cells.gather(pos.p, sorted_pos.p, 3, false);
+    cells.gather(v, sorted_vel.p, 3, false);
+    cells.gather(species.p, sorted_species.p, 1);
     if (n == 0) return;
-    dpd_kernels::gather_species_kernel<<<blocks_for(n), block, 0, stream>>>(n, cells.device_order(), species.p,
-                                                                             sorted_species.p);
-    NBODY_CUDA_CHECK_LAUNCH("gather_species_kernel");
     const T rc = T(p.rc);
     const dpd_kernels::ForceView<T> view{s.box,         CellGrid<T>::make(s.box, rc), rc * rc, n,      cells.device_start(),
                                          cells.device_order(), sorted_pos.p,  sorted_vel.p, sorted_species.p, pairs.p,

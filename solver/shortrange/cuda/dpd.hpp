@@ -16,7 +16,7 @@ class DpdCuda {
   // The state is uploaded; forces_given: its forces are those of its last step (a resumed run),
   // else computed now. No CUDA device: InputError.
   DpdCuda(const DpdParameters& p, DpdState<T>& s, bool forces_given = false,
-          CellBuilder builder = CellBuilder::radix_sort);
+          CellBuilder builder = CellBuilder::counting_sort);
   ~DpdCuda();
   DpdCuda(const DpdCuda&) = delete;
   DpdCuda& operator=(const DpdCuda&) = delete;
