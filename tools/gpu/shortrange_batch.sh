@@ -7,6 +7,9 @@
 #       double; boxes of 1 and 4-5 cells per side) and on `nbody cells` (both orders); then one DPD step's time at 2^20 particles
 #       (rho = 3) with every builder, float and double, and on the host's cores (BOX, STEPS,
 #       BUILDERS and TESTS, a list of test specs, override; SANITIZE=0 and TIMINGS=0 skip steps)
+#   tools/gpu/shortrange_batch.sh demos
+#       S3's DPD demonstrations (experiments/dpd_demos.py: phase separation, Rayleigh-Taylor), their
+#       results in $W/results
 #   tools/gpu/shortrange_batch.sh experiments
 #       E18_cell_list_build_gpu and E19_dpd_step_time_gpu through the runner (--profile full; EXPS=ID, LIMIT=s and FORCE= as
 #       octree_batch.sh)
@@ -15,6 +18,15 @@
 phase=${1:-check}
 NAME=shortrange${1:+_$1}
 . tools/gpu/batch_start.sh
+if [ "$phase" = demos ]; then
+  step "S3's DPD demonstrations (experiments/dpd_demos.py)"
+  PYTHONUNBUFFERED=1 python3 experiments/dpd_demos.py --nbody "$NB" --out "$W/results" > "$W/demos.log" 2>&1
+  echo "dpd_demos rc=$?" | tee -a "$W/steps.log"
+  cat "$W/demos.log" >> "$W/steps.log"
+  kill $smi_pid 2> /dev/null
+  pack
+  exit 0
+fi
 if [ "$phase" = experiments ]; then
   run_experiments "${EXPS-E18_cell_list_build_gpu E19_dpd_step_time_gpu}"
   kill $smi_pid 2> /dev/null
@@ -23,7 +35,7 @@ if [ "$phase" = experiments ]; then
 fi
 builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort binned}
 
-run_tests ${TESTS-"[cells],[shortrange],[dpd]~[cli]"}
+run_tests ${TESTS-"[cells]~[cli],[shortrange]~[cli],[dpd]~[cli]"}
 
 if [ "${SANITIZE-1}" = 1 ]; then
   step "compute-sanitizer ($SAN)"
