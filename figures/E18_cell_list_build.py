@@ -106,6 +106,10 @@ def main():
             linked, rad = pick(rows, "linked-list", o), pick(rows, "radix-sort", o)
             macros[f"Eeighteen{ok}Linked{which}Gain"] = (f"{100 * (1 - ms(linked[k]) / ms(rad[k])):.0f}"
                                                        if linked and rad else paper.MISSING)
+        # How much longer the linked lists take than the radix sort at the largest N (where they lose).
+        linked, rad = pick(rows, "linked-list", o), pick(rows, "radix-sort", o)
+        macros[f"Eeighteen{ok}RadixLargeLead"] = (f"{100 * (ms(linked[-1]) / ms(rad[-1]) - 1):.0f}"
+                                                 if linked and rad else paper.MISSING)
         # The largest N at which S3's linked lists still beat the radix sort.
         linked = {int(r["n"]): ms(r) for r in pick(rows, "linked-list", o)}
         rad = {int(r["n"]): ms(r) for r in pick(rows, "radix-sort", o)}
