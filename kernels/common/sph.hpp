@@ -1,0 +1,96 @@
+#pragma once
+// The smoothing kernels and the equation of state of weakly compressible SPH (seed S3's dam break,
+// issue 23), host and device, float and double, in D = 2 or 3 dimensions.
+//
+// A kernel W(r, h) has compact support 2h (q = r / h in [0, 2)) and integrates to 1 over the plane
+// (D = 2) or space (D = 3). Each gives W and F = (1/r) dW/dr, so that grad_i W(|r_i - r_j|) =
+// F r_ij with r_ij = r_i - r_j, and no division by r is needed where r -> 0 (F stays finite there).
+//   Wendland C2 (the default of DualSPHysics):
+//     W = alpha_D (1 - q/2)^4 (2q + 1),       alpha_2 = 7 / (4 pi h^2),  alpha_3 = 21 / (16 pi h^3)
+//     F = -5 alpha_D (1 - q/2)^3 / h^2
+//   cubic spline (Monaghan and Lattanzio 1985):
+//     W = alpha_D (1 - 3/2 q^2 + 3/4 q^3)  for q < 1,  alpha_D (2 - q)^3 / 4  for 1 <= q < 2,
+//     alpha_2 = 10 / (7 pi h^2),  alpha_3 = 1 / (pi h^3)
+//     F = alpha_D (9/4 q - 3) / h^2  for q < 1,  -3/4 alpha_D (2 - q)^2 / (q h^2)  for 1 <= q < 2
+// Tait's equation of state: p = B ((rho / rho0)^gamma - 1), B = c0^2 rho0 / gamma, gamma = 7, so
+// that dp/drho = c0^2 at rho0.
+#include "host_device.hpp"
+
+namespace nbody::sph {
+
+enum class KernelKind { wendland_c2, cubic_spline };
+
+template <int D, class T>
+struct WendlandC2 {
+  static_assert(D == 2 || D == 3, "SPH kernels are for 2 or 3 dimensions");
+  T h;      // smoothing length: the support is 2h
+  T alpha;  // alpha_D
+
+  NBODY_HD explicit WendlandC2(T smoothing) : h(smoothing), alpha(normalisation(smoothing)) {}
+  NBODY_HD static T normalisation(T h) {
+    constexpr double pi = 3.14159265358979323846;
+    return D == 2 ? T(7.0 / (4.0 * pi)) / (h * h) : T(21.0 / (16.0 * pi)) / (h * h * h);
+  }
+  NBODY_HD T support() const { return T(2) * h; }
+  NBODY_HD T w(T r) const {
+    const T q = r / h;
+    if (!(q < T(2))) return T(0);
+    const T u = T(1) - q / T(2), u2 = u * u;
+    return alpha * u2 * u2 * (T(2) * q + T(1));
+  }
+  NBODY_HD T f(T r) const {
+    const T q = r / h;
+    if (!(q < T(2))) return T(0);
+    const T u = T(1) - q / T(2);
+    return T(-5) * alpha * u * u * u / (h * h);
+  }
+};
+
+template <int D, class T>
+struct CubicSpline {
+  static_assert(D == 2 || D == 3, "SPH kernels are for 2 or 3 dimensions");
+  T h;
+  T alpha;
+
+  NBODY_HD explicit CubicSpline(T smoothing) : h(smoothing), alpha(normalisation(smoothing)) {}
+  NBODY_HD static T normalisation(T h) {
+    constexpr double pi = 3.14159265358979323846;
+    return D == 2 ? T(10.0 / (7.0 * pi)) / (h * h) : T(1.0 / pi) / (h * h * h);
+  }
+  NBODY_HD T support() const { return T(2) * h; }
+  NBODY_HD T w(T r) const {
+    const T q = r / h;
+    if (!(q < T(2))) return T(0);
+    if (q < T(1)) return alpha * (T(1) - T(1.5) * q * q + T(0.75) * q * q * q);
+    const T u = T(2) - q;
+    return alpha * T(0.25) * u * u * u;
+  }
+  NBODY_HD T f(T r) const {
+    const T q = r / h;
+    if (!(q < T(2))) return T(0);
+    if (q < T(1)) return alpha * (T(2.25) * q - T(3)) / (h * h);
+    const T u = T(2) - q;
+    return T(-0.75) * alpha * u * u / (q * h * h);
+  }
+};
+
+// Tait's equation of state of a weakly compressible liquid (Monaghan 1994; Batchelor's gamma = 7).
+template <class T>
+struct Tait {
+  T rho0;  // reference density
+  T c0;    // speed of sound at rho0 (10-20 times the largest flow speed keeps |rho/rho0 - 1| near 1 %)
+  static constexpr int gamma = 7;
+
+  NBODY_HD T b() const { return c0 * c0 * rho0 / T(gamma); }
+  NBODY_HD T pressure(T rho) const {
+    const T x = rho / rho0, x2 = x * x, x3 = x2 * x;
+    return b() * (x3 * x3 * x - T(1));
+  }
+  // The speed of sound at rho: sqrt(dp/drho) = c0 (rho/rho0)^3, squared.
+  NBODY_HD T sound_speed_squared(T rho) const {
+    const T x = rho / rho0, x3 = x * x * x;
+    return c0 * c0 * x3 * x3;
+  }
+};
+
+}  // namespace nbody::sph
