@@ -14,7 +14,9 @@
 //     F = alpha_D (9/4 q - 3) / h^2  for q < 1,  -3/4 alpha_D (2 - q)^2 / (q h^2)  for 1 <= q < 2
 // Tait's equation of state: p = B ((rho / rho0)^gamma - 1), B = c0^2 rho0 / gamma, gamma = 7, so
 // that dp/drho = c0^2 at rho0.
+// SphPair: what particle b adds to particle a's rates (see there).
 #include "host_device.hpp"
+#include "real_math.hpp"
 
 namespace nbody::sph {
 
@@ -90,6 +92,50 @@ struct Tait {
   NBODY_HD T sound_speed_squared(T rho) const {
     const T x = rho / rho0, x3 = x * x * x;
     return c0 * c0 * x3 * x3;
+  }
+};
+
+// The weakly compressible SPH equations as DualSPHysics writes them (Monaghan 1994, 2005): what
+// particle b adds to particle a's rates, with r_ab = r_a - r_b, v_ab = v_a - v_b and
+// grad_a W_ab = F(r) r_ab:
+//   continuity       drho_a/dt += m_b v_ab . grad_a W_ab
+//   density diffusion (delta-SPH, Molteni and Colagrossi 2009)
+//                    drho_a/dt += delta h c0 psi_ab . grad_a W_ab m_b / rho_b,
+//                    psi_ab = 2 (rho_b - rho_a) (r_b - r_a) / (r^2 + eta^2): it moves density from
+//                    denser neighbours and damps the pressure noise of the weakly compressible scheme
+//   momentum         dv_a/dt += -m_b ((p_a + p_b) / (rho_a rho_b) + Pi_ab) grad_a W_ab
+//   artificial viscosity (Monaghan 1992): Pi_ab = -alpha cbar mu / rhobar when v_ab . r_ab < 0,
+//                    else 0, mu = h v_ab . r_ab / (r^2 + eta^2), cbar and rhobar the pair's means
+// with eta^2 = 0.01 h^2. The momentum term is the same arithmetic from either side but for its
+// sign, so pair forces conserve momentum (exactly for equal masses, else to round-off).
+// Flops per pair beside each line (a divide or square root counted as one).
+template <class Kernel, class T>
+struct SphPair {
+  Kernel kernel;
+  Tait<T> eos;
+  T alpha;  // artificial viscosity
+  T delta;  // density diffusion (0: none)
+
+  struct Particle {
+    T r[3], v[3], rho, p, c, m;  // position, velocity, density, pressure, sound speed, mass
+  };
+
+  // Adds b's terms to a's drho and acc; r2 = |r_a - r_b|^2 below the support.
+  NBODY_HD void add(const Particle& a, const Particle& b, const T rab[3], T r2, T& drho, T acc[3]) const {
+    const T h = kernel.h, eta2 = T(0.01) * h * h;
+    const T f = kernel.f(sqrt(r2));                                              // 1 + kernel
+    const T vab[3] = {a.v[0] - b.v[0], a.v[1] - b.v[1], a.v[2] - b.v[2]};        // 3
+    const T vr = vab[0] * rab[0] + vab[1] * rab[1] + vab[2] * rab[2];            // 5
+    drho += b.m * f * vr;                                                        // 3
+    if (delta != T(0))                                                           // 8
+      drho += delta * h * eos.c0 * T(2) * (b.rho - a.rho) * (-f) * r2 / (r2 + eta2) * b.m / b.rho;
+    T pi = T(0);
+    if (vr < T(0)) {                                                             // 9
+      const T mu = h * vr / (r2 + eta2);
+      pi = -alpha * T(0.5) * (a.c + b.c) * mu / (T(0.5) * (a.rho + b.rho));
+    }
+    const T scale = -b.m * ((a.p + b.p) / (a.rho * b.rho) + pi) * f;             // 6
+    for (int k = 0; k < 3; ++k) acc[k] += scale * rab[k];                        // 6
   }
 };
 
