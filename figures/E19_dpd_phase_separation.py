@@ -21,7 +21,8 @@ def main():
     t = np.array([float(r["t"]) for r in rows])
     L = np.array([float(r["L"]) for r in rows])
     times = sorted({float(r["t"]) for r in frames})
-    shown = [times[k] for k in np.linspace(0, len(times) - 1, 4).round().astype(int)] if times else []
+    # The frames nearest 0, 1/8, 1/2 and all of the run: L doubles about twice between them.
+    shown = sorted({min(times, key=lambda x: abs(x - f * times[-1])) for f in (0, 1 / 8, 1 / 2, 1)})
     fig = style.plt.figure(figsize=(style.TEXT_WIDTH, 2.2), layout="constrained")
     grid = fig.add_gridspec(1, 5, width_ratios=[1, 1, 1, 1, 1.6])
     for k, when in enumerate(shown):
