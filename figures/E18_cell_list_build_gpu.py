@@ -4,7 +4,7 @@ in S3's order after a step; the incremental re-sort against the fraction of the 
 anew; the builders at 2^20 beside CUB's radix sort (S3: its bucket sort 20-40 % faster).
 
 Reads results/E18_cell_list_build_gpu.csv (committed from the device); writes
-  figures/E18_cell_list_build.pdf, .png   nanoseconds per particle of a build against N (two
+  figures/E18_cell_list_build_gpu.pdf, .png  nanoseconds per particle of a build against N (two
                                           orders), and milliseconds against the fraction moved
   paper/generated/E18_table.tex           every builder at 2^20: both orders, cold and warm L2,
                                           the time over CUB's radix sort
@@ -69,7 +69,7 @@ def main():
     ax.set_title(r"$N = 2^{20}$, random order")
     style.log_ticks(ax, "x")
     style.legend_below(fig, list(handles.values()), ncol=4, fontsize="small")
-    style.save(fig, "E18_cell_list_build")
+    style.save(fig, EXP)
 
     radix = {o: pick(rows, "radix-sort", o, n=LARGE) for o in ORDERS}
     lines = [r"\begin{tabular}{lrrrrr}", r"\toprule",
