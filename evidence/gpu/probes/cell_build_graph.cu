@@ -20,10 +20,8 @@
 #include <random>
 #include <vector>
 
+#include "cold_timing.cuh"
 #include "cuda/cell_list.cuh"
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
 
 using namespace nbody::cuda::cell_kernels;
 using nbody::shortrange::CellGrid;
@@ -65,11 +63,6 @@ struct Build {
   }
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main() {
@@ -91,31 +84,9 @@ int main() {
   CK(cudaMalloc(&b.slots, n * sizeof(Slot)));
   CK(cub::DeviceScan::ExclusiveSum(nullptr, b.temp_bytes, b.count, b.start, int(b.cells + 1)));
   CK(cudaMalloc(&b.temp, b.temp_bytes));
-  int l2 = 0;
-  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  void* scratch;
-  CK(cudaMalloc(&scratch, 2 * std::size_t(l2)));
-
-  cudaStream_t s;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  const auto cold = [&] { CK(cudaMemsetAsync(scratch, 0, 2 * std::size_t(l2), s)); };
-  const auto timed = [&](auto&& work) {
-    std::vector<double> ms;
-    for (int r = 0; r <= 50; ++r) {
-      cold();
-      CK(cudaEventRecord(e0, s));
-      work();
-      CK(cudaEventRecord(e1, s));
-      CK(cudaEventSynchronize(e1));
-      float t = 0;
-      CK(cudaEventElapsedTime(&t, e0, e1));
-      if (r) ms.push_back(t);
-    }
-    return median(ms);
-  };
+  ColdTimer timer;
+  const cudaStream_t s = timer.stream;
+  const auto timed = [&](auto&& work) { return timer.median_ms(work); };
 
   // The graphs: the build captured with and without the memset.
   cudaGraphExec_t graph[2];
@@ -135,7 +106,7 @@ int main() {
   CK(cudaMemcpy(by_graph.data(), b.order, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
   const double no_memset = timed([&] {
     CK(cudaMemsetAsync(b.count, 0, (b.cells + 1) * sizeof(unsigned), s));  // outside the graph, but timed
-    CK(cudaEventRecord(e0, s));  // restart the clock after it
+    CK(cudaEventRecord(timer.begin, s));  // restart the clock after it
     CK(cudaGraphLaunch(graph[0], s));
   });
   // Each operation alone, its input left by a full build before it.
@@ -147,7 +118,7 @@ int main() {
         case 0: b.memset_counts(s); break;
         case 1:
           b.memset_counts(s);
-          CK(cudaEventRecord(e0, s));  // the count alone, after its memset
+          CK(cudaEventRecord(timer.begin, s));  // the count alone, after its memset
           b.count_cells(s);
           break;
         case 2: b.scan(s); break;

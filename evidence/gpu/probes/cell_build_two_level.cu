@@ -21,10 +21,8 @@
 #include <random>
 #include <vector>
 
+#include "cold_timing.cuh"
 #include "common/cell_grid.hpp"
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
 
 using nbody::shortrange::CellGrid;
 using nbody::shortrange::PeriodicBox;
@@ -130,11 +128,6 @@ __global__ void __launch_bounds__(threads) order_bucket(const Pair* __restrict__
   }
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main() {
@@ -164,12 +157,8 @@ int main() {
   CK(cudaMalloc(&start, (cells + 1) * sizeof(unsigned)));
   CK(cudaMalloc(&overflow, sizeof(unsigned)));
   CK(cudaMemset(overflow, 0, sizeof(unsigned)));
-  int l2 = 0;
-  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-  void* scratch;
-  CK(cudaMalloc(&scratch, 2 * std::size_t(l2)));
-  cudaStream_t s;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  ColdTimer timer;
+  const cudaStream_t s = timer.stream;
   const auto build = [&] {
     CK(cudaMemsetAsync(bucket_count, 0, (buckets + 1) * sizeof(unsigned), s));
     count_buckets<<<blocks_a, threads, 0, s>>>(pos, n, grid, buckets, chunk, cell, bucket_count, block_base);
@@ -181,23 +170,7 @@ int main() {
     order_bucket<<<buckets, threads, 0, s>>>(pairs, bucket_start, cells, n, start, order, overflow);
     CK(cudaGetLastError());
   };
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  const auto timed = [&](auto&& work) {
-    std::vector<double> ms;
-    for (int r = 0; r <= 50; ++r) {
-      CK(cudaMemsetAsync(scratch, 0, 2 * std::size_t(l2), s));  // cold L2
-      CK(cudaEventRecord(e0, s));
-      work();
-      CK(cudaEventRecord(e1, s));
-      CK(cudaEventSynchronize(e1));
-      float t = 0;
-      CK(cudaEventElapsedTime(&t, e0, e1));
-      if (r) ms.push_back(t);
-    }
-    return median(ms);
-  };
+  const auto timed = [&](auto&& work) { return timer.median_ms(work); };
   const double stream = timed(build);
   cudaGraph_t g;
   cudaGraphExec_t exec;
