@@ -5,6 +5,7 @@
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
+#include "cli/timing.hpp"
 #include "core/memory.hpp"
 #include "engines/engine.hpp"
 #include "engines/force_error.hpp"
@@ -55,11 +56,6 @@ int bench_typed(const BenchOptions& o) {
     walk_times.push_back(engine->last_tree_profile().walk_seconds);
     moments_times.push_back(engine->last_tree_profile().moments_seconds);
   }
-  auto median_of = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t r = v.size();
-    return r % 2 ? v[r / 2] : (v[r / 2 - 1] + v[r / 2]) / 2;
-  };
   const double median = median_of(seconds);
   const double wall_median = median_of(wall);
   // --steps K (E06): K steps of --integrator with the fixed step 2^-10 from this state, each

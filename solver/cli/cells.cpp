@@ -13,6 +13,7 @@
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
+#include "cli/timing.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/output_files.hpp"
@@ -115,12 +116,6 @@ Placement<T> place(const CellsOptions& o, const std::array<double, 3>& L, std::s
   return out;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 template <class T>
 int cells_typed(const CellsOptions& o) {
   const auto n = static_cast<std::size_t>(o.n);
@@ -185,7 +180,7 @@ int cells_typed(const CellsOptions& o) {
       {"moved", moved},
       {"moved_fraction", double(moved) / double(n)},
       {"repeats", o.repeats},
-      {"seconds", median(seconds)},
+      {"seconds", median_of(seconds)},
       {"seconds_min", *std::min_element(seconds.begin(), seconds.end())},
       {"seconds_max", *std::max_element(seconds.begin(), seconds.end())},
       {"device", device},
@@ -196,7 +191,7 @@ int cells_typed(const CellsOptions& o) {
     file.commit();
   }
   std::printf("cells %s %s, %s order: %zu particles in %u cells, %zu changed cell, median %.4g ms per build (%s)\n",
-              o.builder.c_str(), o.precision.c_str(), o.order.c_str(), n, cells, moved, 1e3 * median(seconds), device.c_str());
+              o.builder.c_str(), o.precision.c_str(), o.order.c_str(), n, cells, moved, 1e3 * median_of(seconds), device.c_str());
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/parse.hpp"
+#include "cli/timing.hpp"
 #include "core/registry.hpp"
 #include "engines/cuda/tune_cache.hpp"
 #include "engines/engine.hpp"
@@ -76,12 +77,6 @@ std::string csv_field(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t r = v.size();
-  return r % 2 ? v[r / 2] : (v[r / 2 - 1] + v[r / 2]) / 2;
 }
 
 // The shapes to try: every combination of the engine's knobs, each knob over its --KEYs list (for
