@@ -153,9 +153,7 @@ struct DeviceCellList<T>::Impl {
     NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
     NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, started, finished));
     if (builder == CellBuilder::binned && n) {
-      unsigned most = 0;
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(&most, overflow.p, sizeof most, cudaMemcpyDeviceToHost, stream));
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      const unsigned most = read_back(overflow);
       if (most > capacity) {  // a cell overflowed: the build again (both timed) in larger bins or as a counting sort
         const float first = ms;
         const bool grow = most <= max_capacity;
@@ -165,20 +163,22 @@ struct DeviceCellList<T>::Impl {
         return;
       }
     }
-    moved = n;
-    if (incremental && n) {
-      unsigned m = 0;
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(&m, moved_count.p, sizeof m, cudaMemcpyDeviceToHost, stream));
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-      moved = m;
-    }
+    moved = incremental && n ? read_back(moved_count) : n;
     valid = true;
+  }
+
+  // A device counter's value (after the stream's work).
+  unsigned read_back(const Buffer<unsigned>& counter) const {
+    unsigned value = 0;
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(&value, counter.p, sizeof value, cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return value;
   }
 
   // Every buffer the build uses, and CUB's temporary storage, before the timed part.
   void reserve(CellBuilder builder, bool incremental) {
     cell.reserve(n), start.reserve(cells + 1), order.reserve(n), count.reserve(cells + 1);
-    if (builder != CellBuilder::radix_sort) slots.reserve(n);
+    if (builder != CellBuilder::radix_sort && builder != CellBuilder::binned) slots.reserve(n);  // the others sort slots
     std::size_t bytes = 0;
     NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, count.p, start.p, int(cells + 1), stream));
     switch (builder) {
