@@ -63,12 +63,17 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
   const sph::SphPair<Kernel, T> pair{kernel, {T(p.rho0), T(p.c0)}, T(p.alpha), T(p.delta)};
   const T* pos = s.pos.data();
   const T* vel = s.vel.data();
+  // Each particle's pressure and sound speed once, not once per pair it takes part in.
+  std::vector<T> pressure(n), sound(n);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    pressure[i] = pair.eos.pressure(s.rho[i]);
+    sound[i] = sqrt(pair.eos.sound_speed_squared(s.rho[i]));
+  }
   const auto particle = [&](std::size_t i) {
     typename sph::SphPair<Kernel, T>::Particle q;
     for (int a = 0; a < 3; ++a) q.r[a] = pos[a * n + i], q.v[a] = vel[a * n + i];
-    q.rho = s.rho[i], q.m = s.mass[i];
-    q.p = pair.eos.pressure(q.rho);
-    q.c = sqrt(pair.eos.sound_speed_squared(q.rho));
+    q.rho = s.rho[i], q.m = s.mass[i], q.p = pressure[i], q.c = sound[i];
     return q;
   };
   out.acc.assign(3 * n, T(0));
