@@ -2,9 +2,10 @@
 // itself checked against brute force in test_cell_lists.cpp: every builder, in float and double,
 // gives the same cell, start and order element for element (each cell's particles in increasing
 // index), for 1, 2, 3 and many cells per side, boxes of any aspect ratio, particles on cell faces,
-// at 0 and just below L, on top of one another, and from 0 to 100000 of them. The incremental
-// re-sort equals a fresh build after moving none, some or all particles and counts those that
-// changed cell; linked-to-arrays reorders the particle data by cell. Skipped without a CUDA device.
+// at 0 and just below L, on top of one another, crowded into a few cells, and from 0 to 100000 of
+// them. The incremental re-sort equals a fresh build after moving none, some or all particles and
+// counts those that changed cell; linked-to-arrays reorders the particle data by cell. Skipped
+// without a CUDA device.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -233,6 +234,25 @@ void check_incremental() {
       }
 }
 
+// Half the particles uniform in a box of 40^3 cells, half crowded into its 2 x 2 x 2 corner cells:
+// the builders that size their buffers for the mean occupancy (binned's bins, two-level's buckets)
+// overflow there and must build again, and give the same list as the others.
+template <class T>
+void check_crowded() {
+  const T rc = 1;
+  const PeriodicBox<T> box = box_of<T>({40.0, 40.0, 40.0});
+  const std::size_t n = 60000;
+  std::vector<T> pos = particles<T>(n, box, rc, 5);
+  std::mt19937_64 rng(6);
+  for (std::size_t i = 0; i < n; i += 2)
+    for (int a = 0; a < 3; ++a) pos[a * n + i] = T(std::uniform_real_distribution<double>(0.0, 2.0)(rng));
+  DeviceCellList<T> list;
+  for (const auto& e : cell_builders) {
+    list.build(e.builder, pos.data(), n, box, rc);
+    check_same_list(std::string(e.name) + " in " + type_name<T>() + ", half the particles in 8 cells", list, pos, n, box, rc);
+  }
+}
+
 #endif
 
 }  // namespace
@@ -253,6 +273,14 @@ TEMPLATE_TEST_CASE("every_cuda_cell_builder_gives_the_cpu_cell_list", "[gpu][cel
   if (!have_cuda("the CUDA cell-list builders in " + type_name<TestType>())) return;
 #if NBODY_WITH_CUDA
   check_every_builder<TestType>();
+#endif
+}
+
+TEMPLATE_TEST_CASE("every_cuda_cell_builder_gives_the_cpu_cell_list_when_particles_crowd_into_a_few_cells", "[gpu][cells]",
+                   float, double) {
+  if (!have_cuda("the CUDA cell-list builders on crowded particles in " + type_name<TestType>())) return;
+#if NBODY_WITH_CUDA
+  check_crowded<TestType>();
 #endif
 }
 

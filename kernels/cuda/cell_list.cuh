@@ -10,8 +10,10 @@
 // arrays on every run and the neighbour order (and with it a run) is reproducible bit for bit.
 //
 // No warp is assumed to run in lock step (a block's threads meet only at __syncthreads and in
-// CUB's block reduction), and no block waits for another.
+// CUB's block reductions and scans), and no block waits for another.
+#include <cooperative_groups.h>
 #include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include <cstddef>
 
@@ -162,6 +164,139 @@ __global__ void bins_to_order_kernel(const unsigned* __restrict__ bins, const un
     unsigned rank = 0;
     for (unsigned b = 0; b < m; ++b) rank += bins[std::size_t(b) * cells + c] < i;
     order[first + rank] = i;
+  }
+}
+
+// ---- (h) the two-level bucket sort ----
+//
+// The counting sort's atomics and scatter touch one word at random per particle. Here the
+// particles are first sorted into buckets of 2^bits consecutive cells, a few hundred of them, which
+// a block can count in shared memory, and then each bucket is sorted into its cells by one block in
+// shared memory:
+//   bucket_count_kernel   each block counts its chunk of particles per bucket in shared memory and
+//                         reserves its share of each bucket with one global atomic per bucket;
+//   bucket_scatter_kernel each block scans the bucket counts (a few hundred words) into the buckets'
+//                         starts and writes its particles' slots into its shares: runs of
+//                         neighbouring words, not single words at random;
+//   bucket_sort_kernel    a block per bucket counts its cells, scans them into the cells' starts and
+//                         puts each cell's particles in increasing index.
+// The builder picks `bits` so that a bucket's particles fit the block's shared memory with a wide
+// margin; a bucket that does not fit (particles crowded in space) is reported in the overflow word
+// and the list is built again by the counting sort.
+namespace two_level {
+constexpr unsigned threads = 1024;       // per block, every kernel of the sort
+constexpr unsigned max_bits = 10;        // a bucket: at most 2^10 cells, a thread per cell
+constexpr unsigned max_buckets = 4096;   // the shared counters of the first two kernels (the builder
+                                         // takes fewer: the last one's end is written too)
+constexpr unsigned max_in_bucket = 4000; // a bucket's slots in the last kernel's shared memory
+constexpr unsigned items = max_buckets / threads;
+static_assert(1u << max_bits == threads && items * threads == max_buckets);
+
+// The next place in counter[key] (shared memory): one atomic per thread, or with per_warp one per
+// key among the threads of a warp that arrive together, each thread's place its rank among them.
+// The sort takes one per thread: per warp is slower in random order and gains a few per cent only
+// in cell order (evidence/gpu/probes/cell_build_two_level.cu).
+template <bool per_warp>
+__device__ unsigned take_place(unsigned* counter, unsigned key) {
+  if constexpr (per_warp) {
+    const auto peers = cooperative_groups::labeled_partition(cooperative_groups::coalesced_threads(), key);
+    unsigned first = 0;
+    if (peers.thread_rank() == 0) first = atomicAdd(&counter[key], peers.size());
+    return peers.shfl(first, 0) + peers.thread_rank();
+  } else {
+    return atomicAdd(&counter[key], 1u);
+  }
+}
+}  // namespace two_level
+
+// Each particle's cell; per bucket, the block's count into share[block * buckets + bucket] as the
+// block's first place in the bucket (returned by its atomic on count[bucket]).
+template <class T, bool per_warp = false>
+__global__ void __launch_bounds__(two_level::threads)
+    bucket_count_kernel(const T* __restrict__ pos, unsigned n, CellGrid<T> grid, unsigned bits, unsigned buckets,
+                        unsigned chunk, unsigned* __restrict__ cell, unsigned* count, unsigned* __restrict__ share) {
+  __shared__ unsigned in_bucket[two_level::max_buckets];
+  for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x) in_bucket[b] = 0;
+  __syncthreads();
+  const unsigned first = blockIdx.x * chunk, last = min(n, first + chunk);
+  for (unsigned i = first + threadIdx.x; i < last; i += blockDim.x) {
+    const unsigned c = cell_of(pos, n, i, grid);
+    cell[i] = c;
+    two_level::take_place<per_warp>(in_bucket, c >> bits);
+  }
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < buckets; b += blockDim.x)
+    share[std::size_t(blockIdx.x) * buckets + b] = in_bucket[b] ? atomicAdd(&count[b], in_bucket[b]) : 0u;
+}
+
+// Each block: the buckets' starts (block 0 writes them out, bucket_start[buckets] = n), then each of
+// its particles' slot into its share of its bucket, in the order of the shared atomics.
+template <bool per_warp = false>
+__global__ void __launch_bounds__(two_level::threads)
+    bucket_scatter_kernel(const unsigned* __restrict__ cell, unsigned n, unsigned bits, unsigned buckets, unsigned chunk,
+                          const unsigned* __restrict__ count, const unsigned* __restrict__ share,
+                          unsigned* __restrict__ bucket_start, Slot* __restrict__ slots) {
+  using Scan = cub::BlockScan<unsigned, two_level::threads>;
+  __shared__ typename Scan::TempStorage temp;
+  __shared__ unsigned next[two_level::max_buckets];
+  unsigned counts[two_level::items], starts[two_level::items];
+  for (unsigned k = 0; k < two_level::items; ++k) {
+    const unsigned b = threadIdx.x * two_level::items + k;
+    counts[k] = b < buckets ? count[b] : 0u;
+  }
+  Scan(temp).ExclusiveSum(counts, starts);
+  for (unsigned k = 0; k < two_level::items; ++k) {
+    const unsigned b = threadIdx.x * two_level::items + k;
+    if (b < buckets) next[b] = starts[k] + share[std::size_t(blockIdx.x) * buckets + b];
+    if (blockIdx.x == 0 && b <= buckets) bucket_start[b] = b < buckets ? starts[k] : n;
+  }
+  __syncthreads();
+  const unsigned first = blockIdx.x * chunk, last = min(n, first + chunk);
+  for (unsigned i = first + threadIdx.x; i < last; i += blockDim.x) {
+    const unsigned c = cell[i];
+    slots[two_level::take_place<per_warp>(next, c >> bits)] = slot_of(c, i);
+  }
+}
+
+// A block per bucket: its slots into shared memory by cell (counted and scanned there), each cell's
+// start, and each cell's particles into order in increasing index (a slot's rank among its cell's
+// slots). A bucket of more than max_in_bucket slots leaves its largest count in *overflow.
+__global__ void __launch_bounds__(two_level::threads)
+    bucket_sort_kernel(const Slot* __restrict__ slots, const unsigned* __restrict__ bucket_start, unsigned bits,
+                       unsigned cells, unsigned n, unsigned* __restrict__ start, unsigned* __restrict__ order,
+                       unsigned* overflow) {
+  using Scan = cub::BlockScan<unsigned, two_level::threads>;
+  __shared__ typename Scan::TempStorage temp;
+  __shared__ unsigned in_cell[two_level::threads], first[two_level::threads], filled[two_level::threads];
+  __shared__ Slot local[two_level::max_in_bucket];
+  const unsigned b = blockIdx.x, from = bucket_start[b], m = bucket_start[b + 1] - from, cell0 = b << bits;
+  if (m > two_level::max_in_bucket) {  // the same for the whole block: no thread waits at a barrier below
+    if (threadIdx.x == 0) atomicMax(overflow, m);
+    return;
+  }
+  const unsigned t = threadIdx.x;  // the bucket's cell t, when t < 2^bits
+  in_cell[t] = 0, filled[t] = 0;
+  __syncthreads();
+  for (unsigned k = t; k < m; k += blockDim.x) atomicAdd(&in_cell[unsigned(slots[from + k] >> 32) - cell0], 1u);
+  __syncthreads();
+  unsigned before;
+  Scan(temp).ExclusiveSum(in_cell[t], before);
+  first[t] = before;
+  if (t < (1u << bits) && cell0 + t < cells) start[cell0 + t] = from + before;
+  if (b == gridDim.x - 1 && t == 0) start[cells] = n;
+  __syncthreads();
+  for (unsigned k = t; k < m; k += blockDim.x) {
+    const Slot s = slots[from + k];
+    const unsigned c = unsigned(s >> 32) - cell0;
+    local[first[c] + atomicAdd(&filled[c], 1u)] = s;
+  }
+  __syncthreads();
+  for (unsigned k = t; k < m; k += blockDim.x) {
+    const Slot s = local[k];
+    const unsigned c = unsigned(s >> 32) - cell0, end = first[c] + in_cell[c];
+    unsigned rank = 0;
+    for (unsigned q = first[c]; q < end; ++q) rank += local[q] < s;  // same cell: the order of the indices
+    order[from + first[c] + rank] = unsigned(s);
   }
 }
 

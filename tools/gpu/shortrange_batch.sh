@@ -33,7 +33,7 @@ if [ "$phase" = experiments ]; then
   pack
   exit 0
 fi
-builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort binned}
+builders=${BUILDERS-linked-list shared-lists linked-to-arrays incremental counting-sort radix-sort binned two-level}
 
 run_tests ${TESTS-"[cells]~[cli],[shortrange]~[cli],[dpd]~[cli]"}
 

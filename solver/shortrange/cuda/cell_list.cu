@@ -73,6 +73,12 @@ struct DeviceCellList<T>::Impl {
   static constexpr unsigned max_capacity = 64;
   unsigned capacity = 16;
   Buffer<unsigned> leavers, arrivals, filled, moved_count;  // incremental: per cell, and the total
+  // two-level: per bucket its count (then one word more, the overflow), its start, and each block's
+  // first place in it
+  Buffer<unsigned> bucket_count, bucket_start, share;
+  struct BucketPlan {
+    unsigned bits = 0, buckets = 0, blocks = 0, chunk = 0;  // buckets of 2^bits cells; blocks of chunk particles
+  } plan;
   Buffer<unsigned char> temp;          // CUB's
   Buffer<T> pos_copy, vel_copy;        // host particles uploaded
   Buffer<T> sorted_pos, sorted_vel;    // linked_to_arrays' reordered data
@@ -113,6 +119,10 @@ struct DeviceCellList<T>::Impl {
     valid = sorted = false;
     grid = g, box = b, rc = cutoff, n = count, cells = g.cells();
     has_vel = vel != nullptr;
+    if (builder == CellBuilder::two_level) {
+      plan = bucket_plan();
+      if (!plan.buckets) builder = CellBuilder::counting_sort;  // too crowded or too many cells for its buckets
+    }
     reserve(builder, incremental);
     if (cold) {
       scratch.reserve(2 * std::size_t(cuda::device_properties().l2CacheSize));
@@ -147,30 +157,34 @@ struct DeviceCellList<T>::Impl {
         case CellBuilder::counting_sort: counting_sort(pos); break;
         case CellBuilder::radix_sort: radix_sort(pos); break;
         case CellBuilder::binned: binned(pos); break;
+        case CellBuilder::two_level: two_level_sort(pos); break;
       }
     }
     NBODY_CUDA_CHECK(cudaEventRecord(finished, stream));
     NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
     NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, started, finished));
-    if (builder == CellBuilder::binned && n) {
-      const unsigned most = read_back(overflow);
-      if (most > capacity) {  // a cell overflowed: the build again (both timed) in larger bins or as a counting sort
+    const unsigned* overflowed = builder == CellBuilder::binned      ? overflow.p
+                                 : builder == CellBuilder::two_level ? bucket_count.p + plan.buckets
+                                                                     : nullptr;
+    if (overflowed && n) {
+      const unsigned most = read_back(overflowed);  // a bin's or a bucket's count past what it holds, or 0
+      if (most) {  // the build again (both timed): in larger bins, or as a counting sort
         const float first = ms;
-        const bool grow = most <= max_capacity;
+        const bool grow = builder == CellBuilder::binned && most <= max_capacity;
         if (grow) capacity = std::bit_ceil(most);
         build(grow ? builder : CellBuilder::counting_sort, pos, vel, count, b, cutoff);
         ms += first;
         return;
       }
     }
-    moved = incremental && n ? read_back(moved_count) : n;
+    moved = incremental && n ? read_back(moved_count.p) : n;
     valid = true;
   }
 
   // A device counter's value (after the stream's work).
-  unsigned read_back(const Buffer<unsigned>& counter) const {
+  unsigned read_back(const unsigned* counter) const {
     unsigned value = 0;
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(&value, counter.p, sizeof value, cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(&value, counter, sizeof value, cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     return value;
   }
@@ -198,6 +212,10 @@ struct DeviceCellList<T>::Impl {
         [[fallthrough]];  // a fresh counting sort
       case CellBuilder::counting_sort: rank.reserve(n); break;
       case CellBuilder::binned: bins.reserve(std::size_t(cells) * capacity), overflow.reserve(1); break;
+      case CellBuilder::two_level:
+        bucket_count.reserve(plan.buckets + 1), bucket_start.reserve(plan.buckets + 1);
+        share.reserve(std::size_t(plan.blocks) * plan.buckets);
+        break;
       case CellBuilder::radix_sort: {
         index.reserve(n), sorted_cell.reserve(n);
         std::size_t sort = 0;
@@ -282,6 +300,45 @@ struct DeviceCellList<T>::Impl {
     scan_counts(start.p);
     bins_to_order_kernel<<<blocks_for(cells), block, 0, stream>>>(bins.p, start.p, cells, capacity, order.p);
     NBODY_CUDA_CHECK_LAUNCH("bins_to_order_kernel");
+  }
+
+  // (h) the two-level bucket sort in the shape `plan` (kernels/cuda/cell_list.cuh); a bucket past its
+  // capacity leaves its count in the word after the buckets' counts, and build() builds again.
+  void two_level_sort(const T* pos) {
+    const BucketPlan& p = plan;
+    constexpr unsigned threads = two_level::threads;
+    NBODY_CUDA_CHECK(cudaMemsetAsync(bucket_count.p, 0, (p.buckets + 1) * sizeof(unsigned), stream));
+    bucket_count_kernel<<<p.blocks, threads, 0, stream>>>(pos, unsigned(n), grid, p.bits, p.buckets, p.chunk, cell.p,
+                                                          bucket_count.p, share.p);
+    NBODY_CUDA_CHECK_LAUNCH("bucket_count_kernel");
+    bucket_scatter_kernel<<<p.blocks, threads, 0, stream>>>(cell.p, unsigned(n), p.bits, p.buckets, p.chunk, bucket_count.p,
+                                                            share.p, bucket_start.p, slots.p);
+    NBODY_CUDA_CHECK_LAUNCH("bucket_scatter_kernel");
+    bucket_sort_kernel<<<p.buckets, threads, 0, stream>>>(slots.p, bucket_start.p, p.bits, cells, unsigned(n), start.p,
+                                                          order.p, bucket_count.p + p.buckets);
+    NBODY_CUDA_CHECK_LAUNCH("bucket_sort_kernel");
+  }
+
+  // The two-level sort's shape for n particles in `cells` cells: the widest buckets (at most
+  // 2^max_bits cells) whose mean count, with eight standard deviations of a uniform box's
+  // fluctuation, fits a block's shared memory, and fewer buckets than the kernels count; none
+  // (buckets 0) when no width fits. Blocks of at least 4096 particles, at most the device holds at
+  // once (two of 1024 threads per multiprocessor).
+  BucketPlan bucket_plan() const {
+    BucketPlan p;
+    const double per_cell = double(n) / cells;
+    for (int bits = int(two_level::max_bits); bits >= 0; --bits) {
+      const double mean = per_cell * double(1u << bits);
+      if (mean + 8 * std::sqrt(mean) > two_level::max_in_bucket) continue;
+      const std::size_t buckets = (std::size_t(cells) + (1u << bits) - 1) >> bits;
+      if (buckets < two_level::max_buckets) p.bits = unsigned(bits), p.buckets = unsigned(buckets);
+      break;  // narrower buckets would be more still
+    }
+    if (!p.buckets || n == 0) return BucketPlan{};
+    const std::size_t resident = 2 * std::size_t(cuda::device_properties().multiProcessorCount);
+    p.blocks = unsigned(std::min(resident, (n + 4095) / 4096));
+    p.chunk = unsigned((n + p.blocks - 1) / p.blocks);
+    return p;
   }
 
   // (d), S3's incremental re-sort of the list held (same n and grid) for new positions. The

@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA cell lists of the short-range methods (seed S3, issue 22): six builders of exactly the
+// The CUDA cell lists of the short-range methods (seed S3, issue 22): eight builders of exactly the
 // CPU's CellList (shortrange/cell_list.hpp), the same cell, start and order element for element,
 // each cell's particles in increasing index whatever order the device's atomics took, so that the
 // neighbour order and a run do not depend on the builder. Plain C++, so that it compiles without
@@ -15,7 +15,7 @@
 
 namespace nbody::shortrange {
 
-enum class CellBuilder { linked_list, shared_lists, linked_to_arrays, incremental, counting_sort, radix_sort, binned };
+enum class CellBuilder { linked_list, shared_lists, linked_to_arrays, incremental, counting_sort, radix_sort, binned, two_level };
 
 struct CellBuilderInfo {
   CellBuilder builder;
@@ -23,7 +23,7 @@ struct CellBuilderInfo {
   std::string_view description;
 };
 
-// Every builder, in the order of issue 22's list and HOOMD-blue's after them: names, --help text and
+// Every builder, in the order of issue 22's list, then HOOMD-blue's and a two-level bucket sort: names, --help text and
 // the tests come from here.
 inline constexpr std::array cell_builders = {
     CellBuilderInfo{CellBuilder::linked_list, "linked-list",
@@ -46,6 +46,10 @@ inline constexpr std::array cell_builders = {
     CellBuilderInfo{CellBuilder::binned, "binned",
                     "HOOMD-blue's cell list: each particle put by an atomic count into its cell's bin of fixed capacity, CUB's "
                     "scan, a thread per cell ordering its bin (an overflow builds again: in bins of up to 64, else as "
+                    "counting-sort)"},
+    CellBuilderInfo{CellBuilder::two_level, "two-level",
+                    "a bucket sort in two levels: particles counted and scattered in shared memory into buckets of up to "
+                    "1024 consecutive cells, then a block per bucket sorting it into its cells (crowded buckets: as "
                     "counting-sort)"},
 };
 
