@@ -8,6 +8,7 @@
 //   graph      the build (a memset and three kernels) launched as one CUDA graph instead of on a
 //              stream: how much of the time is launch gaps?
 // Each variant is timed from a cold L2 (median of 50) and checked against the CPU's list.
+// Arguments (for a run under compute-sanitizer): log2 of N (20) and the repeats timed (50).
 // (Its first version, git show e410ba1:evidence/gpu/probes/cell_build_two_level.cu, a four-kernel
 // prototype, is what evidence/gpu/logs/cell_build_two_level holds.)
 // Build (from the repository root): nvcc -O3 -std=c++20 -arch=sm_90 -I kernels -I solver
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -44,13 +46,14 @@ List cpu_list(const std::vector<float>& p, unsigned n, const CellGrid<float>& gr
 
 }  // namespace
 
-int main() {
-  const unsigned n = 1u << 20;
+int main(int argc, char** argv) {
+  const unsigned n = 1u << (argc > 1 ? std::atoi(argv[1]) : 20);
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 50;
   const float side = std::cbrt(float(n) / 3.0f);
   const PeriodicBox<float> box{{side, side, side}};
   const CellGrid<float> grid = CellGrid<float>::make(box, 1.0f);
   const unsigned cells = grid.cells(), bits = 10, buckets = (cells + 1023) >> bits;  // the solver's shape at 2^20
-  const unsigned blocks = 256, chunk = (n + blocks - 1) / blocks;
+  const unsigned blocks = std::min(256u, (n + 4095) / 4096), chunk = (n + blocks - 1) / blocks;
   std::vector<float> random(3 * std::size_t(n));
   std::mt19937_64 rng(1);
   std::uniform_real_distribution<float> u(0.0f, side);
@@ -109,12 +112,12 @@ int main() {
           build();
           CK(cudaStreamEndCapture(s, &g));
           CK(cudaGraphInstantiate(&exec, g, 0));
-          ms = timer.median_ms([&] { CK(cudaGraphLaunch(exec, s)); });
+          ms = timer.median_ms([&] { CK(cudaGraphLaunch(exec, s)); }, repeats);
           CK(cudaStreamSynchronize(s));
           CK(cudaGraphExecDestroy(exec));
           CK(cudaGraphDestroy(g));
         } else {
-          ms = timer.median_ms(build);
+          ms = timer.median_ms(build, repeats);
         }
         CK(cudaStreamSynchronize(s));
         List got{std::vector<unsigned>(n), std::vector<unsigned>(cells + 1), std::vector<unsigned>(n)};
