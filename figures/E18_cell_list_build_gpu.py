@@ -16,7 +16,8 @@ from nbodylab import paper
 
 EXP = "E18_cell_list_build_gpu"
 LARGE = 1 << 20
-# builder -> (label, colour, marker): S3's four, then the counting sort, CUB's and HOOMD-blue's
+# builder -> (label, colour, marker): S3's four, then the counting sort, CUB's, HOOMD-blue's and
+# the two-level bucket sort
 BUILDERS = {"linked-list": ("S3: linked lists", "tab:blue", "o"),
             "shared-lists": ("S3: shared-memory lists", "tab:cyan", "v"),
             "linked-to-arrays": ("S3: lists to arrays + reorder", "tab:purple", "^"),
@@ -24,6 +25,7 @@ BUILDERS = {"linked-list": ("S3: linked lists", "tab:blue", "o"),
             "counting-sort": ("counting sort", "tab:green", "s"),
             "radix-sort": ("CUB radix sort", "tab:red", "P"),
             "binned": ("HOOMD-blue bins", "tab:orange", "X"),
+            "two-level": ("two-level bucket sort", "tab:brown", "*"),
             "cpu": ("CPU counting sort, one core", "tab:grey", ".")}
 ORDERS = {"random": "random order", "step": "in cell order, after a DPD step"}
 
@@ -57,7 +59,7 @@ def main():
         style.log_ticks(ax, "y")
     axes[0].set_ylabel("ns per particle")
     ax = axes[2]
-    for b in ("incremental", "counting-sort", "binned"):
+    for b in ("incremental", "counting-sort", "binned", "two-level"):
         line = sorted((r for r in rows if r["builder"] == b and r.get("moved-fraction", "") != ""),
                       key=lambda r: float(r["moved_fraction"]))
         label, colour, marker = BUILDERS[b]
@@ -112,6 +114,18 @@ def main():
         wins = [n for n in both if linked[n] < rad[n]]
         macros[f"Eeighteen{ok}LinkedWinsUpTo"] = f"2^{{{max(wins).bit_length() - 1}}}" if wins else paper.MISSING
         macros[f"Eeighteen{ok}CpuMs"] = f"{ms(cpu[o][0]):.1f}" if cpu[o] else paper.MISSING
+    # The one-level sorts in random order at the largest N against the two-level one and the bins.
+    one = {b: pick(rows, b, "random", n=LARGE) for b in ("counting-sort", "binned", "two-level")}
+    gain = lambda b, over: (f"{100 * (1 - ms(one[b][0]) / ms(over[0])):.0f}" if one[b] and over else paper.MISSING)
+    macros["EeighteenRandomBinnedGain"] = gain("binned", one["counting-sort"])
+    macros["EeighteenRandomTwoLevelGain"] = gain("two-level", one["counting-sort"])
+    macros["EeighteenRandomTwoLevelRadixGain"] = gain("two-level", radix["random"])
+    # The largest N at which the two-level sort is the fastest builder in random order.
+    cuda = [r for r in rows if r["builder"] not in ("cpu",) and r["cache"] == "cold" and not r.get("moved-fraction")
+            and r["order"] == "random"]
+    fastest = [n for n in {int(r["n"]) for r in cuda}
+               if min((r for r in cuda if int(r["n"]) == n), key=ms)["builder"] == "two-level"]
+    macros["EeighteenRandomTwoLevelFastestUpTo"] = f"2^{{{max(fastest).bit_length() - 1}}}" if fastest else paper.MISSING
     # The incremental re-sort: the largest fraction moved at which it beats the counting sort.
     inc = {float(r["moved-fraction"]): ms(r) for r in rows if r["builder"] == "incremental" and r.get("moved-fraction")}
     cs = {float(r["moved-fraction"]): ms(r) for r in rows if r["builder"] == "counting-sort" and r.get("moved-fraction")}
