@@ -99,36 +99,64 @@ struct Tait {
 // particle b adds to particle a's rates, with r_ab = r_a - r_b, v_ab = v_a - v_b and
 // grad_a W_ab = F(r) r_ab:
 //   continuity       drho_a/dt += m_b v_ab . grad_a W_ab
-//   density diffusion (delta-SPH, Molteni and Colagrossi 2009)
+//   density diffusion, between fluid particles only (as DualSPHysics with dynamic boundaries: a
+//                    wall's density is set by the continuity equation alone)
 //                    drho_a/dt += delta h c0 psi_ab . grad_a W_ab m_b / rho_b,
-//                    psi_ab = 2 (rho_b - rho_a) (r_b - r_a) / (r^2 + eta^2): it moves density from
-//                    denser neighbours and damps the pressure noise of the weakly compressible scheme
+//                    psi_ab = 2 (rho_ba - rho_ba^H) (r_b - r_a) / (r^2 + eta^2), rho_ba = rho_b - rho_a:
+//                    it moves density from denser neighbours and damps the pressure noise of the
+//                    weakly compressible scheme.
+//                    Molteni and Colagrossi (2009): rho_ba^H = 0. In a liquid at rest under gravity
+//                    their term diffuses the hydrostatic density gradient itself wherever the kernel
+//                    is truncated (the free surface), and the pressure drifts from rho g h (Antuono et
+//                    al. 2012; Fourtakas et al. 2019).
+//                    Fourtakas et al. (2019): rho_ba^H = rho0 ((1 + rho0 g (y_a - y_b) / B)^(1/gamma) - 1),
+//                    the hydrostatic part of rho_b - rho_a (Tait's law inverted), so that a column at
+//                    rest in hydrostatic balance feels no diffusion. y is the vertical and g = -g_y
+//                    (gravity along -y); `hydrostatic` = rho0 g / B. A body force along another axis
+//                    (one that drives a flow along a periodic axis) is balanced by no pressure, and
+//                    has no hydrostatic part.
 //   momentum         dv_a/dt += -m_b ((p_a + p_b) / (rho_a rho_b) + Pi_ab) grad_a W_ab
 //   artificial viscosity (Monaghan 1992): Pi_ab = -alpha cbar mu / rhobar when v_ab . r_ab < 0,
 //                    else 0, mu = h v_ab . r_ab / (r^2 + eta^2), cbar and rhobar the pair's means
-// with eta^2 = 0.01 h^2. The momentum term is the same arithmetic from either side but for its
+//   laminar viscosity (Morris et al. 1997, in the form of Lo and Shao 2002 that DualSPHysics uses)
+//                    dv_a/dt += m_b 4 nu r_ab . grad_a W_ab / ((rho_a + rho_b) (r^2 + eta^2)) v_ab,
+//                    nu the kinematic viscosity: nu times the SPH Laplacian of v (Brookshaw 1985);
+//                    against a wall particle b, v_ab is scaled by the caller's no_slip factor (1, or
+//                    Morris et al.'s beta, which puts the no-slip condition on the wall's face)
+// with eta^2 = 0.01 h^2. The momentum terms are the same arithmetic from either side but for their
 // sign, so pair forces conserve momentum (exactly for equal masses, else to round-off).
-// Flops per pair beside each line (a divide or square root counted as one).
+// Flops per pair beside each line (a divide, square root or power counted as one).
+enum class DensityDiffusion { molteni, fourtakas };
+
 template <class Kernel, class T>
 struct SphPair {
   Kernel kernel;
   Tait<T> eos;
-  T alpha;  // artificial viscosity
+  T alpha;  // artificial viscosity (0: none)
   T delta;  // density diffusion (0: none)
+  T nu = T(0);  // laminar (kinematic) viscosity (0: none)
+  DensityDiffusion diffusion = DensityDiffusion::molteni;
+  T hydrostatic = T(0);  // rho0 g / B of Fourtakas's term
 
   struct Particle {
     T r[3], v[3], rho, p, c, m;  // position, velocity, density, pressure, sound speed, mass
+    bool boundary;               // a dynamic boundary particle
   };
 
   // Adds b's terms to a's drho and acc; r2 = |r_a - r_b|^2 below the support.
-  NBODY_HD void add(const Particle& a, const Particle& b, const T rab[3], T r2, T& drho, T acc[3]) const {
+  NBODY_HD void add(const Particle& a, const Particle& b, const T rab[3], T r2, T& drho, T acc[3],
+                    T no_slip = T(1)) const {
     const T h = kernel.h, eta2 = T(0.01) * h * h;
     const T f = kernel.f(sqrt(r2));                                              // 1 + kernel
     const T vab[3] = {a.v[0] - b.v[0], a.v[1] - b.v[1], a.v[2] - b.v[2]};        // 3
     const T vr = vab[0] * rab[0] + vab[1] * rab[1] + vab[2] * rab[2];            // 5
     drho += b.m * f * vr;                                                        // 3
-    if (delta != T(0))                                                           // 8
-      drho += delta * h * eos.c0 * T(2) * (b.rho - a.rho) * (-f) * r2 / (r2 + eta2) * b.m / b.rho;
+    if (delta != T(0) && !a.boundary && !b.boundary) {                           // 8 (+ 5)
+      T rho_ba = b.rho - a.rho;
+      if (diffusion == DensityDiffusion::fourtakas)
+        rho_ba -= eos.rho0 * (pow(T(1) + hydrostatic * rab[1], T(1) / T(Tait<T>::gamma)) - T(1));
+      drho += delta * h * eos.c0 * T(2) * rho_ba * (-f) * r2 / (r2 + eta2) * b.m / b.rho;
+    }
     T pi = T(0);
     if (vr < T(0)) {                                                             // 9
       const T mu = h * vr / (r2 + eta2);
@@ -136,6 +164,10 @@ struct SphPair {
     }
     const T scale = -b.m * ((a.p + b.p) / (a.rho * b.rho) + pi) * f;             // 6
     for (int k = 0; k < 3; ++k) acc[k] += scale * rab[k];                        // 6
+    if (nu != T(0)) {                                                            // 6 + 6
+      const T laminar = no_slip * b.m * T(4) * nu * f * r2 / ((a.rho + b.rho) * (r2 + eta2));
+      for (int k = 0; k < 3; ++k) acc[k] += laminar * vab[k];
+    }
   }
 };
 

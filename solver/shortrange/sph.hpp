@@ -3,12 +3,15 @@
 // of every particle's density and velocity, summed over the cell list's neighbours within the
 // kernel's support with the pair terms of kernels/common/sph.hpp, for fluid particles and for
 // DualSPHysics's dynamic boundary particles (walls made of particles that take part in the
-// continuity equation, so that their pressure pushes the fluid back, but do not move).
+// continuity equation, so that their pressure pushes the fluid back, but do not move); the time
+// step; DualSPHysics's symplectic integrator (SphCpu); the diagnostics.
 //
 // Two dimensions are the plane z = 0 of the cell list's box (any Lz of at least the support);
 // the dimension sets the kernel's normalisation. Each particle sums its partners in the cell
 // list's fixed order, so the rates do not depend on the number of threads.
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -27,15 +30,19 @@ struct SphParameters {
   double h = 0.02;          // smoothing length: the kernel's support, and the cell list's cut-off, is 2h
   double rho0 = 1000;       // reference density (water)
   double c0 = 30;           // speed of sound at rho0: 10-20 times the largest flow speed
-  double alpha = 0.01;      // artificial viscosity
-  double delta = 0.1;       // density diffusion (delta-SPH); 0 switches it off
+  double alpha = 0.01;      // artificial viscosity (0: none)
+  double nu = 0;            // laminar kinematic viscosity (Morris et al. 1997; 0: none)
+  double delta = 0.1;       // density diffusion; 0 switches it off
+  sph::DensityDiffusion diffusion = sph::DensityDiffusion::molteni;
+  double cfl = 0.2;         // the CFL number of the time step (DualSPHysics's default)
   std::array<double, 3> gravity{0, -9.81, 0};
 
   void check() const {
     if (dimension != 2 && dimension != 3) throw std::invalid_argument("SPH: the dimension must be 2 or 3");
-    for (const auto& [value, name] : {std::pair{h, "h"}, {rho0, "rho0"}, {c0, "c0"}})
+    for (const auto& [value, name] : {std::pair{h, "h"}, {rho0, "rho0"}, {c0, "c0"}, {cfl, "the CFL number"}})
       if (!(value > 0)) throw std::invalid_argument(std::string("SPH: ") + name + " must be positive");
-    if (!(alpha >= 0) || !(delta >= 0)) throw std::invalid_argument("SPH: alpha and delta must not be negative");
+    if (!(alpha >= 0) || !(delta >= 0) || !(nu >= 0))
+      throw std::invalid_argument("SPH: alpha, nu and delta must not be negative");
   }
   double support() const { return 2 * h; }
 };
@@ -47,12 +54,24 @@ struct SphState {
   std::vector<T> pos, vel;            // SoA: x[n] y[n] z[n]
   std::vector<T> rho, mass;           // per particle
   std::vector<std::uint8_t> boundary; // 1: a dynamic boundary particle (fixed), 0: fluid
+  // Optional, for laminar viscosity at plane walls (Morris et al. 1997): per particle (SoA, zero
+  // for fluid particles) the vector from a boundary particle to the nearest point of its wall's
+  // face. Fluid particle a then sees boundary particle b's velocity in the viscous term as
+  // -(d_b / d_a) v_a, d the distances from the face, so that the velocity vanishes on the face
+  // itself (with v_b = 0 it would vanish about a spacing inside the wall, and the flow between
+  // plates would run as if they were that much farther apart); v_ab = beta v_a with
+  // beta = min(1.5, 1 + d_b / d_a), Morris et al.'s bound for particles close to the face.
+  // Empty: the viscous term sees the wall particles' own velocities.
+  std::vector<T> wall;
+  double time = 0;
+  std::uint64_t steps = 0;
 };
 
 template <class T>
 struct SphRates {
   std::vector<T> acc;   // dv/dt, SoA (0 for boundary particles)
   std::vector<T> drho;  // drho/dt (boundary particles too)
+  T visc_max = 0;       // max over pairs of |v_ab . r_ab| / (r_ab^2 + eta^2): the time step's viscous term
 };
 
 // sph_rates with a given kernel.
@@ -60,7 +79,9 @@ template <class T, class Kernel>
 void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList<T>& cells, SphRates<T>& out,
                     const Kernel& kernel) {
   const std::size_t n = s.n;
-  const sph::SphPair<Kernel, T> pair{kernel, {T(p.rho0), T(p.c0)}, T(p.alpha), T(p.delta)};
+  const sph::Tait<T> eos{T(p.rho0), T(p.c0)};
+  const T hydrostatic = T(-p.rho0 * p.gravity[1] / double(eos.b()));  // Fourtakas's rho0 g / B, g = -g_y
+  const sph::SphPair<Kernel, T> pair{kernel, eos, T(p.alpha), T(p.delta), T(p.nu), p.diffusion, hydrostatic};
   const T* pos = s.pos.data();
   const T* vel = s.vel.data();
   // Each particle's pressure and sound speed once, not once per pair it takes part in.
@@ -73,12 +94,23 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
   const auto particle = [&](std::size_t i) {
     typename sph::SphPair<Kernel, T>::Particle q;
     for (int a = 0; a < 3; ++a) q.r[a] = pos[a * n + i], q.v[a] = vel[a * n + i];
-    q.rho = s.rho[i], q.m = s.mass[i], q.p = pressure[i], q.c = sound[i];
+    q.rho = s.rho[i], q.m = s.mass[i], q.p = pressure[i], q.c = sound[i], q.boundary = s.boundary[i] != 0;
     return q;
+  };
+  // Morris et al.'s beta for fluid particle i against wall particle j (see SphState::wall), else 1.
+  const bool morris = !s.wall.empty() && p.nu > 0;
+  const auto no_slip = [&](std::size_t i, std::size_t j, const T rab[3]) {
+    if (!morris || s.boundary[i] || !s.boundary[j]) return T(1);
+    const T w[3] = {s.wall[j], s.wall[n + j], s.wall[2 * n + j]};
+    const T d_b = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const T d_a = (rab[0] * w[0] + rab[1] * w[1] + rab[2] * w[2]) / d_b - d_b;
+    return d_a > T(0) ? std::min(T(1.5), T(1) + d_b / d_a) : T(1.5);
   };
   out.acc.assign(3 * n, T(0));
   out.drho.assign(n, T(0));
-#pragma omp parallel for schedule(dynamic, 256)
+  const T eta2 = T(0.01) * kernel.h * kernel.h;
+  T visc_max = 0;  // a maximum: the same whatever the threads
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : visc_max)
   for (std::size_t slot = 0; slot < n; ++slot) {  // in cell order, for the caches (see DpdCpu::forces)
     const std::size_t i = cells.order[slot];
     const auto a = particle(i);
@@ -86,12 +118,17 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
     cells.for_each_neighbour(static_cast<unsigned>(i), pos, n, s.box, T(p.support()),
                              [&](unsigned j, T dx, T dy, T dz, T r2) {  // d = r_j - r_i
                                const T rab[3] = {-dx, -dy, -dz};
-                               pair.add(a, particle(j), rab, r2, drho, acc);
+                               const auto b = particle(j);
+                               pair.add(a, b, rab, r2, drho, acc, no_slip(i, j, rab));
+                               T vr = 0;
+                               for (int k = 0; k < 3; ++k) vr += (a.v[k] - b.v[k]) * rab[k];
+                               visc_max = std::max(visc_max, T(abs(vr) / (r2 + eta2)));
                              });
     out.drho[i] = drho;
     if (!s.boundary[i])
       for (int k = 0; k < 3; ++k) out.acc[k * n + i] = acc[k] + T(p.gravity[k]);
   }
+  out.visc_max = visc_max;
 }
 
 // The rates of every particle of s at its positions and velocities; cells built for s.pos with
@@ -105,5 +142,152 @@ void sph_rates(const SphParameters& p, const SphState<T>& s, const CellList<T>& 
   if (p.dimension == 2) return sph_rates_with(p, s, cells, out, sph::WendlandC2<2, T>(T(p.h)));
   sph_rates_with(p, s, cells, out, sph::WendlandC2<3, T>(T(p.h)));
 }
+
+// The time step of weakly compressible SPH (Monaghan and Kos 1999, as DualSPHysics computes it):
+//   dt = cfl min(dt_f, dt_cv),  dt_f = sqrt(h / max |a|) over fluid particles (the force condition),
+//   dt_cv = h / (c_max + h max |v_ab . r_ab| / (r_ab^2 + eta^2)) (the CFL condition with the sound
+//   speed, c_max the largest over the particles, and the viscous term of the pairs),
+// and, with laminar viscosity, at most Morris et al.'s (1997) viscous diffusion limit 0.125 h^2 / nu.
+// cfl = 0.2 (DualSPHysics's default; Monaghan and Kos use 0.3 with a stiffer sound-speed margin).
+template <class T>
+double sph_time_step(const SphParameters& p, const SphState<T>& s, const SphRates<T>& r) {
+  const std::size_t n = s.n;
+  const sph::Tait<double> eos{p.rho0, p.c0};
+  double a2_max = 0, c2_max = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    c2_max = std::max(c2_max, eos.sound_speed_squared(double(s.rho[i])));
+    if (s.boundary[i]) continue;
+    double a2 = 0;
+    for (int k = 0; k < 3; ++k) a2 += double(r.acc[k * n + i]) * double(r.acc[k * n + i]);
+    a2_max = std::max(a2_max, a2);
+  }
+  const double h = p.h;
+  const double force = a2_max > 0 ? std::sqrt(h / std::sqrt(a2_max)) : INFINITY;
+  const double courant = h / (std::sqrt(c2_max) + h * double(r.visc_max));
+  const double viscous = p.nu > 0 ? 0.125 * h * h / p.nu : INFINITY;
+  return std::min(p.cfl * std::min(force, courant), viscous);
+}
+
+// The inner faces of a container's walls: fluid particles belong within x_min <= x <= x_max,
+// y_min <= y <= y_max (infinite where it is open, or periodic).
+struct SphWalls {
+  double x_min = -INFINITY, x_max = INFINITY, y_min = -INFINITY, y_max = INFINITY;
+};
+
+struct SphDiagnostics {
+  double kinetic = 0;            // sum m |v|^2 / 2 over fluid particles
+  double mass = 0;               // sum m over fluid particles (WCSPH's masses are constant: exact)
+  double density_deviation = 0;  // max |rho - rho0| / rho0 over fluid particles
+  double front = -INFINITY;      // largest x of fluid particles within front_band of the floor
+  std::size_t escaped = 0;       // fluid particles outside the walls (through a wall: must stay 0)
+};
+
+// The diagnostics of s in `walls`, in double, summed in particle order (the same bits on any
+// threads). The front is measured as in the dam-break literature (Martin and Moyce 1952; Koshizuka
+// and Oka 1996): the leading edge on the floor, the particles within front_band above y_min.
+template <class T>
+SphDiagnostics sph_diagnostics(const SphParameters& p, const SphState<T>& s, const SphWalls& walls,
+                               double front_band) {
+  const std::size_t n = s.n;
+  SphDiagnostics d;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (s.boundary[i]) continue;
+    const double m = double(s.mass[i]), x = double(s.pos[i]), y = double(s.pos[n + i]);
+    double v2 = 0;
+    for (int k = 0; k < 3; ++k) v2 += double(s.vel[k * n + i]) * double(s.vel[k * n + i]);
+    d.kinetic += m * v2 / 2;
+    d.mass += m;
+    d.density_deviation = std::max(d.density_deviation, std::abs(double(s.rho[i]) - p.rho0) / p.rho0);
+    if (!(x >= walls.x_min && x <= walls.x_max && y >= walls.y_min && y <= walls.y_max)) ++d.escaped;
+    else if (y < walls.y_min + front_band) d.front = std::max(d.front, x);
+  }
+  return d;
+}
+
+// Weakly compressible SPH on the CPU: a state, its cell list, its rates at the current positions,
+// stepped by DualSPHysics's symplectic position-Verlet scheme (Leimkuhler et al. 1996; Dominguez
+// et al. 2022), with dt/2 for predictor and corrector:
+//   predictor  r' = r + dt/2 v,  v' = v + dt/2 a,  rho' = rho + dt/2 drho   (rates at n)
+//   corrector  v+ = v + dt a',   r+ = r + dt/2 (v + v+),
+//              rho+ = rho (2 - eps) / (2 + eps), eps = -dt drho' / rho'   (rates at n + 1/2)
+// Chosen over DualSPHysics's other scheme, Verlet with an Euler step every 40 steps, because it is
+// second order and time reversible without the ad hoc Euler steps that keep Verlet's two sequences
+// together; it takes two rate evaluations a step where Verlet takes one, at the same time step.
+// Boundary particles keep their positions and velocities; their densities evolve by the same
+// formulas but never fall below rho0, as DualSPHysics has it (JSphCpu.cpp, ComputeVelrhoBound and
+// ComputeSymplecticCorr: "to prevent absorption of fluid particles by boundaries": a wall in
+// tension would pull the fluid into it). The cell list is rebuilt before each rate evaluation.
+template <class T>
+class SphCpu {
+ public:
+  SphCpu(const SphParameters& p, SphState<T>& s) : p_(p), s_(s) {
+    p_.check();
+    update_rates();
+  }
+
+  // The time step of the current state (sph_time_step).
+  double time_step() const { return sph_time_step(p_, s_, rates_); }
+
+  void step(T dt) {
+    const std::size_t n = s_.n;
+    const T half = dt / T(2), rho0 = T(p_.rho0);
+    pos0_ = s_.pos, vel0_ = s_.vel, rho0_ = s_.rho;
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      const T rho = s_.rho[i] + half * rates_.drho[i];
+      if (s_.boundary[i]) {
+        s_.rho[i] = std::max(rho, rho0);
+        continue;
+      }
+      s_.rho[i] = rho;
+      for (int k = 0; k < 3; ++k) {
+        s_.pos[k * n + i] = s_.box.wrap(s_.pos[k * n + i] + half * s_.vel[k * n + i], k);
+        s_.vel[k * n + i] += half * rates_.acc[k * n + i];
+      }
+    }
+    update_rates();
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      const T eps = -dt * rates_.drho[i] / s_.rho[i];
+      const T rho = rho0_[i] * (T(2) - eps) / (T(2) + eps);
+      if (s_.boundary[i]) {
+        s_.rho[i] = std::max(rho, rho0);
+        continue;
+      }
+      s_.rho[i] = rho;
+      for (int k = 0; k < 3; ++k) {
+        const T v = vel0_[k * n + i] + dt * rates_.acc[k * n + i];
+        s_.pos[k * n + i] = s_.box.wrap(pos0_[k * n + i] + half * (vel0_[k * n + i] + v), k);
+        s_.vel[k * n + i] = v;
+      }
+    }
+    s_.time += double(dt);
+    ++s_.steps;
+    update_rates();
+  }
+
+  // Steps of the time step's size until t_end (the last one shortened to land on it).
+  void advance_to(double t_end) {
+    while (s_.time < t_end) step(T(std::min(time_step(), t_end - s_.time)));
+  }
+
+  SphDiagnostics diagnostics(const SphWalls& walls, double front_band) const {
+    return sph_diagnostics(p_, s_, walls, front_band);
+  }
+  const SphRates<T>& rates() const { return rates_; }
+  const CellList<T>& cells() const { return cells_; }
+
+ private:
+  void update_rates() {
+    cells_.build(s_.pos.data(), s_.n, s_.box, T(p_.support()));
+    sph_rates(p_, s_, cells_, rates_);
+  }
+
+  SphParameters p_;
+  SphState<T>& s_;
+  CellList<T> cells_;
+  SphRates<T> rates_;
+  std::vector<T> pos0_, vel0_, rho0_;  // the state at the start of a step
+};
 
 }  // namespace nbody::shortrange

@@ -1,0 +1,184 @@
+#pragma once
+// The validation cases of weakly compressible SPH (issue 23), each as the state it starts from, its
+// parameters and its walls, in 2-D (the plane z = 0): a hydrostatic tank, body-force-driven
+// Poiseuille flow between plates, and the dam break of DualSPHysics's 2-D validation case.
+//
+// Particles sit on a square lattice of spacing dx, fluid particles at the centres of the cells of
+// the region they fill, so that a wall's inner face lies half a spacing from the nearest fluid
+// particle and from the nearest boundary particle. Walls are `layers` rows of dynamic boundary
+// particles, enough that a fluid particle touching a wall has its full support (2h) filled. The
+// periodic box is larger than the container by a support on every side that is not periodic, so
+// that nothing interacts across it. A particle's mass is its initial density times dx^2, so
+// that its volume m / rho is the lattice's cell (DualSPHysics gives every particle rho0 dx^2, and
+// a column at rest with hydrostatic densities then feels its pressure gradient too weak by
+// rho0 / rho). h = 1.5 dx: on a square lattice the Wendland C2 kernel's gradient then reproduces a
+// linear pressure within a few tenths of a per cent, where h = sqrt(2) dx (DualSPHysics's 2-D
+// coefh = 1) falls about 1 % short, and a column at rest settles to a pressure gradient steeper
+// than rho g by as much.
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "shortrange/sph.hpp"
+
+namespace nbody::shortrange {
+
+template <class T>
+struct SphCase {
+  SphParameters params;
+  SphState<T> state;
+  SphWalls walls;
+  double dx = 0;  // particle spacing
+};
+
+namespace sph_case_detail {
+
+// Particles are collected, then laid out as the state's SoA.
+struct Particle {
+  double x, y, rho;
+  bool boundary;
+};
+
+inline SphParameters water(double dx, double c0) {
+  SphParameters p;
+  p.dimension = 2, p.h = 1.5 * dx, p.c0 = c0;
+  return p;
+}
+
+// The rows of boundary particles that fill a support beyond a wall.
+inline int layers(const SphParameters& p, double dx) { return int(std::ceil(p.support() / dx - 1e-9)); }
+
+// Tait's density at depth d below a free surface at rest: rho0 (1 + rho0 g d / B)^(1/gamma),
+// rho0 above it (DualSPHysics's hydrostatic initial density).
+inline double hydrostatic_density(const SphParameters& p, double depth) {
+  const sph::Tait<double> eos{p.rho0, p.c0};
+  const double g = -p.gravity[1];
+  return depth > 0 ? p.rho0 * std::pow(1 + p.rho0 * g * depth / eos.b(), 1.0 / eos.gamma) : p.rho0;
+}
+
+// The particles laid out in a box of the given sides (2-D: z = 0, the box a support deep), shifted
+// by (x0, y0) so that every coordinate is inside it.
+template <class T>
+SphState<T> layout(const std::vector<Particle>& parts, const SphParameters& p, double dx, double Lx, double Ly,
+                   double x0, double y0) {
+  SphState<T> s;
+  s.n = parts.size();
+  s.box.L[0] = T(Lx), s.box.L[1] = T(Ly), s.box.L[2] = T(p.support());
+  s.pos.assign(3 * s.n, T(0)), s.vel.assign(3 * s.n, T(0)), s.rho.resize(s.n), s.mass.resize(s.n);
+  s.boundary.resize(s.n);
+  for (std::size_t i = 0; i < s.n; ++i) {
+    s.pos[i] = s.box.wrap(T(parts[i].x + x0), 0);
+    s.pos[s.n + i] = s.box.wrap(T(parts[i].y + y0), 1);
+    s.rho[i] = T(parts[i].rho), s.mass[i] = T(parts[i].rho * dx * dx), s.boundary[i] = parts[i].boundary;
+  }
+  return s;
+}
+
+// An open tank [0, width] x [0, height) of `layers` rows of boundary particles (floor and side
+// walls, the corners filled), each of density rho(x, y); the particles appended to parts.
+template <class Density>
+void tank(std::vector<Particle>& parts, double width, double height, double dx, int layers, Density rho) {
+  const int nx = int(std::lround(width / dx)), ny = int(std::lround(height / dx));
+  for (int j = -layers; j < ny; ++j)
+    for (int i = -layers; i < nx + layers; ++i)
+      if (j < 0 || i < 0 || i >= nx) {
+        const double x = (i + 0.5) * dx, y = (j + 0.5) * dx;
+        parts.push_back({x, y, rho(x, y), true});
+      }
+}
+
+// The container's walls in the state's coordinates (shifted by x0, y0).
+inline SphWalls shifted(SphWalls w, double x0, double y0) {
+  w.x_min += x0, w.x_max += x0, w.y_min += y0, w.y_max += y0;
+  return w;
+}
+
+}  // namespace sph_case_detail
+
+// A column of water `depth` deep filling a tank `width` wide (walls 1.5 depth high) at rest, its
+// densities (and the walls' beside and below it) hydrostatic, as DualSPHysics starts a column.
+// c0 = 10 sqrt(2 g depth), ten times the speed a particle falling the depth would reach.
+template <class T>
+SphCase<T> sph_hydrostatic_tank(double width, double depth, double dx) {
+  namespace d = sph_case_detail;
+  SphCase<T> c;
+  c.dx = dx;
+  c.params = d::water(dx, 10 * std::sqrt(2 * 9.81 * depth));
+  c.params.alpha = 0.02;
+  c.params.diffusion = sph::DensityDiffusion::fourtakas;
+  const int layers = d::layers(c.params, dx);
+  std::vector<d::Particle> parts;
+  const auto rho = [&](double, double y) { return d::hydrostatic_density(c.params, depth - y); };
+  for (int j = 0; j < int(std::lround(depth / dx)); ++j)
+    for (int i = 0; i < int(std::lround(width / dx)); ++i) {
+      const double x = (i + 0.5) * dx, y = (j + 0.5) * dx;
+      parts.push_back({x, y, rho(x, y), false});
+    }
+  d::tank(parts, width, 1.5 * depth, dx, layers, rho);
+  const double margin = layers * dx + c.params.support();
+  c.state = d::layout<T>(parts, c.params, dx, width + 2 * margin, 1.5 * depth + 2 * margin, margin, margin);
+  c.walls = d::shifted({0, width, 0, INFINITY}, margin, margin);
+  return c;
+}
+
+// Poiseuille flow between plates at y = 0 and y = gap, driven by a body force `force` (per unit
+// mass) along x, periodic along x over `length` (a multiple of dx); the fluid starts at rest. Its
+// steady profile is v_x(y) = force y (gap - y) / (2 nu) (Morris et al. 1997), the laminar viscosity
+// nu the only one (alpha = 0), with Morris et al.'s no-slip on the plates' faces (SphState::wall).
+// c0 as Morris et al. choose it, for density changes near 1 %: c0^2 = 100 max(V^2, nu V / gap,
+// force gap), V the centre-line speed.
+template <class T>
+SphCase<T> sph_poiseuille(double gap, double length, double dx, double nu, double force) {
+  namespace d = sph_case_detail;
+  const double v_max = force * gap * gap / (8 * nu);
+  SphCase<T> c;
+  c.dx = dx;
+  c.params = d::water(dx, 10 * std::sqrt(std::max({v_max * v_max, nu * v_max / gap, force * gap})));
+  c.params.alpha = 0, c.params.nu = nu;
+  c.params.gravity = {force, 0, 0};
+  const int layers = d::layers(c.params, dx), nx = int(std::lround(length / dx)), ny = int(std::lround(gap / dx));
+  std::vector<d::Particle> parts;
+  for (int j = -layers; j < ny + layers; ++j)
+    for (int i = 0; i < nx; ++i) parts.push_back({(i + 0.5) * dx, (j + 0.5) * dx, c.params.rho0, j < 0 || j >= ny});
+  const double margin = layers * dx + c.params.support();
+  c.state = d::layout<T>(parts, c.params, dx, nx * dx, gap + 2 * margin, 0, margin);
+  c.walls = d::shifted({-INFINITY, INFINITY, 0, gap}, 0, margin);
+  const std::size_t n = c.state.n;
+  c.state.wall.assign(3 * n, T(0));
+  for (std::size_t i = 0; i < n; ++i)
+    if (parts[i].boundary) c.state.wall[n + i] = T(parts[i].y < 0 ? -parts[i].y : gap - parts[i].y);
+  return c;
+}
+
+// The 2-D dam break of DualSPHysics's validation case (CaseDambreakVal2D): a water column 1 m wide
+// and 2 m high against the left wall of a tank 4 m wide with walls 3 m high, released at t = 0;
+// the column's densities (and the walls' beside and below it) hydrostatic. c0 = 10 sqrt(2 g H),
+// ten times the speed of the front's theoretical limit (Ritter 1892). Artificial viscosity 0.02
+// and Fourtakas's density diffusion with delta = 0.1, as that case.
+template <class T>
+SphCase<T> sph_dam_break(double dx) {
+  namespace d = sph_case_detail;
+  const double width = 1, height = 2, tank_width = 4, tank_height = 3;
+  SphCase<T> c;
+  c.dx = dx;
+  c.params = d::water(dx, 10 * std::sqrt(2 * 9.81 * height));
+  c.params.alpha = 0.02;
+  c.params.diffusion = sph::DensityDiffusion::fourtakas;
+  const int layers = d::layers(c.params, dx);
+  std::vector<d::Particle> parts;
+  const auto rho = [&](double x, double y) {
+    return x < width ? d::hydrostatic_density(c.params, height - y) : c.params.rho0;
+  };
+  for (int j = 0; j < int(std::lround(height / dx)); ++j)
+    for (int i = 0; i < int(std::lround(width / dx)); ++i) {
+      const double x = (i + 0.5) * dx, y = (j + 0.5) * dx;
+      parts.push_back({x, y, rho(x, y), false});
+    }
+  d::tank(parts, tank_width, tank_height, dx, layers, rho);
+  const double margin = layers * dx + c.params.support();
+  c.state = d::layout<T>(parts, c.params, dx, tank_width + 2 * margin, tank_height + 2 * margin, margin, margin);
+  c.walls = d::shifted({0, tank_width, 0, INFINITY}, margin, margin);
+  return c;
+}
+
+}  // namespace nbody::shortrange

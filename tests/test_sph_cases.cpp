@@ -1,0 +1,140 @@
+// Weakly compressible SPH stepped on the CPU (solver/shortrange/sph.hpp) on small versions of the
+// validation cases of issue 23 (solver/shortrange/sph_cases.hpp): the time step obeys the force,
+// CFL and viscous conditions and is no smaller than the tightest of them; a hydrostatic tank stays
+// at rho0 g (H - y) within 2 % below its top two layers; Poiseuille flow between plates reaches
+// the analytic centre-line speed within 3 %; a coarse dam break conserves mass exactly, loses no
+// particle through a wall, keeps its walls at rho0 or denser, and its front advances.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "shortrange/sph_cases.hpp"
+
+namespace {
+
+using nbody::shortrange::SphCase;
+using nbody::shortrange::SphCpu;
+using nbody::shortrange::SphDiagnostics;
+
+constexpr double g = 9.81;
+
+}  // namespace
+
+TEST_CASE("sph_time_step_obeys_the_force_cfl_and_viscous_conditions_and_the_tightest_sets_it", "[sph][time_step]") {
+  SphCase<double> c = nbody::shortrange::sph_dam_break<double>(0.1);
+  auto& s = c.state;
+  const std::size_t n = s.n;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!s.boundary[i]) s.vel[i] = 10 * u(rng), s.vel[n + i] = 10 * u(rng), s.rho[i] *= 1 + 0.01 * u(rng);
+  for (double nu : {0.0, 10.0}) {  // 10 m^2/s: the viscous limit is the tightest
+    c.params.nu = nu;
+    const SphCpu<double> sim(c.params, s);
+    const double dt = sim.time_step(), h = c.params.h, cfl = c.params.cfl, eta2 = 0.01 * h * h;
+    const nbody::sph::Tait<double> eos{c.params.rho0, c.params.c0};
+    // Each condition by brute force over every particle and pair.
+    double force = INFINITY, c_max = 0, visc = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      c_max = std::max(c_max, std::sqrt(eos.sound_speed_squared(s.rho[i])));
+      if (!s.boundary[i]) force = std::min(force, std::sqrt(h / std::hypot(sim.rates().acc[i], sim.rates().acc[n + i])));
+      for (std::size_t j = 0; j < n; ++j) {
+        const double dx = s.pos[i] - s.pos[j], dy = s.pos[n + i] - s.pos[n + j], r2 = dx * dx + dy * dy;
+        if (j == i || r2 >= 4 * h * h) continue;
+        visc = std::max(visc, std::abs((s.vel[i] - s.vel[j]) * dx + (s.vel[n + i] - s.vel[n + j]) * dy) / (r2 + eta2));
+      }
+    }
+    const double courant = h / (c_max + h * visc), viscous = nu > 0 ? 0.125 * h * h / nu : INFINITY;
+    INFO("nu = " << nu << ": dt = " << dt << ", force " << cfl * force << ", CFL " << cfl * courant << ", viscous " << viscous);
+    CHECK(visc > c_max / h / 10);  // the pairs' viscous term counts: the check is not empty
+    const double slack = 1 + 1e-12;  // the brute force's rounding
+    CHECK(dt <= cfl * force * slack);
+    CHECK(dt <= cfl * courant * slack);
+    CHECK(dt <= viscous * slack);
+    CHECK(dt == Approx(std::min({cfl * force, cfl * courant, viscous})).epsilon(1e-12));
+  }
+  CHECK(0.125 * c.params.h * c.params.h / 10.0 < c.params.cfl * c.params.h / c.params.c0);  // nu = 10 set it
+}
+
+// Settling: the column starts with hydrostatic densities (DualSPHysics's initial condition) and
+// the artificial viscosity (alpha = 0.02) damps what remains; half a second is a dozen acoustic
+// periods 4 H / c0. Molteni and Colagrossi's diffusion in its place drifts out of the 2 % (see
+// kernels/common/sph.hpp).
+TEST_CASE("sph_hydrostatic_tank_keeps_rho0_g_depth_within_2_percent_below_its_top_two_layers", "[sph][hydrostatic]") {
+  const double width = 0.2, depth = 0.2, dx = 0.01;
+  SphCase<double> c = nbody::shortrange::sph_hydrostatic_tank<double>(width, depth, dx);
+  auto& s = c.state;
+  const std::size_t n = s.n;
+  SphCpu<double> sim(c.params, s);
+  sim.advance_to(0.5);
+  const nbody::sph::Tait<double> eos{c.params.rho0, c.params.c0};
+  const double surface = c.walls.y_min + depth;
+  double worst = 0;
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double below = surface - s.pos[n + i];
+    if (s.boundary[i] || below < 2 * dx) continue;
+    const double expected = c.params.rho0 * g * below;
+    worst = std::max(worst, std::abs(eos.pressure(s.rho[i]) - expected) / expected);
+    ++checked;
+  }
+  const SphDiagnostics d = sim.diagnostics(c.walls, dx);
+  INFO("largest relative pressure error " << worst << " over " << checked << " particles, t = " << s.time
+                                          << " s, " << s.steps << " steps");
+  CHECK(checked == std::size_t(std::lround(width / dx) * (std::lround(depth / dx) - 2)));
+  CHECK(worst < 0.02);
+  CHECK(d.escaped == 0);
+}
+
+// Morris et al.'s (1997) case: plates 1 mm apart, nu = 1e-6 m^2/s, a body force of 2e-4 m/s^2,
+// centre-line speed F L^2 / (8 nu) = 2.5e-5 m/s. From rest the slowest mode decays as
+// exp(-pi^2 nu t / L^2): at t = 0.7 s the flow is within 0.1 % of steady. 60 particles across the
+// gap: the error falls with the spacing (first order, from the wall), 3 % needs about 50.
+TEST_CASE("sph_poiseuille_centre_line_speed_within_3_percent_of_the_steady_parabola", "[sph][poiseuille]") {
+  const double gap = 1e-3, nu = 1e-6, force = 2e-4, dx = gap / 60;
+  SphCase<double> c = nbody::shortrange::sph_poiseuille<double>(gap, 8 * dx, dx, nu, force);
+  auto& s = c.state;
+  const std::size_t n = s.n;
+  SphCpu<double> sim(c.params, s);
+  sim.advance_to(0.7);
+  const double v_max = force * gap * gap / (8 * nu);
+  double centre = 0;
+  int count = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!s.boundary[i] && std::abs(s.pos[n + i] - (c.walls.y_min + gap / 2)) < dx) centre += s.vel[i], ++count;
+  centre /= count;
+  const SphDiagnostics d = sim.diagnostics(c.walls, dx);
+  INFO("centre line " << centre / v_max << " of the analytic " << v_max << " m/s, " << s.steps << " steps");
+  CHECK(count == 16);  // the two rows beside the centre line, 8 particles each
+  CHECK(std::abs(centre / v_max - 1) < 0.03);
+  CHECK(d.density_deviation < 0.01);  // Morris et al.'s sound speed keeps it weakly compressible
+  CHECK(d.escaped == 0);
+}
+
+// DualSPHysics's 2-D validation geometry at a coarse spacing, to Koshizuka and Oka's first
+// tabulated time. The front starts at the column's foot (1 m less half a spacing).
+TEMPLATE_TEST_CASE("sph_dam_break_conserves_mass_loses_no_particle_and_its_front_advances", "[sph][dam_break]", float,
+                   double) {
+  const double dx = 0.05;
+  SphCase<TestType> c = nbody::shortrange::sph_dam_break<TestType>(dx);
+  auto& s = c.state;
+  const std::size_t n = s.n;
+  SphCpu<TestType> sim(c.params, s);
+  const SphDiagnostics start = sim.diagnostics(c.walls, 2 * dx);
+  sim.advance_to(0.266);
+  const SphDiagnostics end = sim.diagnostics(c.walls, 2 * dx);
+  TestType wall_min = s.rho[0];
+  for (std::size_t i = 0; i < n; ++i)
+    if (s.boundary[i]) wall_min = std::min(wall_min, s.rho[i]);
+  INFO("front " << start.front - c.walls.x_min << " -> " << end.front - c.walls.x_min << " m after " << s.steps
+                << " steps; max |rho/rho0 - 1| " << end.density_deviation);
+  CHECK(start.front - c.walls.x_min == Approx(1 - dx / 2).epsilon(1e-6));
+  CHECK(end.mass == start.mass);
+  CHECK(end.escaped == 0);
+  CHECK(wall_min >= TestType(c.params.rho0));  // DualSPHysics's floor on the walls' density
+  CHECK(end.front - start.front > 0.3);       // Koshizuka and Oka measured 1.464 m at 0.266 s
+  CHECK(end.kinetic > 0);
+  CHECK(end.density_deviation < 0.03);        // c0 = 10 sqrt(2 g H): weakly compressible
+}
