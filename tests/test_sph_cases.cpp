@@ -91,7 +91,8 @@ TEST_CASE("sph_hydrostatic_tank_keeps_rho0_g_depth_within_2_percent_below_its_to
 // Morris et al.'s (1997) case: plates 1 mm apart, nu = 1e-6 m^2/s, a body force of 2e-4 m/s^2,
 // centre-line speed F L^2 / (8 nu) = 2.5e-5 m/s. From rest the slowest mode decays as
 // exp(-pi^2 nu t / L^2): at t = 0.7 s the flow is within 0.1 % of steady. 60 particles across the
-// gap: the error falls with the spacing (first order, from the wall), 3 % needs about 50.
+// gap: the error falls as the spacing does (the no-slip wall's error), and about 60 are needed for
+// 3 %.
 TEST_CASE("sph_poiseuille_centre_line_speed_within_3_percent_of_the_steady_parabola", "[sph][poiseuille]") {
   const double gap = 1e-3, nu = 1e-6, force = 2e-4, dx = gap / 60;
   SphCase<double> c = nbody::shortrange::sph_poiseuille<double>(gap, 8 * dx, dx, nu, force);

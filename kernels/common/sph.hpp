@@ -99,8 +99,9 @@ struct Tait {
 // particle b adds to particle a's rates, with r_ab = r_a - r_b, v_ab = v_a - v_b and
 // grad_a W_ab = F(r) r_ab:
 //   continuity       drho_a/dt += m_b v_ab . grad_a W_ab
-//   density diffusion, between fluid particles only (as DualSPHysics with dynamic boundaries: a
-//                    wall's density is set by the continuity equation alone)
+//   density diffusion, between fluid particles only (DualSPHysics's "Fourtakas (full)": a wall's
+//                    density is set by the continuity equation alone; its other variants drop the
+//                    term altogether for a fluid particle with a wall particle in its support)
 //                    drho_a/dt += delta h c0 psi_ab . grad_a W_ab m_b / rho_b,
 //                    psi_ab = 2 (rho_ba - rho_ba^H) (r_b - r_a) / (r^2 + eta^2), rho_ba = rho_b - rho_a:
 //                    it moves density from denser neighbours and damps the pressure noise of the
@@ -140,7 +141,7 @@ struct SphPair {
 
   struct Particle {
     T r[3], v[3], rho, p, c, m;  // position, velocity, density, pressure, sound speed, mass
-    bool boundary;               // a dynamic boundary particle
+    bool boundary = false;       // a dynamic boundary particle
   };
 
   // Adds b's terms to a's drho and acc; r2 = |r_a - r_b|^2 below the support.

@@ -148,7 +148,8 @@ void sph_rates(const SphParameters& p, const SphState<T>& s, const CellList<T>& 
 //   dt_cv = h / (c_max + h max |v_ab . r_ab| / (r_ab^2 + eta^2)) (the CFL condition with the sound
 //   speed, c_max the largest over the particles, and the viscous term of the pairs),
 // and, with laminar viscosity, at most Morris et al.'s (1997) viscous diffusion limit 0.125 h^2 / nu.
-// cfl = 0.2 (DualSPHysics's default; Monaghan and Kos use 0.3 with a stiffer sound-speed margin).
+// cfl is SphParameters::cfl (DualSPHysics's default). DualSPHysics takes max(c0, 10 max |v|) for c_max; here
+// it is the largest sound speed of the particles, c0 (rho / rho0)^3, the speed that carries pressure.
 template <class T>
 double sph_time_step(const SphParameters& p, const SphState<T>& s, const SphRates<T>& r) {
   const std::size_t n = s.n;
