@@ -58,11 +58,11 @@ struct SphState {
   // for fluid particles) the vector from a boundary particle to the nearest point of its wall's
   // face. Fluid particle a then sees boundary particle b's velocity in the viscous term as
   // -(d_b / d_a) v_a, d the distances from the face, so that the velocity vanishes on the face
-  // itself (with v_b = 0 it would vanish about a spacing inside the wall, and the flow between
-  // plates would run as if they were that much farther apart); v_ab = beta v_a with
+  // of the wall (at rest) itself (with v_b = 0 it vanishes more than half a spacing inside the
+  // wall, and flow between plates runs as if they were that much farther apart); v_ab = beta v_a with
   // beta = min(1.5, 1 + d_b / d_a), Morris et al.'s bound for particles close to the face.
   // Empty: the viscous term sees the wall particles' own velocities.
-  std::vector<T> wall;
+  std::vector<T> to_face;
   double time = 0;
   std::uint64_t steps = 0;
 };
@@ -97,11 +97,11 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
     q.rho = s.rho[i], q.m = s.mass[i], q.p = pressure[i], q.c = sound[i], q.boundary = s.boundary[i] != 0;
     return q;
   };
-  // Morris et al.'s beta for fluid particle i against wall particle j (see SphState::wall), else 1.
-  const bool morris = !s.wall.empty() && p.nu > 0;
+  // Morris et al.'s beta for fluid particle i against wall particle j (see SphState::to_face), else 1.
+  const bool morris = !s.to_face.empty() && p.nu > 0;
   const auto no_slip = [&](std::size_t i, std::size_t j, const T rab[3]) {
     if (!morris || s.boundary[i] || !s.boundary[j]) return T(1);
-    const T w[3] = {s.wall[j], s.wall[n + j], s.wall[2 * n + j]};
+    const T w[3] = {s.to_face[j], s.to_face[n + j], s.to_face[2 * n + j]};
     const T d_b = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
     const T d_a = (rab[0] * w[0] + rab[1] * w[1] + rab[2] * w[2]) / d_b - d_b;
     return d_a > T(0) ? std::min(T(1.5), T(1) + d_b / d_a) : T(1.5);

@@ -124,7 +124,7 @@ SphCase<T> sph_hydrostatic_tank(double width, double depth, double dx) {
 // Poiseuille flow between plates at y = 0 and y = gap, driven by a body force `force` (per unit
 // mass) along x, periodic along x over `length` (a multiple of dx); the fluid starts at rest. Its
 // steady profile is v_x(y) = force y (gap - y) / (2 nu) (Morris et al. 1997), the laminar viscosity
-// nu the only one (alpha = 0), with Morris et al.'s no-slip on the plates' faces (SphState::wall).
+// nu the only one (alpha = 0), with Morris et al.'s no-slip on the plates' faces (SphState::to_face).
 // c0 as Morris et al. choose it, for density changes near 1 %: c0^2 = 100 max(V^2, nu V / gap,
 // force gap), V the centre-line speed.
 template <class T>
@@ -144,9 +144,9 @@ SphCase<T> sph_poiseuille(double gap, double length, double dx, double nu, doubl
   c.state = d::layout<T>(parts, c.params, dx, nx * dx, gap + 2 * margin, 0, margin);
   c.walls = d::shifted({-INFINITY, INFINITY, 0, gap}, 0, margin);
   const std::size_t n = c.state.n;
-  c.state.wall.assign(3 * n, T(0));
+  c.state.to_face.assign(3 * n, T(0));
   for (std::size_t i = 0; i < n; ++i)
-    if (parts[i].boundary) c.state.wall[n + i] = T(parts[i].y < 0 ? -parts[i].y : gap - parts[i].y);
+    if (parts[i].boundary) c.state.to_face[n + i] = T(parts[i].y < 0 ? -parts[i].y : gap - parts[i].y);
   return c;
 }
 
