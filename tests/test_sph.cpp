@@ -1,7 +1,9 @@
 // The WCSPH rates on the CPU (solver/shortrange/sph.hpp, the pair terms of kernels/common/sph.hpp):
 // pair forces conserve momentum; a fluid at rest at rho0 feels gravity alone; on a lattice the
 // continuity equation gives -rho div v and the pressure term -grad p / rho; density diffusion
-// spreads a bump and nothing else; boundary particles get a density rate but no acceleration.
+// spreads a bump and nothing else; boundary particles get a density rate but no acceleration;
+// Fourtakas's diffusion leaves a hydrostatic column alone, Molteni's does not; laminar viscosity
+// gives nu times the Laplacian of v.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -168,4 +170,63 @@ TEST_CASE("sph_density_diffusion_spreads_a_bump_and_boundary_particles_do_not_mo
   CHECK(r.drho[c] > 0);
   CHECK(r.acc[c] == 0);
   CHECK(r.acc[s.n + c] == 0);
+}
+
+TEST_CASE("sph_fourtakas_diffusion_leaves_a_hydrostatic_column_alone_where_molteni_moves_it", "[sph][diffusion]") {
+  // A column at rest with Tait's hydrostatic densities, its top a free surface: Molteni and
+  // Colagrossi's term diffuses the density gradient where the kernel is truncated; Fourtakas et
+  // al.'s subtracts the hydrostatic part first.
+  const double dx = 0.01, rho0 = 1000, g = 9.81;
+  SphState<double> s = lattice(2, 24, dx, rho0, 4);
+  SphParameters p = water(2, 1.5 * dx);
+  const nbody::sph::Tait<double> eos{rho0, p.c0};
+  double top = 0;
+  for (std::size_t i = 0; i < s.n; ++i) top = std::max(top, s.pos[s.n + i] + dx / 2);
+  for (std::size_t i = 0; i < s.n; ++i) {
+    s.rho[i] = rho0 * std::pow(1 + rho0 * g * (top - s.pos[s.n + i]) / eos.b(), 1.0 / eos.gamma);
+    s.mass[i] = s.rho[i] * dx * dx;
+  }
+  // Each term's own share of drho: the rates with it less those without.
+  const auto diffusion = [&](nbody::sph::DensityDiffusion kind) {
+    SphParameters q = p;
+    q.diffusion = kind;
+    const SphRates<double> with = rates(q, s);
+    q.delta = 0;
+    const SphRates<double> without = rates(q, s);
+    std::vector<double> d(s.n);
+    for (std::size_t i = 0; i < s.n; ++i) d[i] = with.drho[i] - without.drho[i];
+    return d;
+  };
+  const std::vector<double> molteni = diffusion(nbody::sph::DensityDiffusion::molteni);
+  const std::vector<double> fourtakas = diffusion(nbody::sph::DensityDiffusion::fourtakas);
+  double largest_molteni = 0, largest_fourtakas = 0;
+  for (std::size_t i = 0; i < s.n; ++i) {
+    if (s.pos[i] < 8 * dx || s.pos[i] > 24 * dx) continue;  // away from the column's sides (free too)
+    if (s.pos[s.n + i] < 12 * dx) continue;                  // and from its bottom: the top half
+    largest_molteni = std::max(largest_molteni, std::abs(molteni[i]));
+    largest_fourtakas = std::max(largest_fourtakas, std::abs(fourtakas[i]));
+  }
+  INFO("largest diffusion rate near the surface: Molteni " << largest_molteni << ", Fourtakas " << largest_fourtakas
+                                                           << " kg/m^3/s");
+  CHECK(largest_molteni > 0.01 * rho0);  // a per cent of rho0 a second: a pressure error of c0^2 times that
+  CHECK(largest_fourtakas < 0.01 * largest_molteni);
+}
+
+TEST_CASE("sph_laminar_viscosity_gives_nu_times_the_laplacian_of_v", "[sph][viscosity]") {
+  for (unsigned dimension : {2u, 3u}) {
+    const double dx = 0.01, nu = 1e-3, eps = 50;
+    SphState<double> s = lattice(dimension, dimension == 3 ? 15 : 31, dx, 1000, 4);
+    const std::size_t c = centre(s);
+    // v_x = eps (y - y_c)^2 at rho0: no pressure, and nu laplacian v_x = 2 nu eps. Within 4 %: the
+    // eta^2 = 0.01 h^2 under r^2 shortens the nearest pairs' share by about 2 %.
+    for (std::size_t i = 0; i < s.n; ++i) s.vel[i] = eps * std::pow(s.pos[s.n + i] - s.pos[s.n + c], 2);
+    SphParameters p = water(dimension, 1.5 * dx);
+    p.gravity = {0, 0, 0}, p.alpha = 0, p.delta = 0, p.nu = nu;
+    const SphRates<double> r = rates(p, s);
+    INFO(dimension << "-D, particle " << c);
+    CHECK(r.acc[c] == Approx(2 * nu * eps).epsilon(0.04));
+    CHECK(std::abs(r.acc[s.n + c]) < 1e-9 * nu * eps);
+    p.nu = 0;
+    CHECK(rates(p, s).acc[c] == 0);  // without it, nothing acts on a shear flow at rho0
+  }
 }
