@@ -3,8 +3,8 @@
 // CFL and viscous conditions and is no smaller than the tightest of them; a hydrostatic tank stays
 // at rho0 g (H - y) within 2 % below its top two layers; Poiseuille flow between plates reaches
 // the analytic centre-line speed within 3 %; a coarse dam break conserves mass exactly, loses no
-// particle through a wall, keeps its walls at rho0 or denser, and its front advances; steps give
-// the same bits on 1 and 2 threads.
+// particle through a wall, keeps its walls at rho0 or denser, and its front advances between the
+// measured one and the inviscid theory's; steps give the same bits on 1 and 2 threads.
 #include <catch2/catch.hpp>
 #include <omp.h>
 
@@ -158,7 +158,11 @@ TEMPLATE_TEST_CASE("sph_dam_break_conserves_mass_loses_no_particle_and_its_front
   CHECK(end.mass == start.mass);
   CHECK(end.escaped == 0);
   CHECK(wall_min >= TestType(c.params.rho0));  // DualSPHysics's floor on the walls' density
-  CHECK(end.front - start.front > 0.3);       // Koshizuka and Oka measured 1.464 m at 0.266 s
+  // Beyond Koshizuka and Oka's 1.464 m less the issue's 10 %, behind Ritter's (1892) inviscid
+  // shallow-water front L + 2 sqrt(g H) t, which no front on a dry floor passes.
+  const double front = end.front - c.walls.x_min;
+  CHECK(front > 0.9 * 1.464);
+  CHECK(front < 1 + 2 * std::sqrt(g * 2) * s.time);
   CHECK(end.kinetic > 0);
   CHECK(end.density_deviation < 0.03);        // c0 = 10 sqrt(2 g H): weakly compressible
 }
