@@ -144,10 +144,13 @@ struct SphPair {
     bool boundary = false;       // a dynamic boundary particle
   };
 
+  // eta^2, which keeps the terms divided by r^2 finite as r -> 0.
+  NBODY_HD T eta2() const { return T(0.01) * kernel.h * kernel.h; }
+
   // Adds b's terms to a's drho and acc; r2 = |r_a - r_b|^2 below the support.
   NBODY_HD void add(const Particle& a, const Particle& b, const T rab[3], T r2, T& drho, T acc[3],
                     T no_slip = T(1)) const {
-    const T h = kernel.h, eta2 = T(0.01) * h * h;
+    const T h = kernel.h, eta2 = this->eta2();
     const T f = kernel.f(sqrt(r2));                                              // 1 + kernel
     const T vab[3] = {a.v[0] - b.v[0], a.v[1] - b.v[1], a.v[2] - b.v[2]};        // 3
     const T vr = vab[0] * rab[0] + vab[1] * rab[1] + vab[2] * rab[2];            // 5

@@ -104,11 +104,12 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
     const T w[3] = {s.to_face[j], s.to_face[n + j], s.to_face[2 * n + j]};
     const T d_b = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
     const T d_a = (rab[0] * w[0] + rab[1] * w[1] + rab[2] * w[2]) / d_b - d_b;
-    return d_a > T(0) ? std::min(T(1.5), T(1) + d_b / d_a) : T(1.5);
+    const T beta_max = T(1.5);
+    return d_a > T(0) ? std::min(beta_max, T(1) + d_b / d_a) : beta_max;
   };
   out.acc.assign(3 * n, T(0));
   out.drho.assign(n, T(0));
-  const T eta2 = T(0.01) * kernel.h * kernel.h;
+  const T eta2 = pair.eta2();
   T visc_max = 0;  // a maximum: the same whatever the threads
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : visc_max)
   for (std::size_t slot = 0; slot < n; ++slot) {  // in cell order, for the caches (see DpdCpu::forces)
