@@ -4,13 +4,15 @@
 // at rho0 g (H - y) within 2 % below its top two layers; Poiseuille flow between plates reaches
 // the analytic centre-line speed within 3 %; a coarse dam break conserves mass exactly, loses no
 // particle through a wall, keeps its walls at rho0 or denser, and its front advances between the
-// measured one and the inviscid theory's; steps give the same bits on 1 and 2 threads.
+// measured one and the inviscid theory's; steps give the same bits on 1 and 2 threads; a bad state
+// is refused, naming its problem.
 #include <catch2/catch.hpp>
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "shortrange/sph_cases.hpp"
@@ -165,4 +167,22 @@ TEMPLATE_TEST_CASE("sph_dam_break_conserves_mass_loses_no_particle_and_its_front
   CHECK(front < 1 + 2 * std::sqrt(g * 2) * s.time);
   CHECK(end.kinetic > 0);
   CHECK(end.density_deviation < 0.03);        // c0 = 10 sqrt(2 g H): weakly compressible
+}
+
+TEST_CASE("sph_bad_state_is_refused_naming_its_problem", "[sph][bad_input]") {
+  const SphCase<double> good = nbody::shortrange::sph_dam_break<double>(0.2);
+  const auto refused = [&](auto spoil, const std::string& words) {
+    SphCase<double> c = good;
+    spoil(c);
+    CHECK_THROWS_WITH((SphCpu<double>(c.params, c.state)), Catch::Contains(words));
+  };
+  refused([](SphCase<double>& c) { c.state.rho.pop_back(); }, "arrays");
+  refused([](SphCase<double>& c) { c.state.to_face.assign(5, 0.0); }, "arrays");
+  refused([](SphCase<double>& c) { c.state.box.L[2] = c.params.support() / 2; }, "support");
+  refused([](SphCase<double>& c) { c.state.rho[3] = 0; }, "particle 3");
+  refused([](SphCase<double>& c) { c.state.mass[4] = NAN; }, "particle 4");
+  refused([](SphCase<double>& c) { c.params.cfl = 0; }, "CFL");
+  refused([](SphCase<double>& c) { c.params.nu = -1; }, "nu");
+  SphCase<double> c = good;
+  CHECK_NOTHROW(SphCpu<double>(c.params, c.state));
 }

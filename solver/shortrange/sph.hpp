@@ -206,6 +206,21 @@ SphDiagnostics sph_diagnostics(const SphParameters& p, const SphState<T>& s, con
   return d;
 }
 
+// Checks a state against its parameters (std::invalid_argument naming the first problem).
+template <class T>
+void check_sph(const SphParameters& p, const SphState<T>& s) {
+  p.check();
+  const std::size_t n = s.n;
+  if (s.pos.size() != 3 * n || s.vel.size() != 3 * n || s.rho.size() != n || s.mass.size() != n ||
+      s.boundary.size() != n || !(s.to_face.empty() || s.to_face.size() == 3 * n))
+    throw std::invalid_argument("SPH: the state's arrays do not match its number of particles");
+  for (const auto& L : s.box.L)
+    if (!(double(L) >= p.support())) throw std::invalid_argument("SPH: every side of the box must be at least the support 2h");
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(s.rho[i] > T(0)) || !(s.mass[i] > T(0)) || !isfinite(s.rho[i]) || !isfinite(s.mass[i]))
+      throw std::invalid_argument("SPH: particle " + std::to_string(i) + " has a density or mass that is not positive");
+}
+
 // Weakly compressible SPH on the CPU: a state, its cell list, its rates at the current positions,
 // stepped by DualSPHysics's symplectic position-Verlet scheme (Leimkuhler et al. 1996; Dominguez
 // et al. 2022), with dt/2 for predictor and corrector:
@@ -223,7 +238,7 @@ template <class T>
 class SphCpu {
  public:
   SphCpu(const SphParameters& p, SphState<T>& s) : p_(p), s_(s) {
-    p_.check();
+    check_sph(p_, s_);
     update_rates();
   }
 
