@@ -123,7 +123,7 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
                                pair.add(a, b, rab, r2, drho, acc, no_slip(i, j, rab));
                                T vr = 0;
                                for (int k = 0; k < 3; ++k) vr += (a.v[k] - b.v[k]) * rab[k];
-                               visc_max = std::max(visc_max, T(abs(vr) / (r2 + eta2)));
+                               visc_max = std::max(visc_max, T(std::abs(vr) / (r2 + eta2)));
                              });
     out.drho[i] = drho;
     if (!s.boundary[i])
@@ -217,7 +217,7 @@ void check_sph(const SphParameters& p, const SphState<T>& s) {
   for (const auto& L : s.box.L)
     if (!(double(L) >= p.support())) throw std::invalid_argument("SPH: every side of the box must be at least the support 2h");
   for (std::size_t i = 0; i < n; ++i)
-    if (!(s.rho[i] > T(0)) || !(s.mass[i] > T(0)) || !isfinite(s.rho[i]) || !isfinite(s.mass[i]))
+    if (!(s.rho[i] > T(0)) || !(s.mass[i] > T(0)) || !std::isfinite(s.rho[i]) || !std::isfinite(s.mass[i]))
       throw std::invalid_argument("SPH: particle " + std::to_string(i) + " has a density or mass that is not positive");
 }
 
