@@ -5,17 +5,20 @@
 // the analytic centre-line speed within 3 %; a coarse dam break conserves mass exactly, loses no
 // particle through a wall, keeps its walls at rho0 or denser, and its front advances between the
 // measured one and the inviscid theory's; steps give the same bits on 1 and 2 threads; a bad state
-// is refused, naming its problem.
+// is refused, naming its problem; `nbody sph` stopped and resumed through its checkpoint ends bit
+// for bit where one run ends.
 #include <catch2/catch.hpp>
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "shortrange/sph_cases.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -185,4 +188,31 @@ TEST_CASE("sph_bad_state_is_refused_naming_its_problem", "[sph][bad_input]") {
   refused([](SphCase<double>& c) { c.params.nu = -1; }, "nu");
   SphCase<double> c = good;
   CHECK_NOTHROW(SphCpu<double>(c.params, c.state));
+}
+
+TEST_CASE("nbody_sph_in_two_parts_through_its_checkpoint_ends_bit_for_bit_where_one_run_ends", "[sph][cli]") {
+  const std::filesystem::path dir = nbody::test::scratch("sph_parts");
+  const std::string model = "sph --case dam-break --dx 0.1 --precision float --t-end 0.2";
+  REQUIRE(nbody::test::run_nbody(dir, model + " --final-state one.csv --diagnostics one_diag.csv --diag-every 0.01")
+              .exit_code == 0);
+  REQUIRE(nbody::test::run_nbody(dir, model + " --stop-at 100 --checkpoint c.bin --summary part1.json").exit_code == 0);
+  CHECK(nbody::test::read(dir / "part1.json").find("\"step\": 100,") != std::string::npos);  // stopped at step 100
+  // The model's flags come from the checkpoint; one given with another value is refused.
+  CHECK(nbody::test::run_nbody(dir, "sph --resume c.bin --t-end 0.2 --alpha 0.5 --final-state bad.csv").exit_code == 2);
+  CHECK(!std::filesystem::exists(dir / "bad.csv"));
+  REQUIRE(nbody::test::run_nbody(dir, "sph --resume c.bin --t-end 0.2 --final-state two.csv --diagnostics two_diag.csv "
+                                      "--diag-every 0.01")
+              .exit_code == 0);
+  const std::string one = nbody::test::read(dir / "one.csv");
+  CHECK(one.size() > 1000);
+  CHECK(one == nbody::test::read(dir / "two.csv"));
+  // The second part's samples fall at the whole run's times from where it starts.
+  const std::string d1 = nbody::test::read(dir / "one_diag.csv"), d2 = nbody::test::read(dir / "two_diag.csv");
+  CHECK(d1.substr(d1.size() - 300) == d2.substr(d2.size() - 300));
+  CHECK(std::filesystem::exists(dir / "two.meta.json"));
+  // Another model's checkpoint is refused, naming the subcommand that continues it.
+  REQUIRE(nbody::test::run_nbody(dir, "dpd --box 3 --steps 2 --checkpoint dpd.bin").exit_code == 0);
+  const auto other = nbody::test::run_nbody(dir, "sph --resume dpd.bin --t-end 0.2");
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("not a checkpoint of `nbody sph` (`nbody dpd --resume` continues it)") != std::string::npos);
 }

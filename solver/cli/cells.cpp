@@ -50,11 +50,11 @@ void add_cells_options(CLI::App& cmd, CellsOptions& o) {
   cmd.add_option("--n", o.n, "particles (at most 2^31 - 1)")->required()->check(CLI::Range(1LL, (1LL << 31) - 1));
   cmd.add_option("--density", o.density, "particles per unit volume: the box is the cube that holds --n")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_real());
   cmd.add_option("--box", o.box, "the periodic box instead of --density: L (a cube) or Lx,Ly,Lz")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
-  cmd.add_option("--rc", o.rc, "the cut-off: the least cell edge")->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(positive_real());
+  cmd.add_option("--rc", o.rc, "the cut-off: the least cell edge")->capture_default_str()->check(positive_real());
   cmd.add_option("--builder", o.builder, "one of " + builder_names())->capture_default_str();
   cmd.add_option("--precision", o.precision, "real type of the positions")->capture_default_str()
       ->check(CLI::IsMember({"float", "double"}));

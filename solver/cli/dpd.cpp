@@ -9,13 +9,13 @@
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
+#include "cli/model.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/real.hpp"
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
-#include "io/output_files.hpp"
 #include "io/provenance.hpp"
 #include "shortrange/cuda/cell_list.hpp"
 #include "shortrange/dpd.hpp"
@@ -44,19 +44,19 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
       ->required()
       ->check(whole_number<long long>(1));
   cmd.add_option("--box", o.box, "the periodic box: L (a cube) or Lx,Ly,Lz")->delimiter(',')->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_real());
   cmd.add_option("--density", o.density, "particles per unit volume (S3 and Groot-Warren: 3)")->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd.add_option("--rc", o.rc, "cut-off of every force")->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(positive_real());
+  cmd.add_option("--rc", o.rc, "cut-off of every force")->capture_default_str()->check(positive_real());
   cmd.add_option("--species", o.species, "number of species")->capture_default_str()->check(CLI::Range(1u, 64u));
   cmd.add_option("--a", o.a, "conservative amplitudes a_AB, species x species values row by row (symmetric; Groot-Warren: "
                              "25 for water at density 3, unlike pairs e.g. 25,40,40,25)")
       ->delimiter(',')
       ->capture_default_str();
   cmd.add_option("--gamma", o.gamma, "friction gamma (the thermostat; sigma^2 = 2 gamma kT)")->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--kT", o.kT, "temperature of the thermostat")->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd.add_option("--dt", o.dt, "time step")->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(positive_real(true));
+  cmd.add_option("--kT", o.kT, "temperature of the thermostat")->capture_default_str()->check(positive_real(true));
+  cmd.add_option("--dt", o.dt, "time step")->capture_default_str()->check(positive_real());
   cmd.add_option("--lambda", o.lambda, "Groot and Warren's velocity prediction factor (0.5: plain velocity Verlet)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
@@ -93,52 +93,17 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
   cmd.add_option("--summary", o.summary,
                  "write a JSON summary here (steps, time per step, the mean kT and pressure of the diagnostic samples: "
                  "without --diagnostics those of the start and the end, ...)");
-  cmd.add_option("--checkpoint", o.checkpoint,
-                 "save the whole run here, atomically (the previous one kept as FILE.bak): at the end, at --stop-at, every "
-                 "--checkpoint-every steps and when interrupted");
-  cmd.add_option("--checkpoint-every", o.checkpoint_every, "steps between checkpoints (needs --checkpoint)")
-      ->check(whole_number<long long>(1));
-  cmd.add_option("--stop-at", o.stop_at, "stop after this step, save the checkpoint and write this part's outputs")
-      ->check(whole_number<long long>(1));
-  cmd.add_option("--resume", o.resume, "continue the run saved in this checkpoint, bit for bit");
+  add_checkpoint_options(cmd, o, o.checkpoint_every, o.stop_at);
 }
 
 namespace {
 
-// The model's flags: what makes a run what it is (a resume must keep them), as JSON.
-nlohmann::json dpd_identity(const DpdOptions& o) {
-  return {{"model", "dpd"},  {"precision", o.precision}, {"box", o.box},         {"density", o.density},
-          {"rc", o.rc},      {"gamma", o.gamma},         {"kT", o.kT},           {"dt", o.dt},
-          {"lambda", o.lambda}, {"species", o.species},  {"a", o.a},             {"body_force", o.body_force},
-          {"layout", o.layout}, {"seed", o.seed}};
-}
-
-// The flag of each identity key, for the messages of a resume.
-std::string flag_of(const std::string& key) {
-  std::string flag = "--" + key;
-  for (auto& c : flag)
-    if (c == '_') c = '-';
-  return flag;
-}
-
-// The checkpoint's model, with the flags given on this command line checked against it.
-DpdOptions resumed_options(const DpdOptions& o, const nlohmann::json& stored) {
-  if (stored.value("model", std::string()) != "dpd")
-    throw InputError("--resume " + o.resume + ": not a checkpoint of `nbody dpd` (`nbody run --resume` continues those of `nbody run`)");
-  const nlohmann::json given = dpd_identity(o);
-  DpdOptions r = o;
-  for (const auto& [key, value] : given.items()) {
-    if (!stored.contains(key)) throw InputError("--resume " + o.resume + ": the checkpoint does not hold the run's " + key);
-    if (o.given(flag_of(key)) && stored[key] != value)
-      throw InputError("--resume " + o.resume + ": the checkpoint's run has " + flag_of(key) + " " + stored[key].dump() +
-                       ", this one " + value.dump() + "; leave out the flags that change it");
-  }
-  stored["precision"].get_to(r.precision), stored["box"].get_to(r.box), stored["density"].get_to(r.density);
-  stored["rc"].get_to(r.rc), stored["gamma"].get_to(r.gamma), stored["kT"].get_to(r.kT), stored["dt"].get_to(r.dt);
-  stored["lambda"].get_to(r.lambda), stored["species"].get_to(r.species), stored["a"].get_to(r.a);
-  stored["body_force"].get_to(r.body_force), stored["layout"].get_to(r.layout), stored["seed"].get_to(r.seed);
-  return r;
-}
+// The model's flags: what makes a run what it is (a resume must keep them), each with its key.
+constexpr auto dpd_fields = [](auto& o, auto&& f) {
+  f("precision", o.precision), f("box", o.box), f("density", o.density), f("rc", o.rc), f("gamma", o.gamma);
+  f("kT", o.kT), f("dt", o.dt), f("lambda", o.lambda), f("species", o.species), f("a", o.a);
+  f("body_force", o.body_force), f("layout", o.layout), f("seed", o.seed);
+};
 
 DpdParameters parameters_of(const DpdOptions& o) {
   DpdParameters p;
@@ -230,7 +195,7 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
   // Without --diagnostics the samples (the summary's means) are the start and the end only.
   const long long diag_every = o.diag_every ? o.diag_every : o.diagnostics.empty() ? o.steps : std::max(1LL, o.steps / 100);
   const long long snapshot_every = o.snapshot_every ? o.snapshot_every : std::max(1LL, o.steps / 10);
-  const nlohmann::json identity = dpd_identity(o);
+  const nlohmann::json identity = identity_of("dpd", o, dpd_fields);
   nlohmann::json parameters = identity;
   parameters.update({{"n", state.n}, {"engine", o.engine}, {"device", device}, {"steps", o.steps},
                      {"command_line", o.command_line}, {"diag_every", diag_every}});
@@ -320,19 +285,9 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
   // The GPU's own time of a step and of its cell list (events); null on the CPU.
   const auto per_step = [&](double seconds) { return device_seconds > 0 ? nlohmann::json(seconds / double(taken)) : nlohmann::json(); };
   summary.update({{"device_seconds_per_step", per_step(device_seconds)}, {"cell_list_seconds_per_step", per_step(cells_seconds)}});
-  std::optional<AtomicFile> final_state, summary_file;
-  if (!o.final_state.empty()) {
-    final_state.emplace(o.final_state);
-    final_state->stream() << kParticleHeader << "\n" << particle_rows(state, t_now());
-  }
-  if (!o.summary.empty()) {
-    summary_file.emplace(o.summary);
-    summary_file->stream() << summary.dump(2) << "\n";
-  }
-  for (auto* f : {&diagnostics, &snapshots, &final_state, &summary_file})
-    if (*f) (*f)->commit();
-  for (const auto& path : {o.diagnostics, o.snapshots, o.final_state})
-    if (!path.empty()) write_meta(path, parameters);
+  write_model_outputs(
+      o, diagnostics, snapshots, [&] { return kParticleHeader + ("\n" + particle_rows(state, t_now())); }, summary,
+      parameters);
   std::printf("dpd %s %s: %zu particles, step %llu (t = %.6g), %.3g ms per step, <kT> = %.4g, <p> = %.4g, %.3g s\n",
               o.precision.c_str(), o.engine.c_str(), state.n, static_cast<unsigned long long>(state.step), t_now(),
               1e3 * stepping / double(taken), kT_sum / double(samples),
@@ -344,28 +299,15 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
 
 int dpd_command(const DpdOptions& given) {
   DeferInterrupts defer;
-  if (given.checkpoint.empty() && (given.checkpoint_every || given.stop_at))
-    throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
-  if (given.snapshots.empty() && given.snapshot_every) throw InputError("--snapshot-every needs --snapshots FILE");
-  if (given.diagnostics.empty() && given.diag_every) throw InputError("--diag-every needs --diagnostics FILE");
   (void)shortrange::cell_builder_named(given.cell_list);  // an unknown name: the valid ones, before any work
   if (given.engine != "cuda" && given.given("--cell-list")) throw InputError("--cell-list applies to --engine cuda");
-  std::vector<OutputFile> outputs;
-  for (const auto& [flag, path] : {std::pair{"--diagnostics", given.diagnostics}, {"--snapshots", given.snapshots},
-                                   {"--final-state", given.final_state}})
-    if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
-  if (!given.summary.empty()) outputs.push_back({"--summary", given.summary, {}});
-  if (!given.checkpoint.empty())
-    outputs.push_back({"--checkpoint", given.checkpoint, {{checkpoint_backup(given.checkpoint), "backup"}}});
-  std::vector<InputFile> inputs;
-  if (!given.resume.empty()) inputs.push_back({"--resume", given.resume, "--checkpoint"});
-  check_output_files(outputs, inputs);
+  check_model_files(given, given.diag_every, given.snapshot_every, given.checkpoint_every || given.stop_at);
 
   std::optional<Checkpoint> resumed;
   DpdOptions o = given;
   if (!given.resume.empty()) {
     resumed = read_checkpoint(given.resume);
-    o = resumed_options(given, resumed->parameters);
+    o = resumed_options("dpd", given, resumed->parameters, dpd_fields);
   }
   if (o.precision == "float") return dpd_typed<float>(o, std::move(resumed));
   return dpd_typed<double>(o, std::move(resumed));

@@ -1,4 +1,4 @@
-// nbody: the one solver binary. Subcommands run / ic / bench / tune / dpd / cells / list; `nbody SUBCOMMAND --help`.
+// nbody: the one solver binary. Subcommands run / ic / bench / tune / dpd / sph / cells / list; `nbody SUBCOMMAND --help`.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -143,7 +143,9 @@ int main(int argc, char** argv) {
   CLI::App app{"nbody: gravitational N-body solver of nbody-lab (integrators, precisions float to mp50, CPU, CUDA and\n"
                "OpenCL force engines).\n"
                "Subcommands: run (integrate), ic (write initial conditions), bench (time one force evaluation),\n"
-               "tune (GPU launch shapes), dpd (dissipative particle dynamics in a periodic box), cells (cell-list builds), list (integrators, engines, ics, precisions). `nbody SUBCOMMAND --help` for details;\n"
+               "tune (GPU launch shapes), dpd (dissipative particle dynamics in a periodic box), sph (smoothed particle\n"
+               "hydrodynamics), cells (cell-list builds), list (integrators, engines, ics, precisions).\n"
+               "`nbody SUBCOMMAND --help` for details;\n"
                "`nbody` alone prints this help."};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", version_text, "print the version and commit of this build");
@@ -299,6 +301,10 @@ int main(int argc, char** argv) {
   auto* dpd_cmd = app.add_subcommand("dpd", "dissipative particle dynamics (Groot-Warren) in a periodic box, seed S3");
   add_dpd_options(*dpd_cmd, dpd);
 
+  SphOptions sph;
+  auto* sph_cmd = app.add_subcommand("sph", "weakly compressible SPH on a 2-D validation case (dam break, tank, Poiseuille), seed S3");
+  add_sph_options(*sph_cmd, sph);
+
   CellsOptions cells;
   auto* cells_cmd = app.add_subcommand("cells", "time a cell-list build, CPU or CUDA (seed S3's sort study, E18)");
   add_cells_options(*cells_cmd, cells);
@@ -378,6 +384,11 @@ int main(int argc, char** argv) {
       dpd.command_line = command_line;
       dpd.given = given_on(dpd_cmd);
       return dpd_command(dpd);
+    }
+    if (*sph_cmd) {
+      sph.command_line = command_line;
+      sph.given = given_on(sph_cmd);
+      return sph_command(sph);
     }
     if (*cells_cmd) {
       cells.command_line = command_line;

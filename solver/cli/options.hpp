@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/model.hpp"
 #include "physics/initial_conditions.hpp"
 
 namespace nbody::cli {
@@ -67,7 +68,7 @@ struct BenchOptions {
 
 // `nbody dpd`: dissipative particle dynamics in a periodic box (solver/shortrange/dpd.hpp). Numbers
 // are doubles (the model's parameters, converted to the run's precision once); times are steps.
-struct DpdOptions {
+struct DpdOptions : ModelFiles {
   std::vector<double> box = {10};  // L (a cube) or Lx, Ly, Lz
   double density = 3;
   double rc = 1, gamma = 4.5, kT = 1, dt = 0.01, lambda = 0.65;
@@ -78,13 +79,26 @@ struct DpdOptions {
   std::uint64_t seed = 1;
   long long steps = 0;
   std::string precision = "double", engine = "openmp", cell_list = "counting-sort";
-  std::string diagnostics, snapshots, final_state, summary, checkpoint, resume;
   long long diag_every = 0, snapshot_every = 0, checkpoint_every = 0, stop_at = 0;
   std::vector<std::string> command_line;
   std::function<bool(const std::string&)> given = [](const std::string&) { return false; };  // on the command line?
 };
 void add_dpd_options(CLI::App& cmd, DpdOptions& o);
 int dpd_command(const DpdOptions& o);
+
+// `nbody sph`: weakly compressible SPH on a validation case (solver/shortrange/sph_cases.hpp).
+// Model values left at 0 or empty take the case's own.
+struct SphOptions : ModelFiles {
+  std::string case_name, precision = "double", kernel, diffusion;
+  double dx = 0, depth = 0.2, t_end = 0;
+  double alpha = -1, delta = -1, cfl = 0;  // negative or 0: the case's
+  double diag_every = 0, snapshot_every = 0;  // simulated seconds
+  long long checkpoint_every = 0, stop_at = 0;  // steps
+  std::vector<std::string> command_line;
+  std::function<bool(const std::string&)> given = [](const std::string&) { return false; };
+};
+void add_sph_options(CLI::App& cmd, SphOptions& o);
+int sph_command(const SphOptions& o);
 
 // `nbody cells`: the time of one cell-list build (E18; solver/shortrange/cuda/cell_list.hpp).
 struct CellsOptions {

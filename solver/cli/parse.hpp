@@ -2,6 +2,7 @@
 // Parsing of the numeric flags shared by the subcommands, in the run's precision T.
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -65,6 +66,19 @@ CLI::Validator whole_number(Int lo = std::numeric_limits<Int>::min(), Int hi = s
         return quoted_excerpt(text) + " is not a whole number" + range;
       },
       "");  // --help shows the type (INT, UINT) already
+}
+
+// CLI11's check of a real flag that must be positive (or, with zero_allowed, not negative), in one
+// short line: CLI::PositiveNumber's message prints the whole range of double.
+inline CLI::Validator positive_real(bool zero_allowed = false) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || std::isnan(v)) return quoted_excerpt(text) + " is not a number";
+        if (v > 0 || (zero_allowed && v == 0)) return {};
+        return std::string(zero_allowed ? "must not be negative" : "must be positive") + ", got " + quoted_excerpt(text);
+      },
+      zero_allowed ? "NONNEGATIVE" : "POSITIVE");
 }
 
 template <class T>

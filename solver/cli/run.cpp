@@ -317,16 +317,9 @@ int run_typed(const RunOptions& o) {
 
 int run_command(const RunOptions& o) {
   DeferInterrupts defer;  // SIGINT, SIGTERM: the time loop stops between two steps
-  std::vector<OutputFile> outputs;
-  for (const auto& [flag, path] :
-       {std::pair{"--diagnostics", o.diagnostics}, {"--snapshots", o.snapshots}, {"--final-state", o.final_state}})
-    if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
-  if (!o.summary.empty()) outputs.push_back({"--summary", o.summary, {}});
-  if (!o.checkpoint.empty()) outputs.push_back({"--checkpoint", o.checkpoint, {{checkpoint_backup(o.checkpoint), "backup"}}});
   std::vector<InputFile> inputs;
   if (o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
-  if (!o.resume.empty()) inputs.push_back({"--resume", o.resume, "--checkpoint"});
-  check_output_files(outputs, inputs);
+  check_run_files({o.diagnostics, o.snapshots, o.final_state, o.summary, o.checkpoint, o.resume}, inputs);
   return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o); });
 }
 

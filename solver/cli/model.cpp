@@ -1,0 +1,77 @@
+#include "cli/model.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "cli/parse.hpp"
+#include "core/error.hpp"
+#include "io/checkpoint.hpp"
+#include "io/provenance.hpp"
+
+namespace nbody::cli {
+
+void add_checkpoint_options(CLI::App& cmd, ModelFiles& f, long long& checkpoint_every, long long& stop_at) {
+  cmd.add_option("--checkpoint", f.checkpoint,
+                 "save the whole run here, atomically (the previous one kept as FILE.bak): at the end, at --stop-at, every "
+                 "--checkpoint-every steps and when interrupted");
+  cmd.add_option("--checkpoint-every", checkpoint_every, "steps between checkpoints (needs --checkpoint)")
+      ->check(whole_number<long long>(1));
+  cmd.add_option("--stop-at", stop_at, "stop after this step, save the checkpoint and write this part's outputs")
+      ->check(whole_number<long long>(1));
+  cmd.add_option("--resume", f.resume, "continue the run saved in this checkpoint, bit for bit");
+}
+
+void check_run_files(const ModelFiles& f, std::vector<InputFile> inputs) {
+  std::vector<OutputFile> outputs;
+  for (const auto& [flag, path] :
+       {std::pair{"--diagnostics", f.diagnostics}, {"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
+    if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
+  if (!f.summary.empty()) outputs.push_back({"--summary", f.summary, {}});
+  if (!f.checkpoint.empty()) outputs.push_back({"--checkpoint", f.checkpoint, {{checkpoint_backup(f.checkpoint), "backup"}}});
+  if (!f.resume.empty()) inputs.push_back({"--resume", f.resume, "--checkpoint"});
+  check_output_files(outputs, inputs);
+}
+
+void check_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing) {
+  if (f.checkpoint.empty() && checkpointing) throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
+  if (f.snapshots.empty() && snapshot_every) throw InputError("--snapshot-every needs --snapshots FILE");
+  if (f.diagnostics.empty() && diag_every) throw InputError("--diag-every needs --diagnostics FILE");
+  check_run_files(f);
+}
+
+void write_model_outputs(const ModelFiles& f, std::optional<AtomicFile>& diagnostics, std::optional<AtomicFile>& snapshots,
+                         const std::function<std::string()>& final_state, const nlohmann::json& summary,
+                         const nlohmann::json& parameters) {
+  std::optional<AtomicFile> final_file, summary_file;
+  if (!f.final_state.empty()) {
+    final_file.emplace(f.final_state);
+    final_file->stream() << final_state();
+  }
+  if (!f.summary.empty()) {
+    summary_file.emplace(f.summary);
+    summary_file->stream() << summary.dump(2) << "\n";
+  }
+  for (auto* file : {&diagnostics, &snapshots, &final_file, &summary_file})
+    if (*file) (*file)->commit();
+  for (const auto& path : {f.diagnostics, f.snapshots, f.final_state})
+    if (!path.empty()) write_meta(path, parameters);
+}
+
+void check_resumed_identity(const std::string& model, const std::string& resume, const nlohmann::json& identity,
+                            const nlohmann::json& stored, const std::function<bool(const std::string&)>& given) {
+  if (stored.value("model", std::string()) != model)
+    throw InputError("--resume " + resume + ": not a checkpoint of `nbody " + model + "` (`nbody " +
+                     stored.value("model", std::string("run")) + " --resume` continues it)");
+  for (const auto& [key, value] : identity.items()) {
+    if (key == "model") continue;
+    if (!stored.contains(key)) throw InputError("--resume " + resume + ": the checkpoint does not hold the run's " + key);
+    std::string flag = "--" + key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (given(flag) && stored[key] != value)
+      throw InputError("--resume " + resume + ": the checkpoint's run has " + flag + " " + stored[key].dump() + ", this one " +
+                       value.dump() + "; leave out the flags that change it");
+  }
+}
+
+}  // namespace nbody::cli

@@ -1,0 +1,69 @@
+#pragma once
+// What the model subcommands (`nbody dpd`, `nbody sph`) share: their checkpoint flags, their files
+// checked before any work (`nbody run`'s too), and the identity of the run a checkpoint resumes.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.hpp"
+#include "io/output_files.hpp"
+
+namespace nbody::cli {
+
+// The files of a model run: its outputs, its checkpoint and the checkpoint it resumes.
+struct ModelFiles {
+  std::string diagnostics, snapshots, final_state, summary, checkpoint, resume;
+};
+
+// --checkpoint, --checkpoint-every STEPS, --stop-at STEP and --resume, as the model subcommands
+// take them.
+void add_checkpoint_options(CLI::App& cmd, ModelFiles& f, long long& checkpoint_every, long long& stop_at);
+
+// Throws InputError, in one line naming the flag and the file, at the first output of f that
+// cannot be written or input (f's --resume, and `inputs`) that cannot be read (check_output_files).
+void check_run_files(const ModelFiles& f, std::vector<InputFile> inputs = {});
+
+// check_run_files, after an InputError naming the flag when an interval is given without its file
+// (diag_every: --diag-every, snapshot_every: --snapshot-every, checkpointing: --checkpoint-every or
+// --stop-at).
+void check_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing);
+
+// A model's checkpoint stores its identity (the model's flags as JSON, key `model` naming the
+// subcommand, each other key a flag's name without its dashes, `_` for `-`). Checks that the
+// checkpoint (`stored`) is of `model` and holds every key of this command line's `identity`, and
+// that each flag given anew (`given`) has the stored value; throws InputError (one line naming the
+// flag and both values) otherwise.
+void check_resumed_identity(const std::string& model, const std::string& resume, const nlohmann::json& identity,
+                            const nlohmann::json& stored, const std::function<bool(const std::string&)>& given);
+
+// The end of a model run: the final particles (final_state(): the CSV's text, asked only when
+// --final-state is given) and the summary written, every output committed at once (none is left
+// half-written by a failure before), and the provenance record beside each CSV (parameters).
+void write_model_outputs(const ModelFiles& f, std::optional<AtomicFile>& diagnostics, std::optional<AtomicFile>& snapshots,
+                         const std::function<std::string()>& final_state, const nlohmann::json& summary,
+                         const nlohmann::json& parameters);
+
+// A model's flags are listed once, as `fields(options, f)` calling f(key, member) for each: the
+// identity of a run (key `model` and each flag's value) ...
+template <class Options, class Fields>
+nlohmann::json identity_of(const std::string& model, const Options& o, Fields fields) {
+  nlohmann::json identity = {{"model", model}};
+  fields(o, [&](const char* key, const auto& value) { identity[key] = value; });
+  return identity;
+}
+
+// ... and the options of the run a checkpoint holds: o (outputs, end, ...) with the checkpoint's
+// model flags, each flag given anew checked against them (check_resumed_identity).
+template <class Options, class Fields>
+Options resumed_options(const std::string& model, const Options& o, const nlohmann::json& stored, Fields fields) {
+  check_resumed_identity(model, o.resume, identity_of(model, o, fields), stored, o.given);
+  Options r = o;
+  fields(r, [&](const char* key, auto& value) { stored.at(key).get_to(value); });
+  return r;
+}
+
+}  // namespace nbody::cli
