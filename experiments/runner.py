@@ -69,10 +69,10 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              columns, then the diagnostics columns (t, steps,
                                              fevals, ...; one named like a point column is
                                              renamed diag_NAME, e.g. diag_dt)
-  command     = "run" | "dpd" | "cells"      optional, kind run: the nbody subcommand of the points
-                                             (default run; dpd: `nbody dpd`, its flags in [fixed]
-                                             and the sweeps, its summary fields as metrics; see
-                                             E19_dpd_step_time.toml)
+  command     = "run" | "dpd" | "sph" | "cells"  optional, kind run: the nbody subcommand of the
+                                             points (default run; dpd: `nbody dpd`, its flags in
+                                             [fixed] and the sweeps, its summary fields as metrics;
+                                             see E19_dpd_step_time.toml, E19_sph_dam_break.toml)
   serial      = true                         optional: the points run one at a time with every
                                              core whatever --jobs says (their wall times, such as
                                              step_wall_s, are timings; bench and tune points

@@ -94,20 +94,9 @@ TEST_CASE("sph_hydrostatic_tank_keeps_rho0_g_depth_within_2_percent_below_its_to
   const double width = 0.2, depth = 0.2, dx = 0.01;
   SphCase<double> c = nbody::shortrange::sph_hydrostatic_tank<double>(width, depth, dx);
   auto& s = c.state;
-  const std::size_t n = s.n;
   SphCpu<double> sim(c.params, s);
   sim.advance_to(0.5);
-  const nbody::sph::Tait<double> eos{c.params.rho0, c.params.c0};
-  const double surface = c.walls.y_min + depth;
-  double worst = 0;
-  std::size_t checked = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double below = surface - s.pos[n + i];
-    if (s.boundary[i] || below < 2 * dx) continue;
-    const double expected = c.params.rho0 * g * below;
-    worst = std::max(worst, std::abs(eos.pressure(s.rho[i]) - expected) / expected);
-    ++checked;
-  }
+  const auto [worst, checked] = nbody::shortrange::sph_hydrostatic_error(c, depth, 2 * dx);
   const SphDiagnostics d = sim.diagnostics(c.walls, dx);
   INFO("largest relative pressure error " << worst << " over " << checked << " particles, t = " << s.time
                                           << " s, " << s.steps << " steps");
@@ -125,19 +114,13 @@ TEST_CASE("sph_poiseuille_centre_line_speed_within_3_percent_of_the_steady_parab
   const double gap = 1e-3, nu = 1e-6, force = 2e-4, dx = gap / 60;
   SphCase<double> c = nbody::shortrange::sph_poiseuille<double>(gap, 8 * dx, dx, nu, force);
   auto& s = c.state;
-  const std::size_t n = s.n;
   SphCpu<double> sim(c.params, s);
   sim.advance_to(0.7);
-  const double v_max = force * gap * gap / (8 * nu);
-  double centre = 0;
-  int count = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!s.boundary[i] && std::abs(s.pos[n + i] - (c.walls.y_min + gap / 2)) < dx) centre += s.vel[i], ++count;
-  centre /= count;
+  const auto [ratio, count] = nbody::shortrange::sph_poiseuille_centre_line(c, gap, nu, force);
   const SphDiagnostics d = sim.diagnostics(c.walls, dx);
-  INFO("centre line " << centre / v_max << " of the analytic " << v_max << " m/s, " << s.steps << " steps");
+  INFO("centre line " << ratio << " of the analytic " << force * gap * gap / (8 * nu) << " m/s, " << s.steps << " steps");
   CHECK(count == 16);  // the two rows beside the centre line, 8 particles each
-  CHECK(std::abs(centre / v_max - 1) < 0.03);
+  CHECK(std::abs(ratio - 1) < 0.03);
   CHECK(d.density_deviation < 0.01);  // Morris et al.'s sound speed keeps it weakly compressible
   CHECK(d.escaped == 0);
 }

@@ -30,7 +30,7 @@ SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 # The top-level keys of an experiment file, each with the TOML type it takes.
 # The nbody subcommands a run experiment can run (its points' first argument; [fixed] and the
 # swept flags are that subcommand's).
-COMMANDS = ("run", "dpd", "cells")
+COMMANDS = ("run", "dpd", "sph", "cells")
 TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requires": (str, list),
             "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict,
             **{s: dict for s in SECTIONS}}

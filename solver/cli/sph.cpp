@@ -52,6 +52,9 @@ constexpr std::array sph_cases = {
                 1e-3 / 60},
 };
 
+// Morris et al.'s Poiseuille case: the gap (m), the kinematic viscosity (m^2/s) and the body force (m/s^2).
+constexpr double poiseuille_gap = 1e-3, poiseuille_nu = 1e-6, poiseuille_force = 2e-4;
+
 constexpr std::array<std::pair<std::string_view, sph::KernelKind>, 2> kernels = {
     std::pair{"wendland-c2", sph::KernelKind::wendland_c2}, {"cubic-spline", sph::KernelKind::cubic_spline}};
 constexpr std::array<std::pair<std::string_view, sph::DensityDiffusion>, 2> diffusions = {
@@ -70,7 +73,8 @@ SphCase<T> make_case(const SphOptions& o) {
   namespace sr = shortrange;
   SphCase<T> c = o.case_name == "dam-break"     ? sr::sph_dam_break<T>(o.dx)
                  : o.case_name == "hydrostatic" ? sr::sph_hydrostatic_tank<T>(o.depth, o.depth, o.dx)
-                                                : sr::sph_poiseuille<T>(1e-3, 8 * o.dx, o.dx, 1e-6, 2e-4);
+                                                : sr::sph_poiseuille<T>(poiseuille_gap, 8 * o.dx, o.dx, poiseuille_nu,
+                                                                        poiseuille_force);
   for (const auto& [name, kind] : kernels)
     if (name == o.kernel) c.params.kernel = kind;
   for (const auto& [name, kind] : diffusions)
@@ -91,7 +95,7 @@ SphCase<T> make_case(const SphOptions& o) {
 SphOptions resolved(SphOptions o) {
   const SphCaseInfo& info = find_entry(sph_cases, o.case_name, "SPH case");
   if (o.dx == 0) o.dx = info.dx;
-  const double extent = o.case_name == "dam-break" ? 1.0 : o.case_name == "hydrostatic" ? o.depth : 1e-3;
+  const double extent = o.case_name == "dam-break" ? 1.0 : o.case_name == "hydrostatic" ? o.depth : poiseuille_gap;
   if (!(o.dx <= extent / 4))
     throw InputError("--dx " + RealTraits<double>::format(o.dx) + " is too coarse for the " + o.case_name +
                      " case: at most " + RealTraits<double>::format(extent / 4) + " (four particles across it)");
@@ -249,7 +253,7 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
   const SphDiagnostics d = sim.diagnostics(c.walls, front_band);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   const long long taken = static_cast<long long>(state.steps) - start_step;
-  const nlohmann::json summary = {{"model", "sph"},
+  nlohmann::json summary = {{"model", "sph"},
                                   {"case", o.case_name},
                                   {"precision", o.precision},
                                   {"n", state.n},
@@ -269,6 +273,13 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
                                   {"wall_s", wall},
                                   {"step_wall_s", stepping},
                                   {"seconds_per_step", taken ? stepping / double(taken) : 0.0}};
+  // Each case's own measure (issue 23's targets), null in the others'.
+  summary["pressure_error"] = summary["centre_line_ratio"] = nullptr;
+  if (o.case_name == "hydrostatic")  // below the top two layers
+    summary["pressure_error"] = shortrange::sph_hydrostatic_error(c, o.depth, 2 * o.dx).first;
+  if (o.case_name == "poiseuille")
+    summary["centre_line_ratio"] =
+        shortrange::sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
   write_model_outputs(
       o, diagnostics, snapshots, [&] { return kParticleHeader + ("\n" + particle_rows(c, eos)); }, summary, parameters);
   std::printf("sph %s %s: %zu particles (%zu fluid), t = %.6g after step %llu, %.3g ms per step, front %.4g m, "
@@ -330,7 +341,9 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
       ->check(positive_real());
   cmd.add_option("--final-state", o.final_state, "write the final particles here (as --snapshots, one time)");
   cmd.add_option("--summary", o.summary,
-                 "write a JSON summary here (steps, time per step, the final diagnostics, the change of the fluid's mass)");
+                 "write a JSON summary here (steps, time per step, the final diagnostics, the change of the fluid's "
+                 "mass; hydrostatic: pressure_error, the largest |p - rho0 g d| / (rho0 g d) below the top two layers; "
+                 "poiseuille: centre_line_ratio, the centre line's speed over the analytic steady one)");
   add_checkpoint_options(cmd, o, o.checkpoint_every, o.stop_at);
 }
 

@@ -15,8 +15,10 @@
 // linear pressure within a few tenths of a per cent, where h = sqrt(2) dx (DualSPHysics's 2-D
 // coefh = 1) falls about 1 % short, and a column at rest settles to a pressure gradient steeper
 // than rho g by as much.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "shortrange/sph.hpp"
@@ -179,6 +181,40 @@ SphCase<T> sph_dam_break(double dx) {
   c.state = d::layout<T>(parts, c.params, dx, tank_width + 2 * margin, tank_height + 2 * margin, margin, margin);
   c.walls = d::shifted({0, tank_width, 0, INFINITY}, margin, margin);
   return c;
+}
+
+// The hydrostatic tank's measure (issue 23): the largest |p - rho0 g d| / (rho0 g d) over the fluid
+// particles more than `skip` below the column's surface at rest (d: their depth below it; `depth`
+// as sph_hydrostatic_tank built it), and how many particles that is.
+template <class T>
+std::pair<double, std::size_t> sph_hydrostatic_error(const SphCase<T>& c, double depth, double skip) {
+  const SphState<T>& s = c.state;
+  const sph::Tait<double> eos{c.params.rho0, c.params.c0};
+  const double surface = c.walls.y_min + depth, g = -c.params.gravity[1];
+  double worst = 0;
+  std::size_t counted = 0;
+  for (std::size_t i = 0; i < s.n; ++i) {
+    const double below = surface - double(s.pos[s.n + i]);
+    if (s.boundary[i] || below < skip) continue;
+    const double expected = c.params.rho0 * g * below;
+    worst = std::max(worst, std::abs(eos.pressure(double(s.rho[i])) - expected) / expected);
+    ++counted;
+  }
+  return {worst, counted};
+}
+
+// Poiseuille flow's measure: the mean speed along x of the fluid particles within dx of the centre
+// line, over the analytic steady centre-line speed force gap^2 / (8 nu) (sph_poiseuille's
+// arguments), and how many particles that is.
+template <class T>
+std::pair<double, std::size_t> sph_poiseuille_centre_line(const SphCase<T>& c, double gap, double nu, double force) {
+  const SphState<T>& s = c.state;
+  const double centre = c.walls.y_min + gap / 2;
+  double sum = 0;
+  std::size_t counted = 0;
+  for (std::size_t i = 0; i < s.n; ++i)
+    if (!s.boundary[i] && std::abs(double(s.pos[s.n + i]) - centre) < c.dx) sum += double(s.vel[i]), ++counted;
+  return {counted ? sum / double(counted) / (force * gap * gap / (8 * nu)) : 0.0, counted};
 }
 
 }  // namespace nbody::shortrange

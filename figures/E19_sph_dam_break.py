@@ -1,0 +1,110 @@
+"""E19 figure and table, SPH half: the 2-D dam break (a water column 1 m wide and 2 m high in a
+tank 4 m wide), the front position against time at three particle spacings, beside the
+experiments of Koshizuka and Oka (1996) and of Martin and Moyce (1952) as issue 23 tabulates them.
+
+Reads results/E19_sph_dam_break.csv and its _timeseries.csv (`make all`); writes
+  figures/E19_sph_dam_break.pdf, .png   front x(t) per spacing with the experiments; the same in
+                                        Martin and Moyce's variables Z = x / L, T = t sqrt(2 g / L)
+  paper/generated/E19_sph_table.tex     the front at Koshizuka and Oka's times, per spacing
+  paper/generated/E19_sph_numbers.tex   \\newcommand macros for the numbers the text quotes
+"""
+import math
+
+import style
+from nbodylab import paper
+
+EXP = "E19_sph_dam_break"
+G, L, H, TANK = 9.81, 1.0, 2.0, 4.0  # gravity, the column's width and height, the tank's width (m)
+# Issue 23's tables: Koshizuka and Oka (t s, x m), Martin and Moyce (T, Z).
+KOSHIZUKA_OKA = [(0.266, 1.464), (0.414, 2.123), (0.565, 3.034), (0.751, 4.132)]
+MARTIN_MOYCE = [(1.219, 1.474), (1.997, 2.292), (2.547, 2.995), (3.345, 4.134)]
+T_SCALE = math.sqrt(2 * G / L)  # T = t sqrt(2 g / L)
+
+
+def front_at(series, t):
+    """The front at time t, linear between the samples around it (None outside them)."""
+    for (t0, x0), (t1, x1) in zip(series, series[1:]):
+        if t0 <= t <= t1:
+            return x0 + (x1 - x0) * (t - t0) / (t1 - t0)
+    return None
+
+
+def main():
+    rows, meta = paper.load_results(EXP)
+    rows, failed = paper.split_failures(rows)
+    ts = paper.load_timeseries(EXP)
+    spacings = sorted({float(r["dx"]) for r in rows}, reverse=True)  # coarse to fine
+    series = {dx: sorted((float(r["t"]), float(r["front"])) for r in ts if float(r["dx"]) == dx) for dx in spacings}
+    colours = dict(zip(spacings, ["tab:cyan", "tab:blue", "tab:purple", "black"]))
+
+    fig, axes = style.figure(1, 2, height=3.0)
+    ax = axes[0]
+    for dx in spacings:
+        ax.plot(*zip(*series[dx]), color=colours[dx], lw=1.2, label=f"SPH, dx = {dx:g} m")
+    ax.plot(*zip(*KOSHIZUKA_OKA), "ks", ms=5, mfc="none", label="Koshizuka and Oka (1996)")
+    t_end = max(t for s in series.values() for t, _ in s)
+    ax.plot([0, t_end], [L, L + 2 * math.sqrt(G * H) * t_end], "k:", lw=0.8, label="Ritter's inviscid front")
+    ax.axhline(TANK, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("t (s)")
+    ax.set_ylabel("front position x (m)")
+    ax.set_ylim(0.9, TANK + 0.5)
+    ax = axes[1]
+    for dx in spacings:
+        ax.plot([t * T_SCALE for t, _ in series[dx]], [x / L for _, x in series[dx]], color=colours[dx], lw=1.2)
+    ax.plot(*zip(*MARTIN_MOYCE), "k^", ms=5, mfc="none", label="Martin and Moyce (1952)")
+    ax.plot([t * T_SCALE for t, _ in KOSHIZUKA_OKA], [x / L for _, x in KOSHIZUKA_OKA], "ks", ms=5, mfc="none")
+    ax.set_xlabel(r"$T = t\,\sqrt{2g/L}$")
+    ax.set_ylabel(r"$Z = x / L$")
+    ax.set_ylim(0.9, TANK / L + 0.5)
+    handles = axes[0].get_legend_handles_labels()[0] + ax.get_legend_handles_labels()[0]
+    style.legend_below(fig, handles, ncol=3, fontsize="small")
+    style.save(fig, EXP)
+
+    # The front at each of Koshizuka and Oka's times before it meets the far wall.
+    finest = spacings[-1] if spacings else None
+    times = [(t, x) for t, x in KOSHIZUKA_OKA if x < TANK]
+    lines = [r"\begin{tabular}{rr" + "r" * len(spacings) + "r}", r"\toprule",
+             r"$t$ (s) & Koshizuka--Oka & " + " & ".join(rf"$dx = {dx:g}$" for dx in spacings) + r" & finest over K--O \\",
+             r"\midrule"]
+    deviations = []
+    for t, x in times:
+        ours = [front_at(series[dx], t) for dx in spacings]
+        dev = ours[-1] / x - 1 if ours and ours[-1] is not None else None
+        if dev is not None:
+            deviations.append(dev)
+        lines.append(f"{t:.3f} & {x:.3f} & " + " & ".join(f"{v:.3f}" if v is not None else paper.MISSING for v in ours)
+                     + (rf" & {100 * dev:+.1f}\,\% \\" if dev is not None else rf" & {paper.MISSING} \\"))
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
+    paper.write_tex("E19_sph_table.tex", "\n".join(lines), __file__, sources)
+
+    by_dx = {float(r["dx"]): r for r in rows}
+    fine = by_dx.get(finest)
+    macros = {
+        "EnineteenSphFinestDx": f"{finest:g}" if finest else paper.MISSING,
+        "EnineteenSphFinestParticles": fine["n"] if fine else paper.MISSING,
+        "EnineteenSphFinestFluid": fine["fluid"] if fine else paper.MISSING,
+        "EnineteenSphFinestSteps": fine["steps_taken"] if fine else paper.MISSING,
+        "EnineteenSphFinestMsPerStep": f"{1e3 * float(fine['seconds_per_step']):.1f}" if fine else paper.MISSING,
+        "EnineteenSphFinestThreads": fine["threads"] if fine else paper.MISSING,
+        "EnineteenSphWorstLead": f"{100 * max(deviations):.0f}" if deviations else paper.MISSING,
+        "EnineteenSphBestLead": f"{100 * min(deviations):.0f}" if deviations else paper.MISSING,
+        "EnineteenSphMassChangeMax": f"{max(abs(float(r['mass_change'])) for r in rows):g}" if rows else paper.MISSING,
+        "EnineteenSphEscaped": str(sum(int(r["escaped"]) for r in rows)) if rows else paper.MISSING,
+        "EnineteenSphDensityDeviationMax": (f"{100 * max(float(r['density_deviation']) for r in rows):.1f}"
+                                            if rows else paper.MISSING),
+        "EnineteenSphFailed": str(len(failed)),
+    }
+    # Convergence: the largest change of the front at Koshizuka and Oka's times between the two
+    # finest spacings, relative.
+    if len(spacings) >= 2:
+        changes = [abs(front_at(series[spacings[-1]], t) / front_at(series[spacings[-2]], t) - 1) for t, _ in times
+                   if front_at(series[spacings[-1]], t) and front_at(series[spacings[-2]], t)]
+        macros["EnineteenSphLastRefinementChange"] = f"{100 * max(changes):.1f}" if changes else paper.MISSING
+    else:
+        macros["EnineteenSphLastRefinementChange"] = paper.MISSING
+    paper.write_macros("E19_sph_numbers.tex", macros, __file__, sources)
+
+
+if __name__ == "__main__":
+    main()
