@@ -155,6 +155,26 @@ TEMPLATE_TEST_CASE("sph_dam_break_conserves_mass_loses_no_particle_and_its_front
   CHECK(end.density_deviation < 0.03);        // c0 = 10 sqrt(2 g H): weakly compressible
 }
 
+// The 3-D case (E19's time per step) at a coarse spacing: the column holds the lattice's mass,
+// lies against the end wall with its foot at 1 m, and after 0.05 s has kept its mass and its
+// particles inside the walls on every side while its front moved on.
+TEST_CASE("sph_dam_break_in_3d_keeps_its_mass_and_particles_in_the_tank_while_the_front_moves", "[sph][dam_break]") {
+  const double dx = 0.1;
+  SphCase<double> c = nbody::shortrange::sph_dam_break_3d<double>(dx);
+  SphCpu<double> sim(c.params, c.state);
+  const SphDiagnostics start = sim.diagnostics(c.walls, 2 * dx);
+  CHECK(start.mass == Approx(1000.0 * 2 * 1 * 1).epsilon(0.01));  // rho0 times the column's volume, hydrostatic densities
+  CHECK(start.front - c.walls.x_min == Approx(1 - dx / 2).epsilon(1e-9));
+  CHECK(start.escaped == 0);
+  sim.advance_to(0.05);
+  const SphDiagnostics end = sim.diagnostics(c.walls, 2 * dx);
+  INFO("front " << start.front - c.walls.x_min << " -> " << end.front - c.walls.x_min << " m after " << c.state.steps << " steps");
+  CHECK(end.mass == start.mass);
+  CHECK(end.escaped == 0);
+  CHECK(end.front > start.front);
+  CHECK(end.density_deviation < 0.03);
+}
+
 TEST_CASE("sph_bad_state_is_refused_naming_its_problem", "[sph][bad_input]") {
   const SphCase<double> good = nbody::shortrange::sph_dam_break<double>(0.2);
   const auto refused = [&](auto spoil, const std::string& words) {

@@ -302,7 +302,8 @@ int main(int argc, char** argv) {
   add_dpd_options(*dpd_cmd, dpd);
 
   SphOptions sph;
-  auto* sph_cmd = app.add_subcommand("sph", "weakly compressible SPH on a 2-D validation case (dam break, tank, Poiseuille), seed S3");
+  auto* sph_cmd = app.add_subcommand(
+      "sph", "weakly compressible SPH on a validation case (dam break in 2-D and 3-D, tank, Poiseuille), seed S3");
   add_sph_options(*sph_cmd, sph);
 
   CellsOptions cells;

@@ -44,6 +44,11 @@ constexpr std::array sph_cases = {
                 "DualSPHysics's 2-D validation: a water column 1 m wide and 2 m high\n"
                 "    against the left wall of a tank 4 m wide, released at t = 0 (front against Koshizuka and Oka 1996)",
                 0.02},
+    SphCaseInfo{"dam-break-3d",
+                "the dam break extruded into 3-D: a column 1 m long, 2 m high and 1 m wide against the\n"
+                "    end wall of a tank 4 m long, 1 m wide and 2.5 m high, walls on every side (about 2^20 particles at the\n"
+                "    default --dx; E19's time per step)",
+                0.015},
     SphCaseInfo{"hydrostatic", "a column of water --depth deep in a tank as wide, settling at rest under gravity", 0.01},
     SphCaseInfo{"poiseuille",
                 "Morris et al. (1997): flow between plates 1 mm apart driven by a\n"
@@ -71,8 +76,9 @@ std::string_view name_in(const Table& table, auto value) {
 template <class T>
 SphCase<T> make_case(const SphOptions& o) {
   namespace sr = shortrange;
-  SphCase<T> c = o.case_name == "dam-break"     ? sr::sph_dam_break<T>(o.dx)
-                 : o.case_name == "hydrostatic" ? sr::sph_hydrostatic_tank<T>(o.depth, o.depth, o.dx)
+  SphCase<T> c = o.case_name == "dam-break"      ? sr::sph_dam_break<T>(o.dx)
+                 : o.case_name == "dam-break-3d" ? sr::sph_dam_break_3d<T>(o.dx)
+                 : o.case_name == "hydrostatic"  ? sr::sph_hydrostatic_tank<T>(o.depth, o.depth, o.dx)
                                                 : sr::sph_poiseuille<T>(poiseuille_gap, 8 * o.dx, o.dx, poiseuille_nu,
                                                                         poiseuille_force);
   for (const auto& [name, kind] : kernels)
@@ -95,13 +101,14 @@ SphCase<T> make_case(const SphOptions& o) {
 SphOptions resolved(SphOptions o) {
   const SphCaseInfo& info = find_entry(sph_cases, o.case_name, "SPH case");
   if (o.dx == 0) o.dx = info.dx;
-  const double extent = o.case_name == "dam-break" ? 1.0 : o.case_name == "hydrostatic" ? o.depth : poiseuille_gap;
+  const double extent = o.case_name.starts_with("dam-break") ? 1.0 : o.case_name == "hydrostatic" ? o.depth : poiseuille_gap;
+  const double finest = extent / (o.case_name == "dam-break-3d" ? 200 : 2000);  // 3-D: about 2e7 particles
   if (!(o.dx <= extent / 4))
     throw InputError("--dx " + RealTraits<double>::format(o.dx) + " is too coarse for the " + o.case_name +
                      " case: at most " + RealTraits<double>::format(extent / 4) + " (four particles across it)");
-  if (!(o.dx >= extent / 2000))
+  if (!(o.dx >= finest))
     throw InputError("--dx " + RealTraits<double>::format(o.dx) + " is too fine for the " + o.case_name + " case: at least " +
-                     RealTraits<double>::format(extent / 2000));
+                     RealTraits<double>::format(finest));
   const SphCase<double> c = make_case<double>(o);  // the case's own values of the flags not given
   o.kernel = name_in(kernels, c.params.kernel);
   o.diffusion = name_in(diffusions, c.params.diffusion);
@@ -115,13 +122,14 @@ constexpr auto sph_fields = [](auto& o, auto&& f) {
   f("diffusion", o.diffusion), f("alpha", o.alpha), f("delta", o.delta), f("cfl", o.cfl);
 };
 
-// Positions in the case's frame: the tank's inner left wall at x = 0 and its floor (or the lower
-// plate) at y = 0.
-std::array<double, 2> origin_of(const shortrange::SphWalls& w) {
-  return {std::isfinite(w.x_min) ? w.x_min : 0.0, std::isfinite(w.y_min) ? w.y_min : 0.0};
+// Positions in the case's frame: the tank's inner left wall at x = 0, its floor (or the lower
+// plate) at y = 0, and in 3-D its inner side wall at z = 0.
+std::array<double, 3> origin_of(const shortrange::SphWalls& w) {
+  const auto at = [](double face) { return std::isfinite(face) ? face : 0.0; };
+  return {at(w.x_min), at(w.y_min), at(w.z_min)};
 }
 
-constexpr const char* kParticleHeader = "t,id,boundary,x,y,vx,vy,rho,p";
+constexpr const char* kParticleHeader = "t,id,boundary,x,y,z,vx,vy,vz,rho,p";
 
 template <class T>
 std::string particle_rows(const SphCase<T>& c, const sph::Tait<double>& eos) {
@@ -133,8 +141,9 @@ std::string particle_rows(const SphCase<T>& c, const sph::Tait<double>& eos) {
   std::string out;
   for (std::size_t i = 0; i < n; ++i)
     out += d(s.time) + "," + std::to_string(i) + "," + std::to_string(int(s.boundary[i])) + "," +
-           d(double(s.pos[i]) - origin[0]) + "," + d(double(s.pos[n + i]) - origin[1]) + "," + f(s.vel[i]) + "," +
-           f(s.vel[n + i]) + "," + f(s.rho[i]) + "," + d(eos.pressure(double(s.rho[i]))) + "\n";
+           d(double(s.pos[i]) - origin[0]) + "," + d(double(s.pos[n + i]) - origin[1]) + "," +
+           d(double(s.pos[2 * n + i]) - origin[2]) + "," + f(s.vel[i]) + "," + f(s.vel[n + i]) + "," + f(s.vel[2 * n + i]) +
+           "," + f(s.rho[i]) + "," + d(eos.pressure(double(s.rho[i]))) + "\n";
   return out;
 }
 
@@ -179,7 +188,7 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
   parameters.update({{"n", state.n}, {"fluid", fluid}, {"h", c.params.h}, {"c0", c.params.c0}, {"t_end", o.t_end},
                      {"front_band", front_band}, {"diag_every", diag_every}, {"command_line", o.command_line},
                      {"frame", "x from the tank's inner left wall (Poiseuille: the box's start), y from its floor (the lower "
-                               "plate), in m"}});
+                               "plate), z from its inner side wall (3-D; 2-D: 0), in m"}});
   const auto save_checkpoint = [&] {
     ArchiveWriter w;
     w.put(state.time), w.put(state.steps), w.put(state.pos), w.put(state.vel), w.put(state.rho), w.put(state.mass);
@@ -300,7 +309,7 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
     cases += "\n  " + std::string(e.name) + " (default --dx " + dx + "): " + std::string(e.description);
   }
   cmd.footer(
-      "Weakly compressible SPH in 2-D, SI units: Wendland C2 kernel with h = 1.5 dx, Tait's equation of state (gamma 7,\n"
+      "Weakly compressible SPH, SI units: Wendland C2 kernel with h = 1.5 dx, Tait's equation of state (gamma 7,\n"
       "c0 ten times the case's largest speed), Monaghan's artificial viscosity (Morris's laminar viscosity for Poiseuille),\n"
       "density diffusion (Fourtakas et al. 2019 or Molteni and Colagrossi 2009), walls of dynamic boundary particles,\n"
       "DualSPHysics's symplectic integrator with a time step from the CFL, force and viscous conditions. The cases:" +
@@ -308,7 +317,7 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
       "\nTimes are simulated seconds: the last step is shortened to land on --t-end; samples and snapshots are taken after\n"
       "the first step at or past each multiple of their interval (no step shortened for them: the outputs never change a\n"
       "run's bits, nor do the threads). Positions are in the case's frame: x from the tank's inner left wall, y from its\n"
-      "floor. Outputs and interruptions as `nbody dpd`: each output is written whole at the end; SIGINT or SIGTERM writes\n"
+      "floor, z from its inner side wall (3-D). Outputs and interruptions as `nbody dpd`: each output is written whole at the end; SIGINT or SIGTERM writes\n"
       "the checkpoint, if any, and exits 130 or 143; `nbody sph --resume FILE --t-end T` continues the run bit for bit\n"
       "(the model's flags come from FILE; giving one with another value is an error).");
   std::string names;
@@ -335,8 +344,8 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
   cmd.add_option("--diag-every", o.diag_every, "simulated seconds between diagnostic samples (default: --t-end / 100)")
       ->check(positive_real());
   cmd.add_option("--snapshots", o.snapshots,
-                 "write every particle (t,id,boundary,x,y,vx,vy,rho,p; CSV, full precision, with X.meta.json) at the start, "
-                 "every --snapshot-every seconds and at the end");
+                 "write every particle (t,id,boundary,x,y,z,vx,vy,vz,rho,p; CSV, full precision, with X.meta.json) at the "
+                 "start, every --snapshot-every seconds and at the end");
   cmd.add_option("--snapshot-every", o.snapshot_every, "simulated seconds between snapshots (default: --t-end / 10)")
       ->check(positive_real());
   cmd.add_option("--final-state", o.final_state, "write the final particles here (as --snapshots, one time)");

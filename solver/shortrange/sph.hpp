@@ -171,9 +171,9 @@ double sph_time_step(const SphParameters& p, const SphState<T>& s, const SphRate
 }
 
 // The inner faces of a container's walls: fluid particles belong within x_min <= x <= x_max,
-// y_min <= y <= y_max (infinite where it is open, or periodic).
+// y_min <= y <= y_max, z_min <= z <= z_max (infinite where it is open, periodic, or 2-D).
 struct SphWalls {
-  double x_min = -INFINITY, x_max = INFINITY, y_min = -INFINITY, y_max = INFINITY;
+  double x_min = -INFINITY, x_max = INFINITY, y_min = -INFINITY, y_max = INFINITY, z_min = -INFINITY, z_max = INFINITY;
 };
 
 struct SphDiagnostics {
@@ -194,13 +194,15 @@ SphDiagnostics sph_diagnostics(const SphParameters& p, const SphState<T>& s, con
   SphDiagnostics d;
   for (std::size_t i = 0; i < n; ++i) {
     if (s.boundary[i]) continue;
-    const double m = double(s.mass[i]), x = double(s.pos[i]), y = double(s.pos[n + i]);
+    const double m = double(s.mass[i]), x = double(s.pos[i]), y = double(s.pos[n + i]), z = double(s.pos[2 * n + i]);
     double v2 = 0;
     for (int k = 0; k < 3; ++k) v2 += double(s.vel[k * n + i]) * double(s.vel[k * n + i]);
     d.kinetic += m * v2 / 2;
     d.mass += m;
     d.density_deviation = std::max(d.density_deviation, std::abs(double(s.rho[i]) - p.rho0) / p.rho0);
-    if (!(x >= walls.x_min && x <= walls.x_max && y >= walls.y_min && y <= walls.y_max)) ++d.escaped;
+    if (!(x >= walls.x_min && x <= walls.x_max && y >= walls.y_min && y <= walls.y_max && z >= walls.z_min &&
+          z <= walls.z_max))
+      ++d.escaped;
     else if (y < walls.y_min + front_band) d.front = std::max(d.front, x);
   }
   return d;

@@ -1,7 +1,8 @@
 #pragma once
 // The validation cases of weakly compressible SPH (issue 23), each as the state it starts from, its
 // parameters and its walls, in 2-D (the plane z = 0): a hydrostatic tank, body-force-driven
-// Poiseuille flow between plates, and the dam break of DualSPHysics's 2-D validation case.
+// Poiseuille flow between plates, and the dam break of DualSPHysics's 2-D validation case; and
+// that dam break extruded into 3-D, for the time per step.
 //
 // Particles sit on a square lattice of spacing dx, fluid particles at the centres of the cells of
 // the region they fill, so that a wall's inner face lies half a spacing from the nearest fluid
@@ -39,6 +40,7 @@ namespace sph_case_detail {
 struct Particle {
   double x, y, rho;
   bool boundary;
+  double z = 0;  // 3-D cases only
 };
 
 inline SphParameters water(double dx, double c0) {
@@ -58,20 +60,23 @@ inline double hydrostatic_density(const SphParameters& p, double depth) {
   return depth > 0 ? p.rho0 * std::pow(1 + p.rho0 * g * depth / eos.b(), 1.0 / eos.gamma) : p.rho0;
 }
 
-// The particles laid out in a box of the given sides (2-D: z = 0, the box a support deep), shifted
-// by (x0, y0) so that every coordinate is inside it.
+// The particles laid out in a box of the given sides, shifted by (x0, y0, z0) so that every
+// coordinate is inside it; in 2-D (Lz = 0) z = 0 and the box a support deep. A particle's mass is
+// its density times its cell of the lattice, dx^2 or dx^3.
 template <class T>
 SphState<T> layout(const std::vector<Particle>& parts, const SphParameters& p, double dx, double Lx, double Ly,
-                   double x0, double y0) {
+                   double x0, double y0, double Lz = 0, double z0 = 0) {
   SphState<T> s;
   s.n = parts.size();
-  s.box.L[0] = T(Lx), s.box.L[1] = T(Ly), s.box.L[2] = T(p.support());
+  s.box.L[0] = T(Lx), s.box.L[1] = T(Ly), s.box.L[2] = T(p.dimension == 3 ? Lz : p.support());
+  const double volume = p.dimension == 3 ? dx * dx * dx : dx * dx;
   s.pos.assign(3 * s.n, T(0)), s.vel.assign(3 * s.n, T(0)), s.rho.resize(s.n), s.mass.resize(s.n);
   s.boundary.resize(s.n);
   for (std::size_t i = 0; i < s.n; ++i) {
     s.pos[i] = s.box.wrap(T(parts[i].x + x0), 0);
     s.pos[s.n + i] = s.box.wrap(T(parts[i].y + y0), 1);
-    s.rho[i] = T(parts[i].rho), s.mass[i] = T(parts[i].rho * dx * dx), s.boundary[i] = parts[i].boundary;
+    if (p.dimension == 3) s.pos[2 * s.n + i] = s.box.wrap(T(parts[i].z + z0), 2);
+    s.rho[i] = T(parts[i].rho), s.mass[i] = T(parts[i].rho * volume), s.boundary[i] = parts[i].boundary;
   }
   return s;
 }
@@ -180,6 +185,38 @@ SphCase<T> sph_dam_break(double dx) {
   const double margin = layers * dx + c.params.support();
   c.state = d::layout<T>(parts, c.params, dx, tank_width + 2 * margin, tank_height + 2 * margin, margin, margin);
   c.walls = d::shifted({0, tank_width, 0, INFINITY}, margin, margin);
+  return c;
+}
+
+// A column 1 m long, 2 m high and `width` wide against the end wall of a tank 4 m long and 2.5 m
+// high (3-D: the 2-D case extruded across the tank, with walls on every side), its densities
+// hydrostatic, released at t = 0; the 3-D case of E19's time per step.
+template <class T>
+SphCase<T> sph_dam_break_3d(double dx, double width = 1) {
+  namespace d = sph_case_detail;
+  const double length = 1, height = 2, tank_length = 4, tank_height = 2.5;
+  SphCase<T> c;
+  c.dx = dx;
+  c.params = d::water(dx, 10 * std::sqrt(2 * 9.81 * height));
+  c.params.dimension = 3, c.params.alpha = 0.02;
+  c.params.diffusion = sph::DensityDiffusion::fourtakas;
+  const int layers = d::layers(c.params, dx);
+  const int nx = int(std::lround(tank_length / dx)), ny = int(std::lround(tank_height / dx));
+  const int nz = int(std::lround(width / dx)), fx = int(std::lround(length / dx)), fy = int(std::lround(height / dx));
+  std::vector<d::Particle> parts;
+  const auto rho = [&](double x, double y) { return x < length ? d::hydrostatic_density(c.params, height - y) : c.params.rho0; };
+  for (int k = -layers; k < nz + layers; ++k)
+    for (int j = -layers; j < ny; ++j)
+      for (int i = -layers; i < nx + layers; ++i) {
+        const double x = (i + 0.5) * dx, y = (j + 0.5) * dx, z = (k + 0.5) * dx;
+        const bool wall = i < 0 || i >= nx || j < 0 || k < 0 || k >= nz;
+        if (wall || (i < fx && j < fy)) parts.push_back({x, y, rho(x, y), wall, z});
+      }
+  const double margin = layers * dx + c.params.support();
+  c.state = d::layout<T>(parts, c.params, dx, tank_length + 2 * margin, tank_height + 2 * margin, margin, margin,
+                         width + 2 * margin, margin);
+  c.walls = d::shifted({0, tank_length, 0, INFINITY}, margin, margin);
+  c.walls.z_min = margin, c.walls.z_max = margin + width;
   return c;
 }
 
