@@ -38,6 +38,9 @@ struct SphCaseInfo {
   double dx;                     // the default spacing
 };
 
+// Morris et al.'s Poiseuille case: the gap (m), the kinematic viscosity (m^2/s) and the body force (m/s^2).
+constexpr double poiseuille_gap = 1e-3, poiseuille_nu = 1e-6, poiseuille_force = 2e-4;
+
 // Every case `nbody sph --case` runs: names, --help and the default spacings come from here.
 constexpr std::array sph_cases = {
     SphCaseInfo{"dam-break",
@@ -54,11 +57,8 @@ constexpr std::array sph_cases = {
                 "Morris et al. (1997): flow between plates 1 mm apart driven by a\n"
                 "    body force of 2e-4 m/s^2 along x, nu = 1e-6 m^2/s, periodic along x over 8 spacings; steady centre-line\n"
                 "    speed 2.5e-5 m/s",
-                1e-3 / 60},
+                poiseuille_gap / 60},
 };
-
-// Morris et al.'s Poiseuille case: the gap (m), the kinematic viscosity (m^2/s) and the body force (m/s^2).
-constexpr double poiseuille_gap = 1e-3, poiseuille_nu = 1e-6, poiseuille_force = 2e-4;
 
 constexpr std::array<std::pair<std::string_view, sph::KernelKind>, 2> kernels = {
     std::pair{"wendland-c2", sph::KernelKind::wendland_c2}, {"cubic-spline", sph::KernelKind::cubic_spline}};

@@ -100,32 +100,51 @@ inline SphWalls shifted(SphWalls w, double x0, double y0) {
   return w;
 }
 
-}  // namespace sph_case_detail
+// A column of water of height H at rest or released: c0 = 10 sqrt(2 g H), ten times the speed a
+// particle falling H reaches (for the dam break, that of the front's theoretical limit, Ritter
+// 1892); artificial viscosity 0.02 and Fourtakas's density diffusion with delta = 0.1, as
+// DualSPHysics's dam-break validation case.
+inline SphParameters column_water(double dx, double height) {
+  SphParameters p = water(dx, 10 * std::sqrt(2 * 9.81 * height));
+  p.alpha = 0.02;
+  p.diffusion = sph::DensityDiffusion::fourtakas;
+  return p;
+}
 
-// A column of water `depth` deep filling a tank `width` wide (walls 1.5 depth high) at rest, its
-// densities (and the walls' beside and below it) hydrostatic, as DualSPHysics starts a column.
-// c0 = 10 sqrt(2 g depth), ten times the speed a particle falling the depth would reach.
+// A 2-D column of water `width` wide and `height` high against the left wall of an open tank
+// `tank_width` wide with walls `tank_height` high, at rest. The column's densities are hydrostatic,
+// as are the walls' beside and below it (every wall's when the column fills the tank), as
+// DualSPHysics starts a column; the other walls' are rho0.
 template <class T>
-SphCase<T> sph_hydrostatic_tank(double width, double depth, double dx) {
-  namespace d = sph_case_detail;
+SphCase<T> column_in_tank(double dx, double width, double height, double tank_width, double tank_height) {
   SphCase<T> c;
   c.dx = dx;
-  c.params = d::water(dx, 10 * std::sqrt(2 * 9.81 * depth));
-  c.params.alpha = 0.02;
-  c.params.diffusion = sph::DensityDiffusion::fourtakas;
-  const int layers = d::layers(c.params, dx);
-  std::vector<d::Particle> parts;
-  const auto rho = [&](double, double y) { return d::hydrostatic_density(c.params, depth - y); };
-  for (int j = 0; j < int(std::lround(depth / dx)); ++j)
+  c.params = column_water(dx, height);
+  const int wall_layers = layers(c.params, dx);
+  const bool fills = width >= tank_width;
+  const auto rho = [&](double x, double y) {
+    return x < width || fills ? hydrostatic_density(c.params, height - y) : c.params.rho0;
+  };
+  std::vector<Particle> parts;
+  for (int j = 0; j < int(std::lround(height / dx)); ++j)
     for (int i = 0; i < int(std::lround(width / dx)); ++i) {
       const double x = (i + 0.5) * dx, y = (j + 0.5) * dx;
       parts.push_back({x, y, rho(x, y), false});
     }
-  d::tank(parts, width, 1.5 * depth, dx, layers, rho);
-  const double margin = layers * dx + c.params.support();
-  c.state = d::layout<T>(parts, c.params, dx, width + 2 * margin, 1.5 * depth + 2 * margin, margin, margin);
-  c.walls = d::shifted({0, width, 0, INFINITY}, margin, margin);
+  tank(parts, tank_width, tank_height, dx, wall_layers, rho);
+  const double margin = wall_layers * dx + c.params.support();
+  c.state = layout<T>(parts, c.params, dx, tank_width + 2 * margin, tank_height + 2 * margin, margin, margin);
+  c.walls = shifted({0, tank_width, 0, INFINITY}, margin, margin);
   return c;
+}
+
+}  // namespace sph_case_detail
+
+// A column of water `depth` deep filling a tank `width` wide (walls 1.5 depth high) at rest, its
+// densities and the walls' hydrostatic (sph_case_detail::column_in_tank).
+template <class T>
+SphCase<T> sph_hydrostatic_tank(double width, double depth, double dx) {
+  return sph_case_detail::column_in_tank<T>(dx, width, depth, width, 1.5 * depth);
 }
 
 // Poiseuille flow between plates at y = 0 and y = gap, driven by a body force `force` (per unit
@@ -159,33 +178,11 @@ SphCase<T> sph_poiseuille(double gap, double length, double dx, double nu, doubl
 
 // The 2-D dam break of DualSPHysics's validation case (CaseDambreakVal2D): a water column 1 m wide
 // and 2 m high against the left wall of a tank 4 m wide with walls 3 m high, released at t = 0;
-// the column's densities (and the walls' beside and below it) hydrostatic. c0 = 10 sqrt(2 g H),
-// ten times the speed of the front's theoretical limit (Ritter 1892). Artificial viscosity 0.02
-// and Fourtakas's density diffusion with delta = 0.1, as that case.
+// the column's densities (and the walls' beside and below it) hydrostatic
+// (sph_case_detail::column_in_tank).
 template <class T>
 SphCase<T> sph_dam_break(double dx) {
-  namespace d = sph_case_detail;
-  const double width = 1, height = 2, tank_width = 4, tank_height = 3;
-  SphCase<T> c;
-  c.dx = dx;
-  c.params = d::water(dx, 10 * std::sqrt(2 * 9.81 * height));
-  c.params.alpha = 0.02;
-  c.params.diffusion = sph::DensityDiffusion::fourtakas;
-  const int layers = d::layers(c.params, dx);
-  std::vector<d::Particle> parts;
-  const auto rho = [&](double x, double y) {
-    return x < width ? d::hydrostatic_density(c.params, height - y) : c.params.rho0;
-  };
-  for (int j = 0; j < int(std::lround(height / dx)); ++j)
-    for (int i = 0; i < int(std::lround(width / dx)); ++i) {
-      const double x = (i + 0.5) * dx, y = (j + 0.5) * dx;
-      parts.push_back({x, y, rho(x, y), false});
-    }
-  d::tank(parts, tank_width, tank_height, dx, layers, rho);
-  const double margin = layers * dx + c.params.support();
-  c.state = d::layout<T>(parts, c.params, dx, tank_width + 2 * margin, tank_height + 2 * margin, margin, margin);
-  c.walls = d::shifted({0, tank_width, 0, INFINITY}, margin, margin);
-  return c;
+  return sph_case_detail::column_in_tank<T>(dx, 1, 2, 4, 3);
 }
 
 // A column 1 m long, 2 m high and `width` wide against the end wall of a tank 4 m long and 2.5 m
@@ -197,9 +194,8 @@ SphCase<T> sph_dam_break_3d(double dx, double width = 1) {
   const double length = 1, height = 2, tank_length = 4, tank_height = 2.5;
   SphCase<T> c;
   c.dx = dx;
-  c.params = d::water(dx, 10 * std::sqrt(2 * 9.81 * height));
-  c.params.dimension = 3, c.params.alpha = 0.02;
-  c.params.diffusion = sph::DensityDiffusion::fourtakas;
+  c.params = d::column_water(dx, height);
+  c.params.dimension = 3;
   const int layers = d::layers(c.params, dx);
   const int nx = int(std::lround(tank_length / dx)), ny = int(std::lround(tank_height / dx));
   const int nz = int(std::lround(width / dx)), fx = int(std::lround(length / dx)), fy = int(std::lround(height / dx));

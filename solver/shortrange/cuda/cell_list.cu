@@ -322,8 +322,8 @@ struct DeviceCellList<T>::Impl {
   // The two-level sort's shape for n particles in `cells` cells: the widest buckets (at most
   // 2^max_bits cells) whose mean count, with eight standard deviations of a uniform box's
   // fluctuation, fits a block's shared memory, and fewer buckets than the kernels count; none
-  // (buckets 0) when no width fits. Blocks of at least 4096 particles, at most the device holds at
-  // once (two of 1024 threads per multiprocessor).
+  // (buckets 0) when no width fits. A block per 4096 particles, but no more blocks than the device
+  // holds at once (two of 1024 threads per multiprocessor), which then take more each.
   BucketPlan bucket_plan() const {
     BucketPlan p;
     const double per_cell = double(n) / cells;
