@@ -17,7 +17,7 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   add_library(nbody_cuda STATIC
     solver/engines/cuda/device.cu solver/engines/cuda/float.cu solver/engines/cuda/double.cu solver/engines/cuda/dd.cu
     solver/engines/cuda/qd.cu solver/engines/cuda/kdtree.cu solver/engines/cuda/octree.cu
-    solver/shortrange/cuda/cell_list.cu solver/shortrange/cuda/dpd.cu)
+    solver/shortrange/cuda/cell_list.cu solver/shortrange/cuda/dpd.cu solver/shortrange/cuda/sph.cu)
   target_include_directories(nbody_cuda PRIVATE solver kernels)
   # C++20 as for the C++ code. CMake 3.25 does not know nvcc's C++20 flag: teach it.
   if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
@@ -28,8 +28,9 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   # -lineinfo: source lines in compute-sanitizer and ncu reports, no effect on the code.
   target_compile_options(nbody_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   # Double- and quad-double need every product rounded on its own (explicit fma where wanted);
-  # DPD's step must give the host's bits (-ffp-contract=off there): no fused multiply-adds either.
+  # DPD's and SPH's steps must give the host's bits (-ffp-contract=off there): no fused multiply-adds either.
   set_source_files_properties(solver/engines/cuda/dd.cu solver/engines/cuda/qd.cu solver/shortrange/cuda/dpd.cu
+                              solver/shortrange/cuda/sph.cu
                               PROPERTIES COMPILE_OPTIONS "--fmad=false")
   target_link_libraries(nbody_cuda PRIVATE nlohmann_json::nlohmann_json)
   # The CUDA runtime linked statically: the binary needs only the driver where it runs.

@@ -109,3 +109,20 @@ TEST_CASE("tait_pressure_is_zero_at_the_reference_density_with_slope_c0_squared"
   CHECK(eos.sound_speed_squared(1000.0 * x) == Approx(900.0 * std::pow(x, 6)).epsilon(1e-12));
   CHECK(eos.pressure(990.0) < 0);  // tension below rho0, as Tait's law has it
 }
+
+TEST_CASE("tait_density_above_reference_inverts_the_pressure_law_in_the_series_and_beyond", "[sph]") {
+  const Tait<double> eos{1000.0, 30.0};
+  // Against pow to a few units in the last place, across the series' range and its edges.
+  for (double u = -1.0 / 64; u <= 1.0 / 64; u += 1.0 / 4096) {
+    const double exact = 1000.0 * std::expm1(std::log1p(u) / 7);
+    INFO("u = " << u);
+    CHECK(std::abs(eos.density_above_reference(u) - exact) <= 4e-16 * 1000.0 * std::abs(u) + 1e-300);
+  }
+  // Beyond the series: pow; and the inverse of pressure(): the density at pressure u B is rho0 + it.
+  for (double u : {-0.5, -0.02, 0.02, 0.3, 3.0}) {
+    const double rho = 1000.0 + eos.density_above_reference(u);
+    CHECK(eos.pressure(rho) == Approx(u * eos.b()).epsilon(1e-12));
+  }
+  const Tait<float> eos_f{1000.0f, 30.0f};
+  CHECK(eos_f.density_above_reference(0.01f) == Approx(1000.0 * std::expm1(std::log1p(0.01) / 7)).epsilon(1e-6));
+}

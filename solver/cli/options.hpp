@@ -89,7 +89,7 @@ int dpd_command(const DpdOptions& o);
 // `nbody sph`: weakly compressible SPH on a validation case (solver/shortrange/sph_cases.hpp).
 // Model values left at 0 or empty take the case's own.
 struct SphOptions : ModelFiles {
-  std::string case_name, precision = "double", kernel, diffusion;
+  std::string case_name, precision = "double", kernel, diffusion, engine = "openmp", cell_list = "two-level";
   double dx = 0, depth = 0.2, t_end = 0;
   double alpha = -1, delta = -1, cfl = 0;  // negative or 0: the case's
   double diag_every = 0, snapshot_every = 0;  // simulated seconds

@@ -21,7 +21,11 @@
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
 #include "io/provenance.hpp"
+#include "shortrange/cuda/cell_list.hpp"
 #include "shortrange/sph_cases.hpp"
+#if NBODY_WITH_CUDA
+#include "shortrange/cuda/sph.hpp"
+#endif
 
 namespace nbody::cli {
 
@@ -150,6 +154,10 @@ std::string particle_rows(const SphCase<T>& c, const sph::Tait<double>& eos) {
 // The next time, after t, at which a sample falls due every `every` seconds.
 double next_due(double t, double every) { return every * (std::floor(t / every) + 1); }
 
+template <class T, class Driver>
+int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string& device,
+              std::chrono::steady_clock::time_point wall_start);
+
 template <class T>
 int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -176,7 +184,26 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
   if (o.stop_at && o.stop_at <= start_step)
     throw InputError("--stop-at must be after the start step " + std::to_string(start_step));
 
-  SphCpu<T> sim(c.params, state);
+  if (o.engine == "cuda") {
+#if NBODY_WITH_CUDA
+    shortrange::SphCuda<T> gpu(c.params, state, shortrange::cell_builder_named(o.cell_list));
+    return sph_steps(o, c, gpu, gpu.device_info(), wall_start);
+#else
+    throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");
+#endif
+  }
+  SphCpu<T> cpu(c.params, state);
+  return sph_steps(o, c, cpu, "", wall_start);
+}
+
+// The time loop of either driver (SphCpu, SphCuda: time_step, step, sync, diagnostics), the
+// samples, the checkpoints and the outputs.
+template <class T, class Driver>
+int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string& device,
+              std::chrono::steady_clock::time_point wall_start) {
+  SphState<T>& state = c.state;
+  const double start_time = state.time;
+  const auto start_step = static_cast<long long>(state.steps);
   const sph::Tait<double> eos{c.params.rho0, c.params.c0};
   const double front_band = 2 * o.dx;
   const double diag_every = o.diag_every > 0 ? o.diag_every : o.diagnostics.empty() ? o.t_end : o.t_end / 100;
@@ -186,10 +213,12 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
   std::size_t fluid = 0;
   for (auto b : state.boundary) fluid += !b;
   parameters.update({{"n", state.n}, {"fluid", fluid}, {"h", c.params.h}, {"c0", c.params.c0}, {"t_end", o.t_end},
+                     {"engine", o.engine}, {"device", device},
                      {"front_band", front_band}, {"diag_every", diag_every}, {"command_line", o.command_line},
                      {"frame", "x from the tank's inner left wall (Poiseuille: the box's start), y from its floor (the lower "
                                "plate), z from its inner side wall (3-D; 2-D: 0), in m"}});
   const auto save_checkpoint = [&] {
+    sim.sync();
     ArchiveWriter w;
     w.put(state.time), w.put(state.steps), w.put(state.pos), w.put(state.vel), w.put(state.rho), w.put(state.mass);
     w.put(state.boundary), w.put(state.to_face);
@@ -216,12 +245,13 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
     diagnostics->stream() << "t,step,dt,kinetic,mass,density_deviation,front,escaped\n";
   }
   if (!o.snapshots.empty()) {
+    sim.sync();
     snapshots.emplace(o.snapshots);
     snapshots->stream() << kParticleHeader << "\n" << particle_rows(c, eos);
   }
   sample();
 
-  double stepping = 0, next_sample = next_due(state.time, diag_every), next_snapshot = next_due(state.time, snapshot_every);
+  double stepping = 0, device_seconds = 0, cells_seconds = 0, next_sample = next_due(state.time, diag_every), next_snapshot = next_due(state.time, snapshot_every);
   auto last_report = std::chrono::steady_clock::now();
   const auto done = [&] { return state.time >= o.t_end || (o.stop_at && static_cast<long long>(state.steps) >= o.stop_at); };
   while (!done()) {
@@ -236,9 +266,12 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
     if (last) state.time = o.t_end;  // exactly, whatever the rounding of the sum
     const auto after = std::chrono::steady_clock::now();
     stepping += std::chrono::duration<double>(after - before).count();
+    if constexpr (requires { sim.last_step_seconds(); })  // the GPU's own time of the step and of its cell lists
+      device_seconds += sim.last_step_seconds(), cells_seconds += sim.last_cells_seconds();
     const bool end = done();
     if (state.time >= next_sample || end) sample(), next_sample = next_due(state.time, diag_every);
     if (snapshots && (state.time >= next_snapshot || end)) {
+      sim.sync();
       snapshots->stream() << particle_rows(c, eos);
       next_snapshot = next_due(state.time, snapshot_every);
     }
@@ -259,7 +292,7 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
     }
   }
   if (!o.checkpoint.empty()) save_checkpoint();
-  const SphDiagnostics d = sim.diagnostics(c.walls, front_band);
+  const SphDiagnostics d = sim.diagnostics(c.walls, front_band);  // synced: the outputs below read the state
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   const long long taken = static_cast<long long>(state.steps) - start_step;
   nlohmann::json summary = {{"model", "sph"},
@@ -281,7 +314,13 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
                                   {"threads", host_info().value("openmp_max_threads", 0)},
                                   {"wall_s", wall},
                                   {"step_wall_s", stepping},
-                                  {"seconds_per_step", taken ? stepping / double(taken) : 0.0}};
+                                  {"seconds_per_step", taken ? stepping / double(taken) : 0.0},
+                                  {"engine", o.engine},
+                                  {"device", device}};
+  const auto per_step = [&](double seconds) {
+    return device_seconds > 0 && taken ? nlohmann::json(seconds / double(taken)) : nlohmann::json();
+  };
+  summary.update({{"device_seconds_per_step", per_step(device_seconds)}, {"cell_list_seconds_per_step", per_step(cells_seconds)}});
   // Each case's own measure (issue 23's targets), null in the others'.
   summary["pressure_error"] = summary["centre_line_ratio"] = nullptr;
   if (o.case_name == "hydrostatic")  // below the top two layers
@@ -336,6 +375,15 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
   cmd.add_option("--alpha", o.alpha, "artificial viscosity (default: the case's)")->check(positive_real(true));
   cmd.add_option("--delta", o.delta, "density diffusion coefficient, 0 for none (default: the case's, 0.1)")
       ->check(positive_real(true));
+  cmd.add_option("--engine", o.engine,
+                 "where the steps are taken: openmp (the CPU's cores) or cuda (the GPU: the same bits as openmp, step for step)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"openmp", "cuda"}));
+  std::string builders;
+  for (const auto& b : shortrange::cell_builders) builders += std::string(builders.empty() ? "" : ", ") + std::string(b.name);
+  cmd.add_option("--cell-list", o.cell_list, "--engine cuda: the cell-list builder, one of " + builders +
+                                                 " (the same lists: a run's bits do not depend on it)")
+      ->capture_default_str();
   cmd.add_option("--cfl", o.cfl, "CFL number of the time step (default 0.2)")->check(CLI::Range(1e-6, 1.0));
   cmd.add_option("--diagnostics", o.diagnostics,
                  "write t,step,dt,kinetic,mass,density_deviation,front,escaped here (CSV, with its provenance record "
@@ -360,6 +408,8 @@ int sph_command(const SphOptions& given) {
   DeferInterrupts defer;
   if (given.case_name.empty() && given.resume.empty()) throw InputError("--case is required (or --resume FILE)");
   if (!given.case_name.empty()) (void)find_entry(sph_cases, given.case_name, "SPH case");  // the valid names, before any work
+  (void)shortrange::cell_builder_named(given.cell_list);  // an unknown name: the valid ones, before any work
+  if (given.engine != "cuda" && given.given("--cell-list")) throw InputError("--cell-list applies to --engine cuda");
   check_model_files(given, given.diag_every > 0, given.snapshot_every > 0, given.checkpoint_every || given.stop_at);
 
   std::optional<Checkpoint> resumed;

@@ -102,10 +102,7 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
   const auto no_slip = [&](std::size_t i, std::size_t j, const T rab[3]) {
     if (!morris || s.boundary[i] || !s.boundary[j]) return T(1);
     const T w[3] = {s.to_face[j], s.to_face[n + j], s.to_face[2 * n + j]};
-    const T d_b = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    const T d_a = (rab[0] * w[0] + rab[1] * w[1] + rab[2] * w[2]) / d_b - d_b;
-    const T beta_max = T(1.5);
-    return d_a > T(0) ? std::min(beta_max, T(1) + d_b / d_a) : beta_max;
+    return sph::morris_no_slip(w, rab);
   };
   out.acc.assign(3 * n, T(0));
   out.drho.assign(n, T(0));
@@ -121,9 +118,7 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
                                const T rab[3] = {-dx, -dy, -dz};
                                const auto b = particle(j);
                                pair.add(a, b, rab, r2, drho, acc, no_slip(i, j, rab));
-                               T vr = 0;
-                               for (int k = 0; k < 3; ++k) vr += (a.v[k] - b.v[k]) * rab[k];
-                               visc_max = std::max(visc_max, T(std::abs(vr) / (r2 + eta2)));
+                               visc_max = std::max(visc_max, pair.viscous_rate(a, b, rab, r2, eta2));
                              });
     out.drho[i] = drho;
     if (!s.boundary[i])
@@ -151,6 +146,17 @@ void sph_rates(const SphParameters& p, const SphState<T>& s, const CellList<T>& 
 // and, with laminar viscosity, at most Morris et al.'s (1997) viscous diffusion limit 0.125 h^2 / nu.
 // cfl is SphParameters::cfl (DualSPHysics's default). DualSPHysics takes max(c0, 10 max |v|) for c_max; here
 // it is the largest sound speed of the particles, c0 (rho / rho0)^3, the speed that carries pressure.
+// From the maxima over the particles of |a|^2 (fluid), c^2 (all) and of the pairs' viscous term
+// (SphRates::visc_max), each the same whatever the order it was taken in, so that the GPU's
+// maxima give the CPU's step.
+inline double sph_time_step(const SphParameters& p, double a2_max, double c2_max, double visc_max) {
+  const double h = p.h;
+  const double force = a2_max > 0 ? std::sqrt(h / std::sqrt(a2_max)) : INFINITY;
+  const double courant = h / (std::sqrt(c2_max) + h * visc_max);
+  const double viscous = p.nu > 0 ? 0.125 * h * h / p.nu : INFINITY;
+  return std::min(p.cfl * std::min(force, courant), viscous);
+}
+
 template <class T>
 double sph_time_step(const SphParameters& p, const SphState<T>& s, const SphRates<T>& r) {
   const std::size_t n = s.n;
@@ -163,11 +169,7 @@ double sph_time_step(const SphParameters& p, const SphState<T>& s, const SphRate
     for (int k = 0; k < 3; ++k) a2 += double(r.acc[k * n + i]) * double(r.acc[k * n + i]);
     a2_max = std::max(a2_max, a2);
   }
-  const double h = p.h;
-  const double force = a2_max > 0 ? std::sqrt(h / std::sqrt(a2_max)) : INFINITY;
-  const double courant = h / (std::sqrt(c2_max) + h * double(r.visc_max));
-  const double viscous = p.nu > 0 ? 0.125 * h * h / p.nu : INFINITY;
-  return std::min(p.cfl * std::min(force, courant), viscous);
+  return sph_time_step(p, a2_max, c2_max, double(r.visc_max));
 }
 
 // The inner faces of a container's walls: fluid particles belong within x_min <= x <= x_max,
@@ -219,7 +221,7 @@ void check_sph(const SphParameters& p, const SphState<T>& s) {
   for (const auto& L : s.box.L)
     if (!(double(L) >= p.support())) throw std::invalid_argument("SPH: every side of the box must be at least the support 2h");
   for (std::size_t i = 0; i < n; ++i)
-    if (!(s.rho[i] > T(0)) || !(s.mass[i] > T(0)) || !std::isfinite(s.rho[i]) || !std::isfinite(s.mass[i]))
+    if (!(s.rho[i] > T(0)) || !(s.mass[i] > T(0)) || !isfinite(s.rho[i]) || !isfinite(s.mass[i]))
       throw std::invalid_argument("SPH: particle " + std::to_string(i) + " has a density or mass that is not positive");
 }
 
@@ -290,6 +292,7 @@ class SphCpu {
     while (s_.time < t_end) step(T(std::min(time_step(), t_end - s_.time)));
   }
 
+  void sync() {}  // the state is the host's already (the CUDA driver's counterpart copies it back)
   SphDiagnostics diagnostics(const SphWalls& walls, double front_band) const {
     return sph_diagnostics(p_, s_, walls, front_band);
   }

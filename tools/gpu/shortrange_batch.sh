@@ -7,6 +7,12 @@
 #       double; boxes of 1 and 4-5 cells per side) and on `nbody cells` (both orders); then one DPD step's time at 2^20 particles
 #       (rho = 3) with every builder, float and double, and on the host's cores (BOX, STEPS,
 #       BUILDERS and TESTS, a list of test specs, override; SANITIZE=0 and TIMINGS=0 skip steps)
+#   tools/gpu/shortrange_batch.sh sph
+#       SPH on the GPU: nbody_tests "[sph]~[cli]" (the GPU against the CPU bit for bit);
+#       compute-sanitizer memcheck, racecheck and synccheck on `nbody sph --engine cuda` (2-D and 3-D
+#       dam breaks, Poiseuille; float and double); then the 3-D dam break's time per step at the
+#       default spacing (about 2^20 particles) for each builder in SPH_BUILDERS (default two-level,
+#       counting-sort), float and double (SPH_T_END simulated seconds, default 0.005)
 #   tools/gpu/shortrange_batch.sh demos
 #       S3's DPD demonstrations (experiments/dpd_demos.py: phase separation, Rayleigh-Taylor), their
 #       results in $W/results
@@ -23,6 +29,46 @@ if [ "$phase" = demos ]; then
   PYTHONUNBUFFERED=1 python3 experiments/dpd_demos.py --nbody "$NB" --out "$W/results" > "$W/demos.log" 2>&1
   echo "dpd_demos rc=$?" | tee -a "$W/steps.log"
   cat "$W/demos.log" >> "$W/steps.log"
+  kill $smi_pid 2> /dev/null
+  pack
+  exit 0
+fi
+if [ "$phase" = sph ]; then
+  run_tests ${TESTS-"[sph]~[cli]"}
+  if [ "${SANITIZE-1}" = 1 ]; then
+    step "compute-sanitizer ($SAN) on nbody sph --engine cuda"
+    for run in "memcheck float dam-break 0.1 2e-3" "memcheck double dam-break 0.1 2e-3" "memcheck float dam-break-3d 0.1 2e-3" \
+               "memcheck double poiseuille 5e-5 5e-3" "racecheck float dam-break-3d 0.1 2e-3" \
+               "synccheck float dam-break-3d 0.1 2e-3"; do
+      set -- $run  # tool precision case dx t-end: a few steps each
+      echo "--- $*" >> "$W/sanitizer_$1.log"
+      "$SAN" --tool $1 --error-exitcode 99 "$NB" sph --engine cuda --precision $2 --case $3 --dx $4 --t-end $5 \
+        >> "$W/sanitizer_$1.log" 2>&1
+      echo "rc=$? ($*)" >> "$W/sanitizer_summary.log"
+    done
+    cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
+    grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+    pack
+  fi
+  if [ "${TIMINGS-1}" = 1 ]; then
+    step "timings: the 3-D dam break at the default spacing"
+    for p in float double; do
+      for b in ${SPH_BUILDERS-two-level counting-sort}; do
+        "$NB" sph --engine cuda --cell-list $b --case dam-break-3d --precision $p --t-end ${SPH_T_END:-0.005} \
+          --summary "$W/sph_cuda_${p}_$b.json" >> "$W/timings.log" 2>&1
+        echo "cuda $p $b rc=$?" >> "$W/timings.log"
+      done
+      pack
+    done
+    python3 - "$W" <<'PY' | tee -a "$W/steps.log"
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "sph_*.json"))):
+    s = json.load(open(f))
+    print(f"{os.path.basename(f)}: n {s['n']}, {s['steps_taken']} steps, {1e3 * s['seconds_per_step']:.3f} ms per step, "
+          f"device {1e3 * s['device_seconds_per_step']:.3f} ms, cell lists {1e3 * s['cell_list_seconds_per_step']:.3f} ms "
+          f"[{s['device']}]")
+PY
+  fi
   kill $smi_pid 2> /dev/null
   pack
   exit 0

@@ -1,0 +1,180 @@
+#pragma once
+// Weakly compressible SPH on the GPU (seed S3's dam break): the step of solver/shortrange/sph.hpp's
+// CPU driver, kernel for kernel, so that with the same compiler rules (the translation unit built
+// with --fmad=false, as the host code is with -ffp-contract=off) a step gives the CPU's bits.
+//
+// The state stays in particle order. Each rate evaluation the cell list (kernels/cuda/cell_list.cuh)
+// orders the particles by cell; sort_kernel copies what the pair terms read into that order (with
+// each particle's pressure and sound speed, once), and a thread per particle sums its partners in
+// the CPU's order: neighbour cells ascending, then index. Rates go back to the particle's own slot;
+// the time step's three maxima are reduced per block and then by atomicMax on their bits (non-negative
+// doubles order as their bit patterns): a maximum does not depend on the order it is taken in.
+#include <cub/block/block_reduce.cuh>
+
+#include <cstdint>
+
+#include "common/cell_grid.hpp"
+#include "common/sph.hpp"
+
+namespace nbody::shortrange::sph_kernels {
+
+constexpr unsigned block = 128;
+
+// The particles' data in cell order (SoA, written by sort_kernel).
+template <class T>
+struct Sorted {
+  T* pos;       // 3n
+  T* vel;       // 3n
+  T* rho;       // n
+  T* mass;      // n
+  T* pressure;  // n
+  T* sound;     // n
+  unsigned char* boundary;
+};
+
+// The time step's maxima: |a|^2 over fluid particles, c^2 over all, the pairs' viscous term, as the
+// bits of non-negative doubles.
+struct Maxima {
+  unsigned long long a2, c2, visc;
+};
+
+template <class T>
+__global__ void sort_kernel(unsigned n, const unsigned* order, const T* pos, const T* vel, const T* rho, const T* mass,
+                            const unsigned char* boundary, sph::Tait<T> eos, Sorted<T> out) {
+  const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const unsigned i = order[s];
+  for (unsigned k = 0; k < 3; ++k) out.pos[k * n + s] = pos[k * n + i], out.vel[k * n + s] = vel[k * n + i];
+  out.rho[s] = rho[i], out.mass[s] = mass[i], out.boundary[s] = boundary[i];
+  out.pressure[s] = eos.pressure(rho[i]);
+  out.sound[s] = sqrt(eos.sound_speed_squared(rho[i]));
+}
+
+template <class T, class Kernel>
+struct RatesView {
+  PeriodicBox<T> box;
+  CellGrid<T> grid;
+  T support2;  // (2h)^2
+  unsigned n;
+  const unsigned* start;  // the cell list: cell c's particles are at start[c] .. start[c + 1] in cell order
+  const unsigned* order;  // the particle at each place in cell order
+  Sorted<T> sorted;
+  const T* to_face;       // Morris's wall vectors (particle order, SoA 3n), or null: no Morris factor
+  sph::SphPair<Kernel, T> pair;
+  T gravity[3];
+  sph::Tait<double> eos;  // for c^2 in double, as the host's time step
+};
+
+template <class T, class Kernel>
+__device__ typename sph::SphPair<Kernel, T>::Particle particle_at(const RatesView<T, Kernel>& v, unsigned s) {
+  typename sph::SphPair<Kernel, T>::Particle q;
+  const unsigned n = v.n;
+  for (unsigned a = 0; a < 3; ++a) q.r[a] = v.sorted.pos[a * n + s], q.v[a] = v.sorted.vel[a * n + s];
+  q.rho = v.sorted.rho[s], q.m = v.sorted.mass[s], q.p = v.sorted.pressure[s], q.c = v.sorted.sound[s];
+  q.boundary = v.sorted.boundary[s] != 0;
+  return q;
+}
+
+// acc and drho of the particle at place s in cell order into its own slots (particle order),
+// and the block's share of the maxima.
+template <class T, class Kernel>
+__global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T* acc, T* drho_out, Maxima* maxima) {
+  const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  double a2 = 0, c2 = 0;
+  T visc = 0;
+  if (s < v.n) {
+    const unsigned n = v.n, i = v.order[s];
+    const auto a = particle_at(v, s);
+    const T eta2 = v.pair.eta2();
+    unsigned around[27];
+    const unsigned cells = v.grid.neighbours(v.grid.cell_of(a.r[0], a.r[1], a.r[2]), around);
+    T drho = 0, f[3] = {T(0), T(0), T(0)};
+    for (unsigned k = 0; k < cells; ++k)
+      for (unsigned t = v.start[around[k]], end = v.start[around[k] + 1]; t < end; ++t) {
+        if (t == s) continue;
+        const T dx = v.box.minimum_image(v.sorted.pos[t] - a.r[0], 0);  // r_j - r_i
+        const T dy = v.box.minimum_image(v.sorted.pos[n + t] - a.r[1], 1);
+        const T dz = v.box.minimum_image(v.sorted.pos[2 * n + t] - a.r[2], 2);
+        const T r2 = dx * dx + dy * dy + dz * dz;
+        if (!(r2 < v.support2)) continue;
+        const T rab[3] = {-dx, -dy, -dz};
+        const auto b = particle_at(v, t);
+        T no_slip = T(1);
+        if (v.to_face && !a.boundary && b.boundary) {
+          const unsigned j = v.order[t];
+          const T w[3] = {v.to_face[j], v.to_face[n + j], v.to_face[2 * n + j]};
+          no_slip = sph::morris_no_slip(w, rab);
+        }
+        v.pair.add(a, b, rab, r2, drho, f, no_slip);
+        const T rate = v.pair.viscous_rate(a, b, rab, r2, eta2);
+        visc = visc < rate ? rate : visc;
+      }
+    drho_out[i] = drho;
+    for (unsigned k = 0; k < 3; ++k) {
+      const T value = a.boundary ? T(0) : f[k] + v.gravity[k];
+      acc[k * n + i] = value;
+      a2 += double(value) * double(value);
+    }
+    if (a.boundary) a2 = 0;
+    c2 = v.eos.sound_speed_squared(double(a.rho));
+  }
+  using Reduce = cub::BlockReduce<double, block>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const auto larger = [](double x, double y) { return x < y ? y : x; };
+  const double block_a2 = Reduce(scratch).Reduce(a2, larger);
+  __syncthreads();
+  const double block_c2 = Reduce(scratch).Reduce(c2, larger);
+  __syncthreads();
+  const double block_visc = Reduce(scratch).Reduce(double(visc), larger);
+  if (threadIdx.x == 0) {
+    atomicMax(&maxima->a2, static_cast<unsigned long long>(__double_as_longlong(block_a2)));
+    atomicMax(&maxima->c2, static_cast<unsigned long long>(__double_as_longlong(block_c2)));
+    atomicMax(&maxima->visc, static_cast<unsigned long long>(__double_as_longlong(block_visc)));
+  }
+}
+
+// The symplectic scheme's predictor (SphCpu::step): the state at the step's start kept in *0, then
+// r' = r + dt/2 v, v' = v + dt/2 a, rho' = rho + dt/2 drho; walls keep r and v, and rho >= rho0.
+template <class T>
+__global__ void predictor_kernel(PeriodicBox<T> box, unsigned n, T dt, T rho_ref, const unsigned char* boundary, T* pos,
+                                 T* vel, T* rho, const T* acc, const T* drho, T* pos0, T* vel0, T* rho0) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const T half = dt / T(2);
+  for (unsigned k = 0; k < 3; ++k) pos0[k * n + i] = pos[k * n + i], vel0[k * n + i] = vel[k * n + i];
+  rho0[i] = rho[i];
+  const T r = rho[i] + half * drho[i];
+  if (boundary[i]) {
+    rho[i] = r < rho_ref ? rho_ref : r;
+    return;
+  }
+  rho[i] = r;
+  for (unsigned k = 0; k < 3; ++k) {
+    pos[k * n + i] = box.wrap(pos[k * n + i] + half * vel[k * n + i], static_cast<int>(k));
+    vel[k * n + i] += half * acc[k * n + i];
+  }
+}
+
+// The corrector with the rates at the half step: v+ = v + dt a', r+ = r + dt/2 (v + v+),
+// rho+ = rho (2 - eps) / (2 + eps), eps = -dt drho' / rho'.
+template <class T>
+__global__ void corrector_kernel(PeriodicBox<T> box, unsigned n, T dt, T rho_ref, const unsigned char* boundary, T* pos,
+                                 T* vel, T* rho, const T* acc, const T* drho, const T* pos0, const T* vel0, const T* rho0) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const T half = dt / T(2);
+  const T eps = -dt * drho[i] / rho[i];
+  const T r = rho0[i] * (T(2) - eps) / (T(2) + eps);
+  if (boundary[i]) {
+    rho[i] = r < rho_ref ? rho_ref : r;
+    return;
+  }
+  rho[i] = r;
+  for (unsigned k = 0; k < 3; ++k) {
+    const T v = vel0[k * n + i] + dt * acc[k * n + i];
+    pos[k * n + i] = box.wrap(pos0[k * n + i] + half * (vel0[k * n + i] + v), static_cast<int>(k));
+    vel[k * n + i] = v;
+  }
+}
+
+}  // namespace nbody::shortrange::sph_kernels

@@ -1,0 +1,208 @@
+// The SPH driver on the GPU (sph.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
+// so that its arithmetic is the host's, operation for operation.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+
+#include "cuda/sph.cuh"
+#include "engines/cuda/buffer.cuh"
+#include "engines/cuda/check.cuh"
+#include "engines/cuda/launch.cuh"
+#include "shortrange/cuda/sph.hpp"
+
+namespace nbody::shortrange {
+
+namespace {
+unsigned blocks_for(std::size_t count, unsigned block) { return static_cast<unsigned>((count + block - 1) / block); }
+double from_bits(unsigned long long bits) {
+  double x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+}  // namespace
+
+template <class T>
+struct SphCuda<T>::Impl {
+  template <class U>
+  using Buffer = cuda::DeviceBuffer<U>;
+
+  SphParameters p;
+  SphState<T>& s;
+  CellBuilder builder;
+  DeviceCellList<T> cells;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t started = nullptr, finished = nullptr;
+  Buffer<T> pos, vel, rho, mass, acc, drho, pos0, vel0, rho0, to_face;
+  Buffer<T> sorted_pos, sorted_vel, sorted_rho, sorted_mass, sorted_pressure, sorted_sound;
+  Buffer<unsigned char> boundary, sorted_boundary;
+  Buffer<sph_kernels::Maxima> maxima;
+  sph_kernels::Maxima host_maxima{};
+  float step_ms = 0;
+  double cells_seconds = 0;
+
+  Impl(const SphParameters& params, SphState<T>& state, CellBuilder b) : p(params), s(state), builder(b) {
+    (void)cuda::device_properties();  // InputError without a device
+    check_sph(p, s);
+    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    NBODY_CUDA_CHECK(cudaEventCreate(&started));
+    NBODY_CUDA_CHECK(cudaEventCreate(&finished));
+    const std::size_t n = s.n;
+    for (Buffer<T>* v : {&pos, &vel, &acc, &pos0, &vel0, &sorted_pos, &sorted_vel}) v->reserve(3 * n);
+    for (Buffer<T>* v : {&rho, &mass, &drho, &rho0, &sorted_rho, &sorted_mass, &sorted_pressure, &sorted_sound}) v->reserve(n);
+    boundary.reserve(n), sorted_boundary.reserve(n), maxima.reserve(1);
+    upload(pos.p, s.pos.data(), 3 * n), upload(vel.p, s.vel.data(), 3 * n);
+    upload(rho.p, s.rho.data(), n), upload(mass.p, s.mass.data(), n), upload(boundary.p, s.boundary.data(), n);
+    if (!s.to_face.empty() && p.nu > 0) {
+      to_face.reserve(3 * n);
+      upload(to_face.p, s.to_face.data(), 3 * n);
+    }
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  ~Impl() {
+    if (started) cudaEventDestroy(started);
+    if (finished) cudaEventDestroy(finished);
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  template <class U>
+  void upload(U* to, const U* from, std::size_t count) {
+    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyHostToDevice, stream));
+  }
+  template <class U>
+  void download(U* to, const U* from, std::size_t count) {
+    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyDeviceToHost, stream));
+  }
+
+  // The rates at the current positions with `kernel` (see rates()).
+  template <class Kernel>
+  void rates_with(const Kernel& kernel) {
+    const auto n = static_cast<unsigned>(s.n);
+    const T support = T(p.support());
+    const sph::Tait<T> eos{T(p.rho0), T(p.c0)};
+    const T hydrostatic = T(-p.rho0 * p.gravity[1] / double(eos.b()));  // as sph_rates_with
+    sph_kernels::RatesView<T, Kernel> view{
+        s.box,
+        CellGrid<T>::make(s.box, support),
+        support * support,
+        n,
+        cells.device_start(),
+        cells.device_order(),
+        {sorted_pos.p, sorted_vel.p, sorted_rho.p, sorted_mass.p, sorted_pressure.p, sorted_sound.p, sorted_boundary.p},
+        to_face.p,
+        {kernel, eos, T(p.alpha), T(p.delta), T(p.nu), p.diffusion, hydrostatic},
+        {T(p.gravity[0]), T(p.gravity[1]), T(p.gravity[2])},
+        {p.rho0, p.c0}};
+    sph_kernels::sort_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, view.order, pos.p, vel.p, rho.p, mass.p,
+                                                                     boundary.p, eos, view.sorted);
+    NBODY_CUDA_CHECK_LAUNCH("sph sort_kernel");
+    sph_kernels::rates_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(view, acc.p, drho.p,
+                                                                                                   maxima.p);
+    NBODY_CUDA_CHECK_LAUNCH("sph rates_kernel");
+  }
+
+  // The cell list of the current positions (the builder's own stream: ours is idle first), then
+  // acc, drho and the time step's maxima.
+  void rates() {
+    const auto n = static_cast<unsigned>(s.n);
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cells.build_on_device(builder, pos.p, n, s.box, T(p.support()));
+    cells_seconds += cells.last_build_seconds();
+    NBODY_CUDA_CHECK(cudaMemsetAsync(maxima.p, 0, sizeof(sph_kernels::Maxima), stream));
+    if (n) {
+      const T h = T(p.h);
+      if (p.kernel == sph::KernelKind::cubic_spline) {
+        if (p.dimension == 2) rates_with(sph::CubicSpline<2, T>(h));
+        else rates_with(sph::CubicSpline<3, T>(h));
+      } else {
+        if (p.dimension == 2) rates_with(sph::WendlandC2<2, T>(h));
+        else rates_with(sph::WendlandC2<3, T>(h));
+      }
+    }
+    download(&host_maxima, maxima.p, 1);
+  }
+
+  void step(T dt) {
+    const auto n = static_cast<unsigned>(s.n);
+    const T rho_ref = T(p.rho0);
+    cells_seconds = 0;
+    NBODY_CUDA_CHECK(cudaEventRecord(started, stream));
+    if (n) {
+      sph_kernels::predictor_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(s.box, n, dt, rho_ref, boundary.p, pos.p, vel.p,
+                                                                            rho.p, acc.p, drho.p, pos0.p, vel0.p, rho0.p);
+      NBODY_CUDA_CHECK_LAUNCH("sph predictor_kernel");
+    }
+    rates();
+    if (n) {
+      sph_kernels::corrector_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(s.box, n, dt, rho_ref, boundary.p, pos.p, vel.p,
+                                                                            rho.p, acc.p, drho.p, pos0.p, vel0.p, rho0.p);
+      NBODY_CUDA_CHECK_LAUNCH("sph corrector_kernel");
+    }
+    rates();
+    NBODY_CUDA_CHECK(cudaEventRecord(finished, stream));
+    NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&step_ms, started, finished));
+    s.time += double(dt);
+    ++s.steps;
+  }
+
+  void sync() {
+    const std::size_t n = s.n;
+    download(s.pos.data(), pos.p, 3 * n), download(s.vel.data(), vel.p, 3 * n), download(s.rho.data(), rho.p, n);
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+};
+
+template <class T>
+SphCuda<T>::SphCuda(const SphParameters& p, SphState<T>& s, CellBuilder builder)
+    : impl_(std::make_unique<Impl>(p, s, builder)) {
+  impl_->rates();
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+}
+template <class T>
+SphCuda<T>::~SphCuda() = default;
+template <class T>
+double SphCuda<T>::time_step() const {
+  const auto& m = impl_->host_maxima;
+  return sph_time_step(impl_->p, from_bits(m.a2), from_bits(m.c2), from_bits(m.visc));
+}
+template <class T>
+void SphCuda<T>::step(T dt) {
+  impl_->step(dt);
+}
+template <class T>
+void SphCuda<T>::sync() {
+  impl_->sync();
+}
+template <class T>
+SphDiagnostics SphCuda<T>::diagnostics(const SphWalls& walls, double front_band) {
+  impl_->sync();
+  return sph_diagnostics(impl_->p, impl_->s, walls, front_band);
+}
+template <class T>
+SphRates<T> SphCuda<T>::rates() {
+  const std::size_t n = impl_->s.n;
+  SphRates<T> r;
+  r.acc.resize(3 * n), r.drho.resize(n);
+  impl_->download(r.acc.data(), impl_->acc.p, 3 * n), impl_->download(r.drho.data(), impl_->drho.p, n);
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+  r.visc_max = T(from_bits(impl_->host_maxima.visc));
+  return r;
+}
+template <class T>
+double SphCuda<T>::last_step_seconds() const {
+  return 1e-3 * impl_->step_ms;
+}
+template <class T>
+double SphCuda<T>::last_cells_seconds() const {
+  return impl_->cells_seconds;
+}
+template <class T>
+std::string SphCuda<T>::device_info() const {
+  return std::string(cuda::device_properties().name) + "; cell list " + std::string(name_of(impl_->builder));
+}
+
+template class SphCuda<float>;
+template class SphCuda<double>;
+
+}  // namespace nbody::shortrange
