@@ -25,26 +25,29 @@ enum class KernelKind { wendland_c2, cubic_spline };
 template <int D, class T>
 struct WendlandC2 {
   static_assert(D == 2 || D == 3, "SPH kernels are for 2 or 3 dimensions");
-  T h;      // smoothing length: the support is 2h
-  T alpha;  // alpha_D
+  T h;        // smoothing length: the support is 2h
+  T alpha;    // alpha_D
+  T inv_h;    // 1 / h: the pair terms multiply, not divide (a division costs several multiplications)
+  T f_scale;  // -5 alpha_D / h^2
 
-  NBODY_HD explicit WendlandC2(T smoothing) : h(smoothing), alpha(normalisation(smoothing)) {}
+  NBODY_HD explicit WendlandC2(T smoothing)
+      : h(smoothing), alpha(normalisation(smoothing)), inv_h(T(1) / smoothing), f_scale(T(-5) * alpha / (h * h)) {}
   NBODY_HD static T normalisation(T h) {
     constexpr double pi = 3.14159265358979323846;
     return D == 2 ? T(7.0 / (4.0 * pi)) / (h * h) : T(21.0 / (16.0 * pi)) / (h * h * h);
   }
   NBODY_HD T support() const { return T(2) * h; }
   NBODY_HD T w(T r) const {
-    const T q = r / h;
+    const T q = r * inv_h;
     if (!(q < T(2))) return T(0);
     const T u = T(1) - q / T(2), u2 = u * u;
     return alpha * u2 * u2 * (T(2) * q + T(1));
   }
   NBODY_HD T f(T r) const {
-    const T q = r / h;
+    const T q = r * inv_h;
     if (!(q < T(2))) return T(0);
     const T u = T(1) - q / T(2);
-    return T(-5) * alpha * u * u * u / (h * h);
+    return f_scale * u * u * u;
   }
 };
 
@@ -53,26 +56,29 @@ struct CubicSpline {
   static_assert(D == 2 || D == 3, "SPH kernels are for 2 or 3 dimensions");
   T h;
   T alpha;
+  T inv_h;           // 1 / h
+  T alpha_over_h2;   // alpha_D / h^2
 
-  NBODY_HD explicit CubicSpline(T smoothing) : h(smoothing), alpha(normalisation(smoothing)) {}
+  NBODY_HD explicit CubicSpline(T smoothing)
+      : h(smoothing), alpha(normalisation(smoothing)), inv_h(T(1) / smoothing), alpha_over_h2(alpha / (h * h)) {}
   NBODY_HD static T normalisation(T h) {
     constexpr double pi = 3.14159265358979323846;
     return D == 2 ? T(10.0 / (7.0 * pi)) / (h * h) : T(1.0 / pi) / (h * h * h);
   }
   NBODY_HD T support() const { return T(2) * h; }
   NBODY_HD T w(T r) const {
-    const T q = r / h;
+    const T q = r * inv_h;
     if (!(q < T(2))) return T(0);
     if (q < T(1)) return alpha * (T(1) - T(1.5) * q * q + T(0.75) * q * q * q);
     const T u = T(2) - q;
     return alpha * T(0.25) * u * u * u;
   }
   NBODY_HD T f(T r) const {
-    const T q = r / h;
+    const T q = r * inv_h;
     if (!(q < T(2))) return T(0);
-    if (q < T(1)) return alpha * (T(2.25) * q - T(3)) / (h * h);
+    if (q < T(1)) return alpha_over_h2 * (T(2.25) * q - T(3));
     const T u = T(2) - q;
-    return T(-0.75) * alpha * u * u / (q * h * h);
+    return T(-0.75) * alpha_over_h2 * u * u / q;
   }
 };
 
@@ -141,7 +147,8 @@ struct Tait {
 //                    nu the kinematic viscosity: nu times the SPH Laplacian of v (Brookshaw 1985);
 //                    against a wall particle b, v_ab is scaled by the caller's no_slip factor (1, or
 //                    Morris et al.'s beta, which puts the no-slip condition on the wall's face)
-// with eta^2 = 0.01 h^2. The momentum terms are the same arithmetic from either side but for their
+// with eta^2 = 0.01 h^2 (each pair's 1 / (r^2 + eta^2) and each particle's 1 / rho taken once and
+// multiplied: a division costs several multiplications). The momentum terms are the same arithmetic from either side but for their
 // sign, so pair forces conserve momentum (exactly for equal masses, else to round-off).
 // Flops per pair beside each line (a divide, square root or power counted as one).
 enum class DensityDiffusion { molteni, fourtakas };
@@ -170,6 +177,7 @@ struct SphPair {
 
   struct Particle {
     T r[3], v[3], rho, p, c, m;  // position, velocity, density, pressure, sound speed, mass
+    T inv_rho;                   // 1 / rho, once per particle
     bool boundary = false;       // a dynamic boundary particle
   };
 
@@ -177,35 +185,35 @@ struct SphPair {
   NBODY_HD T eta2() const { return T(0.01) * kernel.h * kernel.h; }
 
   // |v_ab . r_ab| / (r^2 + eta^2): the pair's term of the time step's CFL condition.
-  NBODY_HD static T viscous_rate(const Particle& a, const Particle& b, const T rab[3], T r2, T eta2) {
+  // inv = 1 / (r^2 + eta^2), as add() takes it.
+  NBODY_HD static T viscous_rate(const Particle& a, const Particle& b, const T rab[3], T inv) {
     T vr = 0;
     for (int k = 0; k < 3; ++k) vr += (a.v[k] - b.v[k]) * rab[k];
-    return abs(vr) / (r2 + eta2);
+    return abs(vr) * inv;
   }
 
-  // Adds b's terms to a's drho and acc; r2 = |r_a - r_b|^2 below the support.
-  NBODY_HD void add(const Particle& a, const Particle& b, const T rab[3], T r2, T& drho, T acc[3],
+  // Adds b's terms to a's drho and acc; r2 = |r_a - r_b|^2 below the support, inv = 1 / (r2 + eta^2).
+  NBODY_HD void add(const Particle& a, const Particle& b, const T rab[3], T r2, T inv, T& drho, T acc[3],
                     T no_slip = T(1)) const {
-    const T h = kernel.h, eta2 = this->eta2();
+    const T h = kernel.h;
     const T f = kernel.f(sqrt(r2));                                              // 1 + kernel
     const T vab[3] = {a.v[0] - b.v[0], a.v[1] - b.v[1], a.v[2] - b.v[2]};        // 3
     const T vr = vab[0] * rab[0] + vab[1] * rab[1] + vab[2] * rab[2];            // 5
     drho += b.m * f * vr;                                                        // 3
-    if (delta != T(0) && !a.boundary && !b.boundary) {                           // 8 (+ 5)
+    if (delta != T(0) && !a.boundary && !b.boundary) {                           // 10 (+ 19)
       T rho_ba = b.rho - a.rho;
-      if (diffusion == DensityDiffusion::fourtakas)
-        rho_ba -= eos.density_above_reference(hydrostatic * rab[1]);
-      drho += delta * h * eos.c0 * T(2) * rho_ba * (-f) * r2 / (r2 + eta2) * b.m / b.rho;
+      if (diffusion == DensityDiffusion::fourtakas) rho_ba -= eos.density_above_reference(hydrostatic * rab[1]);
+      drho += delta * h * eos.c0 * T(2) * rho_ba * (-f) * r2 * inv * b.m * b.inv_rho;
     }
     T pi = T(0);
-    if (vr < T(0)) {                                                             // 9
-      const T mu = h * vr / (r2 + eta2);
-      pi = -alpha * T(0.5) * (a.c + b.c) * mu / (T(0.5) * (a.rho + b.rho));
+    if (vr < T(0)) {                                                             // 8
+      const T mu = h * vr * inv;
+      pi = -alpha * (a.c + b.c) * mu / (a.rho + b.rho);
     }
-    const T scale = -b.m * ((a.p + b.p) / (a.rho * b.rho) + pi) * f;             // 6
+    const T scale = -b.m * ((a.p + b.p) * a.inv_rho * b.inv_rho + pi) * f;       // 7
     for (int k = 0; k < 3; ++k) acc[k] += scale * rab[k];                        // 6
-    if (nu != T(0)) {                                                            // 6 + 6
-      const T laminar = no_slip * b.m * T(4) * nu * f * r2 / ((a.rho + b.rho) * (r2 + eta2));
+    if (nu != T(0)) {                                                            // 8 + 6
+      const T laminar = no_slip * b.m * T(4) * nu * f * r2 * inv / (a.rho + b.rho);
       for (int k = 0; k < 3; ++k) acc[k] += laminar * vab[k];
     }
   }

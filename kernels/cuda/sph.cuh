@@ -29,6 +29,7 @@ struct Sorted {
   T* mass;      // n
   T* pressure;  // n
   T* sound;     // n
+  T* inv_rho;   // n
   unsigned char* boundary;
 };
 
@@ -48,6 +49,7 @@ __global__ void sort_kernel(unsigned n, const unsigned* order, const T* pos, con
   out.rho[s] = rho[i], out.mass[s] = mass[i], out.boundary[s] = boundary[i];
   out.pressure[s] = eos.pressure(rho[i]);
   out.sound[s] = sqrt(eos.sound_speed_squared(rho[i]));
+  out.inv_rho[s] = T(1) / rho[i];
 }
 
 template <class T, class Kernel>
@@ -71,14 +73,27 @@ __device__ typename sph::SphPair<Kernel, T>::Particle particle_at(const RatesVie
   const unsigned n = v.n;
   for (unsigned a = 0; a < 3; ++a) q.r[a] = v.sorted.pos[a * n + s], q.v[a] = v.sorted.vel[a * n + s];
   q.rho = v.sorted.rho[s], q.m = v.sorted.mass[s], q.p = v.sorted.pressure[s], q.c = v.sorted.sound[s];
+  q.inv_rho = v.sorted.inv_rho[s];
   q.boundary = v.sorted.boundary[s] != 0;
   return q;
 }
 
+// Partners found per thread before their pair terms are evaluated together (see rates_kernel).
+constexpr unsigned batch = 32;
+
 // acc and drho of the particle at place s in cell order into its own slots (particle order),
 // and the block's share of the maxima.
+//
+// A thread's candidates (its 27 cells' particles) lie within the support for about one in six
+// (in 3-D), a different one in each thread, and a warp's threads belong to two cells or more,
+// with different candidates. So that a warp's threads run together: one loop walks each thread's
+// candidates cell after cell (the cells' ends passed within it), and each thread lists its
+// partners in shared memory (its own column, in the CPU's order); the threads running together
+// evaluate their lists together whenever one of them has `batch` (and at the end). The sums are
+// taken in the CPU's order all the same.
 template <class T, class Kernel>
 __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T* acc, T* drho_out, Maxima* maxima) {
+  __shared__ unsigned partners[batch][block];
   const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
   double a2 = 0, c2 = 0;
   T visc = 0;
@@ -86,18 +101,27 @@ __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T*
     const unsigned n = v.n, i = v.order[s];
     const auto a = particle_at(v, s);
     const T eta2 = v.pair.eta2();
-    unsigned around[27];
-    const unsigned cells = v.grid.neighbours(v.grid.cell_of(a.r[0], a.r[1], a.r[2]), around);
+    const unsigned cell = v.grid.cell_of(a.r[0], a.r[1], a.r[2]);
+    // Away from the box's faces, with 5 cells or more on every axis, every candidate is less than
+    // two cells, at most 2/5 of the box, away: the minimum image is the plain difference, bit for bit.
+    const unsigned at[3] = {cell % v.grid.n[0], (cell / v.grid.n[0]) % v.grid.n[1], cell / (v.grid.n[0] * v.grid.n[1])};
+    bool plain = true;
+    for (unsigned k = 0; k < 3; ++k) plain = plain && v.grid.n[k] >= 5 && at[k] > 0 && at[k] + 1 < v.grid.n[k];
     T drho = 0, f[3] = {T(0), T(0), T(0)};
-    for (unsigned k = 0; k < cells; ++k)
-      for (unsigned t = v.start[around[k]], end = v.start[around[k] + 1]; t < end; ++t) {
-        if (t == s) continue;
-        const T dx = v.box.minimum_image(v.sorted.pos[t] - a.r[0], 0);  // r_j - r_i
-        const T dy = v.box.minimum_image(v.sorted.pos[n + t] - a.r[1], 1);
-        const T dz = v.box.minimum_image(v.sorted.pos[2 * n + t] - a.r[2], 2);
-        const T r2 = dx * dx + dy * dy + dz * dz;
-        if (!(r2 < v.support2)) continue;
-        const T rab[3] = {-dx, -dy, -dz};
+    const auto separation = [&](unsigned t, T d[3]) {  // r_t - r_s by minimum image, and its square
+      for (unsigned k = 0; k < 3; ++k) {
+        d[k] = v.sorted.pos[k * n + t] - a.r[k];
+        if (!plain) d[k] = v.box.minimum_image(d[k], static_cast<int>(k));
+      }
+      return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    };
+    unsigned listed = 0;
+    const auto evaluate = [&] {
+      for (unsigned q = 0; q < listed; ++q) {
+        const unsigned t = partners[q][threadIdx.x];
+        T d[3];
+        const T r2 = separation(t, d);
+        const T rab[3] = {-d[0], -d[1], -d[2]}, inv = T(1) / (r2 + eta2);
         const auto b = particle_at(v, t);
         T no_slip = T(1);
         if (v.to_face && !a.boundary && b.boundary) {
@@ -105,10 +129,24 @@ __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T*
           const T w[3] = {v.to_face[j], v.to_face[n + j], v.to_face[2 * n + j]};
           no_slip = sph::morris_no_slip(w, rab);
         }
-        v.pair.add(a, b, rab, r2, drho, f, no_slip);
-        const T rate = v.pair.viscous_rate(a, b, rab, r2, eta2);
+        v.pair.add(a, b, rab, r2, inv, drho, f, no_slip);
+        const T rate = v.pair.viscous_rate(a, b, rab, inv);
         visc = visc < rate ? rate : visc;
       }
+      listed = 0;
+    };
+    unsigned around[27];
+    const unsigned cells = v.grid.neighbours(cell, around);
+    unsigned k = 0, t = v.start[around[0]], end = v.start[around[0] + 1];
+    for (;;) {
+      while (t == end && ++k < cells) t = v.start[around[k]], end = v.start[around[k] + 1];
+      if (k >= cells) break;
+      T d[3];
+      if (t != s && separation(t, d) < v.support2) partners[listed++][threadIdx.x] = t;
+      ++t;
+      if (__any_sync(__activemask(), listed == batch)) evaluate();
+    }
+    evaluate();
     drho_out[i] = drho;
     for (unsigned k = 0; k < 3; ++k) {
       const T value = a.boundary ? T(0) : f[k] + v.gravity[k];

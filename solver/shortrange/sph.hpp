@@ -84,17 +84,19 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
   const sph::SphPair<Kernel, T> pair{kernel, eos, T(p.alpha), T(p.delta), T(p.nu), p.diffusion, hydrostatic};
   const T* pos = s.pos.data();
   const T* vel = s.vel.data();
-  // Each particle's pressure and sound speed once, not once per pair it takes part in.
-  std::vector<T> pressure(n), sound(n);
+  // Each particle's pressure, sound speed and 1 / rho once, not once per pair it takes part in.
+  std::vector<T> pressure(n), sound(n), inv_rho(n);
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < n; ++i) {
     pressure[i] = pair.eos.pressure(s.rho[i]);
     sound[i] = sqrt(pair.eos.sound_speed_squared(s.rho[i]));
+    inv_rho[i] = T(1) / s.rho[i];
   }
   const auto particle = [&](std::size_t i) {
     typename sph::SphPair<Kernel, T>::Particle q;
     for (int a = 0; a < 3; ++a) q.r[a] = pos[a * n + i], q.v[a] = vel[a * n + i];
-    q.rho = s.rho[i], q.m = s.mass[i], q.p = pressure[i], q.c = sound[i], q.boundary = s.boundary[i] != 0;
+    q.rho = s.rho[i], q.m = s.mass[i], q.p = pressure[i], q.c = sound[i], q.inv_rho = inv_rho[i];
+    q.boundary = s.boundary[i] != 0;
     return q;
   };
   // Morris et al.'s beta for fluid particle i against wall particle j (see SphState::to_face), else 1.
@@ -117,8 +119,9 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
                              [&](unsigned j, T dx, T dy, T dz, T r2) {  // d = r_j - r_i
                                const T rab[3] = {-dx, -dy, -dz};
                                const auto b = particle(j);
-                               pair.add(a, b, rab, r2, drho, acc, no_slip(i, j, rab));
-                               visc_max = std::max(visc_max, pair.viscous_rate(a, b, rab, r2, eta2));
+                               const T inv = T(1) / (r2 + eta2);
+                               pair.add(a, b, rab, r2, inv, drho, acc, no_slip(i, j, rab));
+                               visc_max = std::max(visc_max, pair.viscous_rate(a, b, rab, inv));
                              });
     out.drho[i] = drho;
     if (!s.boundary[i])

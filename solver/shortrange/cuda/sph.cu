@@ -34,7 +34,7 @@ struct SphCuda<T>::Impl {
   cudaStream_t stream = nullptr;
   cudaEvent_t started = nullptr, finished = nullptr;
   Buffer<T> pos, vel, rho, mass, acc, drho, pos0, vel0, rho0, to_face;
-  Buffer<T> sorted_pos, sorted_vel, sorted_rho, sorted_mass, sorted_pressure, sorted_sound;
+  Buffer<T> sorted_pos, sorted_vel, sorted_rho, sorted_mass, sorted_pressure, sorted_sound, sorted_inv_rho;
   Buffer<unsigned char> boundary, sorted_boundary;
   Buffer<sph_kernels::Maxima> maxima;
   sph_kernels::Maxima host_maxima{};
@@ -49,7 +49,8 @@ struct SphCuda<T>::Impl {
     NBODY_CUDA_CHECK(cudaEventCreate(&finished));
     const std::size_t n = s.n;
     for (Buffer<T>* v : {&pos, &vel, &acc, &pos0, &vel0, &sorted_pos, &sorted_vel}) v->reserve(3 * n);
-    for (Buffer<T>* v : {&rho, &mass, &drho, &rho0, &sorted_rho, &sorted_mass, &sorted_pressure, &sorted_sound}) v->reserve(n);
+    for (Buffer<T>* v : {&rho, &mass, &drho, &rho0, &sorted_rho, &sorted_mass, &sorted_pressure, &sorted_sound,
+                        &sorted_inv_rho}) v->reserve(n);
     boundary.reserve(n), sorted_boundary.reserve(n), maxima.reserve(1);
     upload(pos.p, s.pos.data(), 3 * n), upload(vel.p, s.vel.data(), 3 * n);
     upload(rho.p, s.rho.data(), n), upload(mass.p, s.mass.data(), n), upload(boundary.p, s.boundary.data(), n);
@@ -88,7 +89,8 @@ struct SphCuda<T>::Impl {
         n,
         cells.device_start(),
         cells.device_order(),
-        {sorted_pos.p, sorted_vel.p, sorted_rho.p, sorted_mass.p, sorted_pressure.p, sorted_sound.p, sorted_boundary.p},
+        {sorted_pos.p, sorted_vel.p, sorted_rho.p, sorted_mass.p, sorted_pressure.p, sorted_sound.p, sorted_inv_rho.p,
+         sorted_boundary.p},
         to_face.p,
         {kernel, eos, T(p.alpha), T(p.delta), T(p.nu), p.diffusion, hydrostatic},
         {T(p.gravity[0]), T(p.gravity[1]), T(p.gravity[2])},
