@@ -41,10 +41,8 @@ SphState<double> lattice(unsigned dimension, int per_side, double dx, double rho
 }
 
 SphRates<double> rates(const SphParameters& p, const SphState<double>& s) {
-  CellList<double> cells;
-  cells.build(s.pos.data(), s.n, s.box, p.support());
   SphRates<double> r;
-  nbody::shortrange::sph_rates(p, s, cells, r);
+  nbody::shortrange::sph_rates(p, s, r);
   return r;
 }
 

@@ -66,6 +66,47 @@ TEST_CASE("sph_time_step_obeys_the_force_cfl_and_viscous_conditions_and_the_tigh
   CHECK(0.125 * c.params.h * c.params.h / 10.0 < c.params.cfl * c.params.h / c.params.c0);  // nu = 10 set it
 }
 
+// Verlet's argument (solver/shortrange/sph.hpp, SphNeighbours): lists of the candidates within
+// (1 + skin) 2h hold every pair within the support 2h while no particle has moved more than
+// skin h, and are stale beyond; checked by brute force over all pairs, every particle moved by
+// almost skin h in a random direction.
+TEST_CASE("sph_neighbour_lists_hold_every_pair_within_the_support_until_a_particle_moves_skin_h", "[sph][neighbours]") {
+  using nbody::shortrange::SphNeighbours;
+  SphCase<double> c = nbody::shortrange::sph_dam_break<double>(0.1);
+  auto& s = c.state;
+  const std::size_t n = s.n;
+  s.lists_at = s.pos;
+  SphNeighbours<double> near;
+  nbody::shortrange::CellList<double> cells;
+  near.make(c.params, s, cells);
+  CHECK_FALSE(SphNeighbours<double>::stale(c.params, s));
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> gauss;
+  const double step = 0.999 * c.params.skin * c.params.h;
+  for (std::size_t i = 0; i < n; ++i) {
+    double u[3], norm = 0;
+    for (double& x : u) x = gauss(rng), norm += x * x;
+    for (int k = 0; k < 3; ++k) s.pos[k * n + i] += (k == 2 ? 0.0 : step * u[k] / std::sqrt(norm - u[2] * u[2]));
+  }
+  REQUIRE_FALSE(SphNeighbours<double>::stale(c.params, s));
+  const double support2 = c.params.support() * c.params.support();
+  std::size_t pairs = 0, missing = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      double r2 = 0;
+      for (int k = 0; k < 3; ++k) r2 += std::pow(s.pos[k * n + i] - s.pos[k * n + j], 2);
+      if (!(r2 < support2)) continue;
+      ++pairs;
+      const auto* first = near.list.data() + near.start[i], *last = near.list.data() + near.start[i + 1];
+      missing += std::find(first, last, unsigned(j)) == last;
+    }
+  CHECK(pairs > 10 * n);
+  CHECK(missing == 0);
+  s.pos[7] = s.lists_at[7] + 1.001 * c.params.skin * c.params.h, s.pos[n + 7] = s.lists_at[n + 7];  // one beyond skin h
+  CHECK(SphNeighbours<double>::stale(c.params, s));
+}
+
 // Each particle sums its pairs in the cell list's order and the time step's maxima are exact, so
 // the threads change no bit of a run.
 TEST_CASE("sph_steps_give_the_same_bits_on_one_and_two_threads", "[sph][reproducible]") {

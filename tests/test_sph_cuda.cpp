@@ -48,6 +48,8 @@ void same_bits(SphCase<T> c, int steps, CellBuilder builder) {
       CHECK(gpu_state.time == cpu_state.time);
     }
   }
+  CHECK(gpu.lists_made() == cpu.lists_made());
+  CHECK(cpu.lists_made() > 1);  // the lists were made anew on the way: both at the same evaluations
   const SphDiagnostics a = cpu.diagnostics(c.walls, 2 * c.dx), b = gpu.diagnostics(c.walls, 2 * c.dx);
   CHECK(a.kinetic == b.kinetic);
   CHECK(a.front == b.front);

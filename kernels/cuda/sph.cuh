@@ -52,14 +52,85 @@ __global__ void sort_kernel(unsigned n, const unsigned* order, const T* pos, con
   out.inv_rho[s] = T(1) / rho[i];
 }
 
+// The neighbour lists (solver/shortrange/sph.hpp, SphNeighbours), made from a cell list of the
+// cut-off reach: the particle at place s in cell order lists, in count[s] entries list[q n + s]
+// (a column per particle: a warp's threads read neighbouring words), the places t of its
+// candidates, as the CPU's for_each_neighbour finds them, in its order.
+template <class T>
+struct ListView {
+  PeriodicBox<T> box;
+  CellGrid<T> grid;
+  T reach2;
+  unsigned n;
+  const unsigned* start;  // the cell list
+  const T* pos;           // positions in cell order (SoA)
+};
+
+template <class T, class F>
+__device__ void for_each_candidate(const ListView<T>& v, unsigned s, F&& f) {
+  const unsigned n = v.n;
+  const T x[3] = {v.pos[s], v.pos[n + s], v.pos[2 * n + s]};
+  unsigned around[27];
+  const unsigned cells = v.grid.neighbours(v.grid.cell_of(x[0], x[1], x[2]), around);
+  for (unsigned k = 0; k < cells; ++k)
+    for (unsigned t = v.start[around[k]], end = v.start[around[k] + 1]; t < end; ++t) {
+      if (t == s) continue;
+      T d[3];
+      for (unsigned a = 0; a < 3; ++a) d[a] = v.box.minimum_image(v.pos[a * n + t] - x[a], static_cast<int>(a));
+      if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < v.reach2) f(t);
+    }
+}
+
+// Each particle's number of candidates, and their maximum (the lists' rows).
+template <class T>
+__global__ void __launch_bounds__(block) count_kernel(ListView<T> v, unsigned* count, unsigned* max_count) {
+  const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned c = 0;
+  if (s < v.n) {
+    for_each_candidate(v, s, [&](unsigned) { ++c; });
+    count[s] = c;
+  }
+  using Reduce = cub::BlockReduce<unsigned, block>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const unsigned most = Reduce(scratch).Reduce(c, [](unsigned x, unsigned y) { return x < y ? y : x; });
+  if (threadIdx.x == 0) atomicMax(max_count, most);
+}
+
+template <class T>
+__global__ void __launch_bounds__(block) fill_kernel(ListView<T> v, unsigned* list) {
+  const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= v.n) return;
+  std::size_t at = s;
+  for_each_candidate(v, s, [&](unsigned t) { list[at] = t, at += v.n; });
+}
+
+// The largest squared distance a particle has moved since the lists were made (SphNeighbours::stale),
+// as the bits of a non-negative double.
+template <class T>
+__global__ void __launch_bounds__(block) moved_kernel(PeriodicBox<T> box, unsigned n, const T* pos, const T* made_at,
+                                                      unsigned long long* moved2) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  T d2 = 0;
+  if (i < n)
+    for (unsigned k = 0; k < 3; ++k) {
+      const T d = box.minimum_image(pos[k * n + i] - made_at[k * n + i], static_cast<int>(k));
+      d2 += d * d;
+    }
+  using Reduce = cub::BlockReduce<double, block>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const double most = Reduce(scratch).Reduce(double(d2), [](double x, double y) { return x < y ? y : x; });
+  if (threadIdx.x == 0) atomicMax(moved2, static_cast<unsigned long long>(__double_as_longlong(most)));
+}
+
 template <class T, class Kernel>
 struct RatesView {
   PeriodicBox<T> box;
-  CellGrid<T> grid;
   T support2;  // (2h)^2
+  T far;       // 2 reach: candidates are closer (see rates_kernel)
   unsigned n;
-  const unsigned* start;  // the cell list: cell c's particles are at start[c] .. start[c + 1] in cell order
   const unsigned* order;  // the particle at each place in cell order
+  const unsigned* count;  // the neighbour lists (ListView)
+  const unsigned* list;
   Sorted<T> sorted;
   const T* to_face;       // Morris's wall vectors (particle order, SoA 3n), or null: no Morris factor
   sph::SphPair<Kernel, T> pair;
@@ -84,13 +155,12 @@ constexpr unsigned batch = 32;
 // acc and drho of the particle at place s in cell order into its own slots (particle order),
 // and the block's share of the maxima.
 //
-// A thread's candidates (its 27 cells' particles) lie within the support for about one in six
-// (in 3-D), a different one in each thread, and a warp's threads belong to two cells or more,
-// with different candidates. So that a warp's threads run together: one loop walks each thread's
-// candidates cell after cell (the cells' ends passed within it), and each thread lists its
-// partners in shared memory (its own column, in the CPU's order); the threads running together
-// evaluate their lists together whenever one of them has `batch` (and at the end). The sums are
-// taken in the CPU's order all the same.
+// A thread's candidates lie within the support for about half of them, a different half in each
+// thread. Evaluating the pair terms as each is found would run them, in a warp, for nearly every
+// candidate with some threads idle; instead each thread lists its partners in shared memory (its
+// own column, in the lists' order), and the threads running together evaluate their lists
+// together whenever one of them has `batch` (and at the end). The sums are taken in the CPU's
+// order all the same.
 template <class T, class Kernel>
 __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T* acc, T* drho_out, Maxima* maxima) {
   __shared__ unsigned partners[batch][block];
@@ -101,12 +171,11 @@ __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T*
     const unsigned n = v.n, i = v.order[s];
     const auto a = particle_at(v, s);
     const T eta2 = v.pair.eta2();
-    const unsigned cell = v.grid.cell_of(a.r[0], a.r[1], a.r[2]);
-    // Away from the box's faces, with 5 cells or more on every axis, every candidate is less than
-    // two cells, at most 2/5 of the box, away: the minimum image is the plain difference, bit for bit.
-    const unsigned at[3] = {cell % v.grid.n[0], (cell / v.grid.n[0]) % v.grid.n[1], cell / (v.grid.n[0] * v.grid.n[1])};
+    // A candidate is less than 2 reach away (SphNeighbours): where the particle is that far from
+    // every face of a box at least twice that wide, the minimum image is the plain difference, bit for bit.
     bool plain = true;
-    for (unsigned k = 0; k < 3; ++k) plain = plain && v.grid.n[k] >= 5 && at[k] > 0 && at[k] + 1 < v.grid.n[k];
+    for (unsigned k = 0; k < 3; ++k)
+      plain = plain && v.box.L[k] >= T(2) * v.far && a.r[k] >= v.far && a.r[k] <= v.box.L[k] - v.far;
     T drho = 0, f[3] = {T(0), T(0), T(0)};
     const auto separation = [&](unsigned t, T d[3]) {  // r_t - r_s by minimum image, and its square
       for (unsigned k = 0; k < 3; ++k) {
@@ -135,15 +204,12 @@ __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T*
       }
       listed = 0;
     };
-    unsigned around[27];
-    const unsigned cells = v.grid.neighbours(cell, around);
-    unsigned k = 0, t = v.start[around[0]], end = v.start[around[0] + 1];
-    for (;;) {
-      while (t == end && ++k < cells) t = v.start[around[k]], end = v.start[around[k] + 1];
-      if (k >= cells) break;
+    const unsigned count = v.count[s];
+    const unsigned* column = v.list + s;
+    for (unsigned q = 0; q < count; ++q) {
+      const unsigned t = column[std::size_t(q) * n];
       T d[3];
-      if (t != s && separation(t, d) < v.support2) partners[listed++][threadIdx.x] = t;
-      ++t;
+      if (separation(t, d) < v.support2) partners[listed++][threadIdx.x] = t;
       if (__any_sync(__activemask(), listed == batch)) evaluate();
     }
     evaluate();

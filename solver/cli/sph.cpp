@@ -168,10 +168,10 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
     SphState<T> s;
     s.box = state.box;
     r.get(s.time), r.get(s.steps), r.get(s.pos), r.get(s.vel), r.get(s.rho), r.get(s.mass), r.get(s.boundary);
-    r.get(s.to_face);
+    r.get(s.to_face), r.get(s.lists_at);
     s.n = s.rho.size();
     if (s.n != state.n || s.pos.size() != 3 * s.n || s.vel.size() != 3 * s.n || s.mass.size() != s.n ||
-        s.boundary.size() != s.n || s.to_face.size() != state.to_face.size())
+        s.boundary.size() != s.n || s.to_face.size() != state.to_face.size() || s.lists_at.size() != 3 * s.n)
       throw InputError("--resume " + o.resume + ": the checkpoint's state is inconsistent with its case");
     state = std::move(s);
   }
@@ -221,7 +221,7 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
     sim.sync();
     ArchiveWriter w;
     w.put(state.time), w.put(state.steps), w.put(state.pos), w.put(state.vel), w.put(state.rho), w.put(state.mass);
-    w.put(state.boundary), w.put(state.to_face);
+    w.put(state.boundary), w.put(state.to_face), w.put(state.lists_at);
     write_checkpoint(o.checkpoint, {identity, w.bytes()});
   };
 

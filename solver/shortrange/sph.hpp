@@ -35,16 +35,18 @@ struct SphParameters {
   double delta = 0.1;       // density diffusion; 0 switches it off
   sph::DensityDiffusion diffusion = sph::DensityDiffusion::molteni;
   double cfl = 0.2;         // the CFL number of the time step (DualSPHysics's default)
+  double skin = 0.2;        // the neighbour lists' skin, a fraction of the support (SphNeighbours)
   std::array<double, 3> gravity{0, -9.81, 0};
 
   void check() const {
     if (dimension != 2 && dimension != 3) throw std::invalid_argument("SPH: the dimension must be 2 or 3");
     for (const auto& [value, name] : {std::pair{h, "h"}, {rho0, "rho0"}, {c0, "c0"}, {cfl, "the CFL number"}})
       if (!(value > 0)) throw std::invalid_argument(std::string("SPH: ") + name + " must be positive");
-    if (!(alpha >= 0) || !(delta >= 0) || !(nu >= 0))
-      throw std::invalid_argument("SPH: alpha, nu and delta must not be negative");
+    if (!(alpha >= 0) || !(delta >= 0) || !(nu >= 0) || !(skin >= 0))
+      throw std::invalid_argument("SPH: alpha, nu, delta and the skin must not be negative");
   }
   double support() const { return 2 * h; }
+  double reach() const { return (1 + skin) * support(); }  // of the neighbour lists
 };
 
 template <class T>
@@ -63,6 +65,9 @@ struct SphState {
   // beta = min(1.5, 1 + d_b / d_a), Morris et al.'s bound for particles close to the face.
   // Empty: the viscous term sees the wall particles' own velocities.
   std::vector<T> to_face;
+  // The positions the neighbour lists were made for (SphNeighbours; empty: none yet): part of the
+  // state, so that a run continued from it makes the same lists at the same evaluations.
+  std::vector<T> lists_at;
   double time = 0;
   std::uint64_t steps = 0;
 };
@@ -74,10 +79,62 @@ struct SphRates {
   T visc_max = 0;       // max over pairs of |v_ab . r_ab| / (r_ab^2 + eta^2): the time step's viscous term
 };
 
+// Verlet's neighbour lists (Verlet 1967, as molecular dynamics codes keep them): each particle's
+// candidates, the particles within p.reach() = (1 + skin) 2h of it, taken from a cell list of that
+// cut-off in the list's order (cells ascending, then index), kept until some particle has moved
+// more than skin h from where it was when they were made: two particles have then closed in by at
+// most 2 skin h, so every pair within the support is still listed. The rates walk the lists and
+// keep the pairs within the support; the cell list is built once per list, not once per rate
+// evaluation, and a particle's candidates are fewer than the 27 cells' (about 2.3 times the
+// partners in 3-D, not 6.4). Both the CPU and the GPU make the same lists at the same evaluations,
+// so that their sums are taken in the same order.
+template <class T>
+struct SphNeighbours {
+  std::vector<unsigned> start;  // particle i's candidates are list[start[i] .. start[i + 1])
+  std::vector<unsigned> list;
+
+  // Whether some particle of s has moved more than skin h from s.lists_at (always, when there are
+  // none): the same test, operation for operation, as the GPU's.
+  static bool stale(const SphParameters& p, const SphState<T>& s) {
+    if (s.lists_at.size() != s.pos.size()) return true;
+    const std::size_t n = s.n;
+    const T limit = T(p.skin * p.h), limit2 = limit * limit;
+    T moved2 = 0;  // a maximum: the same whatever the threads
+#pragma omp parallel for schedule(static) reduction(max : moved2)
+    for (std::size_t i = 0; i < n; ++i) {
+      T d2 = 0;
+      for (int k = 0; k < 3; ++k) {
+        const T d = s.box.minimum_image(s.pos[k * n + i] - s.lists_at[k * n + i], k);
+        d2 += d * d;
+      }
+      moved2 = std::max(moved2, d2);
+    }
+    return moved2 > limit2;
+  }
+
+  // The lists for the positions s.lists_at, and `cells` (of the reach) for them.
+  void make(const SphParameters& p, const SphState<T>& s, CellList<T>& cells) {
+    const std::size_t n = s.n;
+    const T reach = T(p.reach());
+    const T* at = s.lists_at.data();
+    cells.build(at, n, s.box, reach);
+    std::vector<std::vector<unsigned>> own(n);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::size_t i = 0; i < n; ++i)
+      cells.for_each_neighbour(static_cast<unsigned>(i), at, n, s.box, reach,
+                               [&](unsigned j, T, T, T, T) { own[i].push_back(j); });
+    start.assign(n + 1, 0u);
+    for (std::size_t i = 0; i < n; ++i) start[i + 1] = start[i] + static_cast<unsigned>(own[i].size());
+    list.resize(start[n]);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) std::copy(own[i].begin(), own[i].end(), list.begin() + start[i]);
+  }
+};
+
 // sph_rates with a given kernel.
 template <class T, class Kernel>
-void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList<T>& cells, SphRates<T>& out,
-                    const Kernel& kernel) {
+void sph_rates_with(const SphParameters& p, const SphState<T>& s, const SphNeighbours<T>& near, const CellList<T>& cells,
+                    SphRates<T>& out, const Kernel& kernel) {
   const std::size_t n = s.n;
   const sph::Tait<T> eos{T(p.rho0), T(p.c0)};
   const T hydrostatic = T(-p.rho0 * p.gravity[1] / double(eos.b()));  // Fourtakas's rho0 g / B, g = -g_y
@@ -108,21 +165,24 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
   };
   out.acc.assign(3 * n, T(0));
   out.drho.assign(n, T(0));
-  const T eta2 = pair.eta2();
+  const T eta2 = pair.eta2(), support = T(p.support()), support2 = support * support;
   T visc_max = 0;  // a maximum: the same whatever the threads
 #pragma omp parallel for schedule(dynamic, 256) reduction(max : visc_max)
-  for (std::size_t slot = 0; slot < n; ++slot) {  // in cell order, for the caches (see DpdCpu::forces)
+  for (std::size_t slot = 0; slot < n; ++slot) {  // in the lists' cell order, for the caches (see DpdCpu::forces)
     const std::size_t i = cells.order[slot];
     const auto a = particle(i);
     T drho = 0, acc[3] = {0, 0, 0};
-    cells.for_each_neighbour(static_cast<unsigned>(i), pos, n, s.box, T(p.support()),
-                             [&](unsigned j, T dx, T dy, T dz, T r2) {  // d = r_j - r_i
-                               const T rab[3] = {-dx, -dy, -dz};
-                               const auto b = particle(j);
-                               const T inv = T(1) / (r2 + eta2);
-                               pair.add(a, b, rab, r2, inv, drho, acc, no_slip(i, j, rab));
-                               visc_max = std::max(visc_max, pair.viscous_rate(a, b, rab, inv));
-                             });
+    for (unsigned c = near.start[i]; c < near.start[i + 1]; ++c) {
+      const unsigned j = near.list[c];
+      T rab[3];  // r_i - r_j by minimum image
+      for (int k = 0; k < 3; ++k) rab[k] = -s.box.minimum_image(pos[k * n + j] - pos[k * n + i], k);
+      const T r2 = rab[0] * rab[0] + rab[1] * rab[1] + rab[2] * rab[2];
+      if (!(r2 < support2)) continue;
+      const auto b = particle(j);
+      const T inv = T(1) / (r2 + eta2);
+      pair.add(a, b, rab, r2, inv, drho, acc, no_slip(i, j, rab));
+      visc_max = std::max(visc_max, pair.viscous_rate(a, b, rab, inv));
+    }
     out.drho[i] = drho;
     if (!s.boundary[i])
       for (int k = 0; k < 3; ++k) out.acc[k * n + i] = acc[k] + T(p.gravity[k]);
@@ -130,16 +190,27 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const CellList
   out.visc_max = visc_max;
 }
 
-// The rates of every particle of s at its positions and velocities; cells built for s.pos with
-// the cut-off p.support().
+// The rates of every particle of s at its positions and velocities, from its neighbour lists
+// (current: not stale) and the cell list they were made from.
 template <class T>
-void sph_rates(const SphParameters& p, const SphState<T>& s, const CellList<T>& cells, SphRates<T>& out) {
+void sph_rates(const SphParameters& p, const SphState<T>& s, const SphNeighbours<T>& near, const CellList<T>& cells,
+               SphRates<T>& out) {
   if (p.kernel == sph::KernelKind::cubic_spline) {
-    if (p.dimension == 2) return sph_rates_with(p, s, cells, out, sph::CubicSpline<2, T>(T(p.h)));
-    return sph_rates_with(p, s, cells, out, sph::CubicSpline<3, T>(T(p.h)));
+    if (p.dimension == 2) return sph_rates_with(p, s, near, cells, out, sph::CubicSpline<2, T>(T(p.h)));
+    return sph_rates_with(p, s, near, cells, out, sph::CubicSpline<3, T>(T(p.h)));
   }
-  if (p.dimension == 2) return sph_rates_with(p, s, cells, out, sph::WendlandC2<2, T>(T(p.h)));
-  sph_rates_with(p, s, cells, out, sph::WendlandC2<3, T>(T(p.h)));
+  if (p.dimension == 2) return sph_rates_with(p, s, near, cells, out, sph::WendlandC2<2, T>(T(p.h)));
+  sph_rates_with(p, s, near, cells, out, sph::WendlandC2<3, T>(T(p.h)));
+}
+
+// The same, with lists made for s's positions now.
+template <class T>
+void sph_rates(const SphParameters& p, SphState<T> s, SphRates<T>& out) {
+  CellList<T> cells;
+  SphNeighbours<T> near;
+  s.lists_at = s.pos;
+  near.make(p, s, cells);
+  sph_rates(p, s, near, cells, out);
 }
 
 // The time step of weakly compressible SPH (Monaghan and Kos 1999, as DualSPHysics computes it):
@@ -219,7 +290,8 @@ void check_sph(const SphParameters& p, const SphState<T>& s) {
   p.check();
   const std::size_t n = s.n;
   if (s.pos.size() != 3 * n || s.vel.size() != 3 * n || s.rho.size() != n || s.mass.size() != n ||
-      s.boundary.size() != n || !(s.to_face.empty() || s.to_face.size() == 3 * n))
+      s.boundary.size() != n || !(s.to_face.empty() || s.to_face.size() == 3 * n) ||
+      !(s.lists_at.empty() || s.lists_at.size() == 3 * n))
     throw std::invalid_argument("SPH: the state's arrays do not match its number of particles");
   for (const auto& L : s.box.L)
     if (!(double(L) >= p.support())) throw std::invalid_argument("SPH: every side of the box must be at least the support 2h");
@@ -240,12 +312,14 @@ void check_sph(const SphParameters& p, const SphState<T>& s) {
 // Boundary particles keep their positions and velocities; their densities evolve by the same
 // formulas but never fall below rho0, as DualSPHysics has it (JSphCpu.cpp, ComputeVelrhoBound and
 // ComputeSymplecticCorr: "to prevent absorption of fluid particles by boundaries": a wall in
-// tension would pull the fluid into it). The cell list is rebuilt before each rate evaluation.
+// tension would pull the fluid into it). The neighbour lists are made anew whenever they are stale.
 template <class T>
 class SphCpu {
  public:
+  // The lists are made for s.lists_at where it is given (a continued run), else for s.pos.
   SphCpu(const SphParameters& p, SphState<T>& s) : p_(p), s_(s) {
     check_sph(p_, s_);
+    if (!s_.lists_at.empty()) neighbours_.make(p_, s_, cells_), ++lists_made_;
     update_rates();
   }
 
@@ -300,17 +374,19 @@ class SphCpu {
     return sph_diagnostics(p_, s_, walls, front_band);
   }
   const SphRates<T>& rates() const { return rates_; }
-  const CellList<T>& cells() const { return cells_; }
+  std::uint64_t lists_made() const { return lists_made_; }  // neighbour lists made so far (SphNeighbours)
 
  private:
   void update_rates() {
-    cells_.build(s_.pos.data(), s_.n, s_.box, T(p_.support()));
-    sph_rates(p_, s_, cells_, rates_);
+    if (SphNeighbours<T>::stale(p_, s_)) s_.lists_at = s_.pos, neighbours_.make(p_, s_, cells_), ++lists_made_;
+    sph_rates(p_, s_, neighbours_, cells_, rates_);
   }
 
   SphParameters p_;
   SphState<T>& s_;
   CellList<T> cells_;
+  SphNeighbours<T> neighbours_;
+  std::uint64_t lists_made_ = 0;
   SphRates<T> rates_;
   std::vector<T> pos0_, vel0_, rho0_;  // the state at the start of a step
 };

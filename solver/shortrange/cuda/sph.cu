@@ -36,6 +36,11 @@ struct SphCuda<T>::Impl {
   Buffer<T> pos, vel, rho, mass, acc, drho, pos0, vel0, rho0, to_face;
   Buffer<T> sorted_pos, sorted_vel, sorted_rho, sorted_mass, sorted_pressure, sorted_sound, sorted_inv_rho;
   Buffer<unsigned char> boundary, sorted_boundary;
+  Buffer<T> made_at;                  // the positions the neighbour lists were made for
+  Buffer<unsigned> count, list, most;  // the lists (sph_kernels::ListView) and their longest
+  Buffer<unsigned long long> moved;
+  bool lists = false;                  // made yet?
+  std::uint64_t lists_made = 0;
   Buffer<sph_kernels::Maxima> maxima;
   sph_kernels::Maxima host_maxima{};
   float step_ms = 0;
@@ -48,15 +53,19 @@ struct SphCuda<T>::Impl {
     NBODY_CUDA_CHECK(cudaEventCreate(&started));
     NBODY_CUDA_CHECK(cudaEventCreate(&finished));
     const std::size_t n = s.n;
-    for (Buffer<T>* v : {&pos, &vel, &acc, &pos0, &vel0, &sorted_pos, &sorted_vel}) v->reserve(3 * n);
+    for (Buffer<T>* v : {&pos, &vel, &acc, &pos0, &vel0, &sorted_pos, &sorted_vel, &made_at}) v->reserve(3 * n);
     for (Buffer<T>* v : {&rho, &mass, &drho, &rho0, &sorted_rho, &sorted_mass, &sorted_pressure, &sorted_sound,
                         &sorted_inv_rho}) v->reserve(n);
-    boundary.reserve(n), sorted_boundary.reserve(n), maxima.reserve(1);
+    boundary.reserve(n), sorted_boundary.reserve(n), count.reserve(n), most.reserve(1), moved.reserve(1), maxima.reserve(1);
     upload(pos.p, s.pos.data(), 3 * n), upload(vel.p, s.vel.data(), 3 * n);
     upload(rho.p, s.rho.data(), n), upload(mass.p, s.mass.data(), n), upload(boundary.p, s.boundary.data(), n);
     if (!s.to_face.empty() && p.nu > 0) {
       to_face.reserve(3 * n);
       upload(to_face.p, s.to_face.data(), 3 * n);
+    }
+    if (!s.lists_at.empty()) {  // a continued run: its lists as they were
+      upload(made_at.p, s.lists_at.data(), 3 * n);
+      make_lists();
     }
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
@@ -75,6 +84,65 @@ struct SphCuda<T>::Impl {
     if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyDeviceToHost, stream));
   }
 
+  sph_kernels::Sorted<T> sorted() {
+    return {sorted_pos.p, sorted_vel.p, sorted_rho.p, sorted_mass.p, sorted_pressure.p, sorted_sound.p, sorted_inv_rho.p,
+            sorted_boundary.p};
+  }
+
+  // Whether some particle has moved more than skin h since the lists were made (SphNeighbours::stale).
+  bool stale() {
+    if (!lists) return true;
+    const auto n = static_cast<unsigned>(s.n);
+    NBODY_CUDA_CHECK(cudaMemsetAsync(moved.p, 0, sizeof(unsigned long long), stream));
+    if (n) {
+      sph_kernels::moved_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(s.box, n, pos.p,
+                                                                                                      made_at.p, moved.p);
+      NBODY_CUDA_CHECK_LAUNCH("sph moved_kernel");
+    }
+    unsigned long long bits = 0;
+    download(&bits, moved.p, 1);
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const T limit = T(p.skin * p.h);
+    return from_bits(bits) > double(limit * limit);
+  }
+
+  // The cell list of the reach for the positions made_at (the builder's own stream: ours is idle
+  // first), the particles in its order, and their neighbour lists.
+  void make_lists() {
+    const auto n = static_cast<unsigned>(s.n);
+    const T reach = T(p.reach());
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cells.build_on_device(builder, made_at.p, n, s.box, reach);
+    cells_seconds += cells.last_build_seconds();
+    // The candidates from the positions made_at, in cell order (the rates' sorted positions are
+    // gathered anew after).
+    cells.gather(made_at.p, sorted_pos.p, 3);
+    const sph_kernels::ListView<T> view{s.box, CellGrid<T>::make(s.box, reach), reach * reach, n, cells.device_start(),
+                                        sorted_pos.p};
+    NBODY_CUDA_CHECK(cudaMemsetAsync(most.p, 0, sizeof(unsigned), stream));
+    unsigned rows = 0;
+    if (n) {
+      sph_kernels::count_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(view, count.p, most.p);
+      NBODY_CUDA_CHECK_LAUNCH("sph count_kernel");
+      download(&rows, most.p, 1);
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      list.reserve(std::size_t(rows) * n);
+      sph_kernels::fill_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(view, list.p);
+      NBODY_CUDA_CHECK_LAUNCH("sph fill_kernel");
+    }
+    lists = true;
+    ++lists_made;
+  }
+
+  // The particles' data in the lists' cell order, with their pressures, sound speeds and 1 / rho.
+  void sort(unsigned n) {
+    if (!n) return;
+    const sph::Tait<T> eos{T(p.rho0), T(p.c0)};
+    sph_kernels::sort_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, cells.device_order(), pos.p, vel.p, rho.p, mass.p,
+                                                                     boundary.p, eos, sorted());
+    NBODY_CUDA_CHECK_LAUNCH("sph sort_kernel");
+  }
+
   // The rates at the current positions with `kernel` (see rates()).
   template <class Kernel>
   void rates_with(const Kernel& kernel) {
@@ -84,32 +152,31 @@ struct SphCuda<T>::Impl {
     const T hydrostatic = T(-p.rho0 * p.gravity[1] / double(eos.b()));  // as sph_rates_with
     sph_kernels::RatesView<T, Kernel> view{
         s.box,
-        CellGrid<T>::make(s.box, support),
         support * support,
+        T(2) * T(p.reach()),
         n,
-        cells.device_start(),
         cells.device_order(),
-        {sorted_pos.p, sorted_vel.p, sorted_rho.p, sorted_mass.p, sorted_pressure.p, sorted_sound.p, sorted_inv_rho.p,
-         sorted_boundary.p},
+        count.p,
+        list.p,
+        sorted(),
         to_face.p,
         {kernel, eos, T(p.alpha), T(p.delta), T(p.nu), p.diffusion, hydrostatic},
         {T(p.gravity[0]), T(p.gravity[1]), T(p.gravity[2])},
         {p.rho0, p.c0}};
-    sph_kernels::sort_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(n, view.order, pos.p, vel.p, rho.p, mass.p,
-                                                                     boundary.p, eos, view.sorted);
-    NBODY_CUDA_CHECK_LAUNCH("sph sort_kernel");
     sph_kernels::rates_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(view, acc.p, drho.p,
                                                                                                    maxima.p);
     NBODY_CUDA_CHECK_LAUNCH("sph rates_kernel");
   }
 
-  // The cell list of the current positions (the builder's own stream: ours is idle first), then
-  // acc, drho and the time step's maxima.
+  // The neighbour lists made anew if stale (else the particles sorted in their order), then acc,
+  // drho and the time step's maxima.
   void rates() {
     const auto n = static_cast<unsigned>(s.n);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    cells.build_on_device(builder, pos.p, n, s.box, T(p.support()));
-    cells_seconds += cells.last_build_seconds();
+    if (stale()) {
+      if (n) NBODY_CUDA_CHECK(cudaMemcpyAsync(made_at.p, pos.p, 3 * std::size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+      make_lists();
+    }
+    sort(n);
     NBODY_CUDA_CHECK(cudaMemsetAsync(maxima.p, 0, sizeof(sph_kernels::Maxima), stream));
     if (n) {
       const T h = T(p.h);
@@ -151,6 +218,8 @@ struct SphCuda<T>::Impl {
   void sync() {
     const std::size_t n = s.n;
     download(s.pos.data(), pos.p, 3 * n), download(s.vel.data(), vel.p, 3 * n), download(s.rho.data(), rho.p, n);
+    s.lists_at.resize(3 * n);
+    download(s.lists_at.data(), made_at.p, 3 * n);
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 };
@@ -190,6 +259,10 @@ SphRates<T> SphCuda<T>::rates() {
   NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
   r.visc_max = T(from_bits(impl_->host_maxima.visc));
   return r;
+}
+template <class T>
+std::uint64_t SphCuda<T>::lists_made() const {
+  return impl_->lists_made;
 }
 template <class T>
 double SphCuda<T>::last_step_seconds() const {

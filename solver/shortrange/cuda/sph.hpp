@@ -1,9 +1,10 @@
 #pragma once
 // Weakly compressible SPH on CUDA device 0: the CPU driver's step (shortrange/sph.hpp, SphCpu) on
-// the GPU, kernel for kernel (kernels/cuda/sph.cuh), the cell list rebuilt before each rate
-// evaluation by one of the CUDA builders (shortrange/cuda/cell_list.hpp). A step gives the CPU's
-// bits, and so does the time step (tested). Plain C++, so that it compiles without nvcc;
-// implemented in sph.cu.
+// the GPU, kernel for kernel (kernels/cuda/sph.cuh), the neighbour lists made at the same rate
+// evaluations from a cell list by one of the CUDA builders (shortrange/cuda/cell_list.hpp). A
+// step gives the CPU's bits, and so does the time step (tested). Plain C++, so that it compiles
+// without nvcc; implemented in sph.cu.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,8 +28,9 @@ class SphCuda {
   SphDiagnostics diagnostics(const SphWalls& walls, double front_band);  // synced first
   SphRates<T> rates();       // the device's rates of the current state (for tests)
 
-  double last_step_seconds() const;   // the last step's device time (CUDA events), cell lists included
-  double last_cells_seconds() const;  // of which the cell lists' builds
+  std::uint64_t lists_made() const;   // neighbour lists made so far (SphNeighbours: the same evaluations as the CPU's)
+  double last_step_seconds() const;   // the last step's device time (CUDA events), neighbour lists included
+  double last_cells_seconds() const;  // of which the cell lists' builds (those of the lists made in it)
   std::string device_info() const;    // the GPU and the builder
 
  private:
