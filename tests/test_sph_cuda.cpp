@@ -25,9 +25,11 @@ bool have_device(const std::string& what) {
   return false;
 }
 
-// `steps` steps of the case on the CPU and on the GPU with `builder`, compared bit for bit.
+// `steps` steps of the case on the CPU and on the GPU with `builder`, compared bit for bit, with a
+// thin skin so that the neighbour lists are made anew on the way.
 template <class T>
 void same_bits(SphCase<T> c, int steps, CellBuilder builder) {
+  c.params.skin = 0.02;  // lists made anew every few steps
   SphState<T> cpu_state = c.state, gpu_state = c.state;
   SphCpu<T> cpu(c.params, cpu_state);
   SphCuda<T> gpu(c.params, gpu_state, builder);

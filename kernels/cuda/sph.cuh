@@ -20,17 +20,19 @@ namespace nbody::shortrange::sph_kernels {
 
 constexpr unsigned block = 128;
 
-// The particles' data in cell order (SoA, written by sort_kernel).
+// Four values read by one load (float: 16 bytes; double: 32 bytes, two loads).
+template <class T>
+struct alignas(4 * sizeof(T)) Quad {
+  T x, y, z, w;
+};
+
+// The particles' data in cell order, written by sort_kernel: what a pair term reads of a partner,
+// in three loads (twelve apart).
 template <class T>
 struct Sorted {
-  T* pos;       // 3n
-  T* vel;       // 3n
-  T* rho;       // n
-  T* mass;      // n
-  T* pressure;  // n
-  T* sound;     // n
-  T* inv_rho;   // n
-  unsigned char* boundary;
+  Quad<T>* position;  // x, y, z, rho
+  Quad<T>* velocity;  // vx, vy, vz, p
+  Quad<T>* rest;      // m, c, 1 / rho, 1 for a boundary particle (else 0)
 };
 
 // The time step's maxima: |a|^2 over fluid particles, c^2 over all, the pairs' viscous term, as the
@@ -45,11 +47,10 @@ __global__ void sort_kernel(unsigned n, const unsigned* order, const T* pos, con
   const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
   const unsigned i = order[s];
-  for (unsigned k = 0; k < 3; ++k) out.pos[k * n + s] = pos[k * n + i], out.vel[k * n + s] = vel[k * n + i];
-  out.rho[s] = rho[i], out.mass[s] = mass[i], out.boundary[s] = boundary[i];
-  out.pressure[s] = eos.pressure(rho[i]);
-  out.sound[s] = sqrt(eos.sound_speed_squared(rho[i]));
-  out.inv_rho[s] = T(1) / rho[i];
+  const T r = rho[i];
+  out.position[s] = {pos[i], pos[n + i], pos[2 * n + i], r};
+  out.velocity[s] = {vel[i], vel[n + i], vel[2 * n + i], eos.pressure(r)};
+  out.rest[s] = {mass[i], sqrt(eos.sound_speed_squared(r)), T(1) / r, boundary[i] ? T(1) : T(0)};
 }
 
 // The neighbour lists (solver/shortrange/sph.hpp, SphNeighbours), made from a cell list of the
@@ -142,10 +143,10 @@ template <class T, class Kernel>
 __device__ typename sph::SphPair<Kernel, T>::Particle particle_at(const RatesView<T, Kernel>& v, unsigned s) {
   typename sph::SphPair<Kernel, T>::Particle q;
   const unsigned n = v.n;
-  for (unsigned a = 0; a < 3; ++a) q.r[a] = v.sorted.pos[a * n + s], q.v[a] = v.sorted.vel[a * n + s];
-  q.rho = v.sorted.rho[s], q.m = v.sorted.mass[s], q.p = v.sorted.pressure[s], q.c = v.sorted.sound[s];
-  q.inv_rho = v.sorted.inv_rho[s];
-  q.boundary = v.sorted.boundary[s] != 0;
+  const Quad<T> x = v.sorted.position[s], u = v.sorted.velocity[s], rest = v.sorted.rest[s];
+  q.r[0] = x.x, q.r[1] = x.y, q.r[2] = x.z, q.rho = x.w;
+  q.v[0] = u.x, q.v[1] = u.y, q.v[2] = u.z, q.p = u.w;
+  q.m = rest.x, q.c = rest.y, q.inv_rho = rest.z, q.boundary = rest.w != T(0);
   return q;
 }
 
@@ -178,10 +179,10 @@ __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T*
       plain = plain && v.box.L[k] >= T(2) * v.far && a.r[k] >= v.far && a.r[k] <= v.box.L[k] - v.far;
     T drho = 0, f[3] = {T(0), T(0), T(0)};
     const auto separation = [&](unsigned t, T d[3]) {  // r_t - r_s by minimum image, and its square
-      for (unsigned k = 0; k < 3; ++k) {
-        d[k] = v.sorted.pos[k * n + t] - a.r[k];
-        if (!plain) d[k] = v.box.minimum_image(d[k], static_cast<int>(k));
-      }
+      const Quad<T> x = v.sorted.position[t];
+      d[0] = x.x - a.r[0], d[1] = x.y - a.r[1], d[2] = x.z - a.r[2];
+      if (!plain)
+        for (unsigned k = 0; k < 3; ++k) d[k] = v.box.minimum_image(d[k], static_cast<int>(k));
       return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     };
     unsigned listed = 0;

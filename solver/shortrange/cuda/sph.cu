@@ -34,8 +34,9 @@ struct SphCuda<T>::Impl {
   cudaStream_t stream = nullptr;
   cudaEvent_t started = nullptr, finished = nullptr;
   Buffer<T> pos, vel, rho, mass, acc, drho, pos0, vel0, rho0, to_face;
-  Buffer<T> sorted_pos, sorted_vel, sorted_rho, sorted_mass, sorted_pressure, sorted_sound, sorted_inv_rho;
-  Buffer<unsigned char> boundary, sorted_boundary;
+  Buffer<T> list_pos;  // the positions the lists were made for, in their cell order
+  Buffer<sph_kernels::Quad<T>> sorted_position, sorted_velocity, sorted_rest;
+  Buffer<unsigned char> boundary;
   Buffer<T> made_at;                  // the positions the neighbour lists were made for
   Buffer<unsigned> count, list, most;  // the lists (sph_kernels::ListView) and their longest
   Buffer<unsigned long long> moved;
@@ -53,10 +54,10 @@ struct SphCuda<T>::Impl {
     NBODY_CUDA_CHECK(cudaEventCreate(&started));
     NBODY_CUDA_CHECK(cudaEventCreate(&finished));
     const std::size_t n = s.n;
-    for (Buffer<T>* v : {&pos, &vel, &acc, &pos0, &vel0, &sorted_pos, &sorted_vel, &made_at}) v->reserve(3 * n);
-    for (Buffer<T>* v : {&rho, &mass, &drho, &rho0, &sorted_rho, &sorted_mass, &sorted_pressure, &sorted_sound,
-                        &sorted_inv_rho}) v->reserve(n);
-    boundary.reserve(n), sorted_boundary.reserve(n), count.reserve(n), most.reserve(1), moved.reserve(1), maxima.reserve(1);
+    for (Buffer<T>* v : {&pos, &vel, &acc, &pos0, &vel0, &made_at, &list_pos}) v->reserve(3 * n);
+    for (Buffer<T>* v : {&rho, &mass, &drho, &rho0}) v->reserve(n);
+    for (auto* v : {&sorted_position, &sorted_velocity, &sorted_rest}) v->reserve(n);
+    boundary.reserve(n), count.reserve(n), most.reserve(1), moved.reserve(1), maxima.reserve(1);
     upload(pos.p, s.pos.data(), 3 * n), upload(vel.p, s.vel.data(), 3 * n);
     upload(rho.p, s.rho.data(), n), upload(mass.p, s.mass.data(), n), upload(boundary.p, s.boundary.data(), n);
     if (!s.to_face.empty() && p.nu > 0) {
@@ -85,8 +86,7 @@ struct SphCuda<T>::Impl {
   }
 
   sph_kernels::Sorted<T> sorted() {
-    return {sorted_pos.p, sorted_vel.p, sorted_rho.p, sorted_mass.p, sorted_pressure.p, sorted_sound.p, sorted_inv_rho.p,
-            sorted_boundary.p};
+    return {sorted_position.p, sorted_velocity.p, sorted_rest.p};
   }
 
   // Whether some particle has moved more than skin h since the lists were made (SphNeighbours::stale).
@@ -114,11 +114,10 @@ struct SphCuda<T>::Impl {
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     cells.build_on_device(builder, made_at.p, n, s.box, reach);
     cells_seconds += cells.last_build_seconds();
-    // The candidates from the positions made_at, in cell order (the rates' sorted positions are
-    // gathered anew after).
-    cells.gather(made_at.p, sorted_pos.p, 3);
+    // The candidates from the positions made_at, in cell order.
+    cells.gather(made_at.p, list_pos.p, 3);
     const sph_kernels::ListView<T> view{s.box, CellGrid<T>::make(s.box, reach), reach * reach, n, cells.device_start(),
-                                        sorted_pos.p};
+                                        list_pos.p};
     NBODY_CUDA_CHECK(cudaMemsetAsync(most.p, 0, sizeof(unsigned), stream));
     unsigned rows = 0;
     if (n) {
