@@ -101,16 +101,19 @@ struct Tait {
   }
   // The law inverted about rho0: rho0 ((1 + u)^(1/7) - 1), the density above rho0 where the
   // pressure is u B. For |u| <= 1/64 (every case here: u is rho0 g dy / B over a kernel's support)
-  // by the binomial series to u^9, whose remainder lies below double's rounding: + and * alone, so
+  // by the binomial series to u^9 (float: u^4), whose remainder lies below the type's rounding: + and * alone, so
   // that host and device give the same bits, at a fraction of pow's cost; pow beyond.
   NBODY_HD T density_above_reference(T u) const {
     if (!(u <= T(1.0 / 64) && u >= T(-1.0 / 64))) return rho0 * (pow(T(1) + u, T(1) / T(gamma)) - T(1));
-    T s = T(2990130.0 / 282475249.0);  // the binomial coefficients C(1/7, k), k = 9 down to 1
-    s = T(-489294.0 / 40353607.0) + u * s;
-    s = T(81549.0 / 5764801.0) + u * s;
-    s = T(-1989.0 / 117649.0) + u * s;
-    s = T(351.0 / 16807.0) + u * s;
-    s = T(-65.0 / 2401.0) + u * s;
+    T s = T(-65.0 / 2401.0);  // the binomial coefficients C(1/7, k), k = 9 (double; float: 4) down to 1
+    if constexpr (sizeof(T) > sizeof(float)) {
+      s = T(2990130.0 / 282475249.0);
+      s = T(-489294.0 / 40353607.0) + u * s;
+      s = T(81549.0 / 5764801.0) + u * s;
+      s = T(-1989.0 / 117649.0) + u * s;
+      s = T(351.0 / 16807.0) + u * s;
+      s = T(-65.0 / 2401.0) + u * s;
+    }
     s = T(13.0 / 343.0) + u * s;
     s = T(-3.0 / 49.0) + u * s;
     s = T(1.0 / 7.0) + u * s;
@@ -184,17 +187,10 @@ struct SphPair {
   // eta^2, which keeps the terms divided by r^2 finite as r -> 0.
   NBODY_HD T eta2() const { return T(0.01) * kernel.h * kernel.h; }
 
-  // |v_ab . r_ab| / (r^2 + eta^2): the pair's term of the time step's CFL condition.
-  // inv = 1 / (r^2 + eta^2), as add() takes it.
-  NBODY_HD static T viscous_rate(const Particle& a, const Particle& b, const T rab[3], T inv) {
-    T vr = 0;
-    for (int k = 0; k < 3; ++k) vr += (a.v[k] - b.v[k]) * rab[k];
-    return abs(vr) * inv;
-  }
-
   // Adds b's terms to a's drho and acc; r2 = |r_a - r_b|^2 below the support, inv = 1 / (r2 + eta^2).
-  NBODY_HD void add(const Particle& a, const Particle& b, const T rab[3], T r2, T inv, T& drho, T acc[3],
-                    T no_slip = T(1)) const {
+  // Returns |v_ab . r_ab| / (r^2 + eta^2), the pair's term of the time step's CFL condition.
+  NBODY_HD T add(const Particle& a, const Particle& b, const T rab[3], T r2, T inv, T& drho, T acc[3],
+                 T no_slip = T(1)) const {
     const T h = kernel.h;
     const T f = kernel.f(sqrt(r2));                                              // 1 + kernel
     const T vab[3] = {a.v[0] - b.v[0], a.v[1] - b.v[1], a.v[2] - b.v[2]};        // 3
@@ -216,6 +212,7 @@ struct SphPair {
       const T laminar = no_slip * b.m * T(4) * nu * f * r2 * inv / (a.rho + b.rho);
       for (int k = 0; k < 3; ++k) acc[k] += laminar * vab[k];
     }
+    return abs(vr) * inv;                                                        // 2
   }
 };
 

@@ -3,12 +3,15 @@
 // CPU driver, kernel for kernel, so that with the same compiler rules (the translation unit built
 // with --fmad=false, as the host code is with -ffp-contract=off) a step gives the CPU's bits.
 //
-// The state stays in particle order. Each rate evaluation the cell list (kernels/cuda/cell_list.cuh)
-// orders the particles by cell; sort_kernel copies what the pair terms read into that order (with
-// each particle's pressure and sound speed, once), and a thread per particle sums its partners in
-// the CPU's order: neighbour cells ascending, then index. Rates go back to the particle's own slot;
-// the time step's three maxima are reduced per block and then by atomicMax on their bits (non-negative
-// doubles order as their bit patterns): a maximum does not depend on the order it is taken in.
+// The state stays in particle order. Whenever the neighbour lists are stale (SphNeighbours) a cell
+// list of their reach (kernels/cuda/cell_list.cuh) orders the particles by cell and list_kernel
+// lists each one's candidates in the CPU's order (cells ascending, then index); each rate
+// evaluation sort_kernel copies what the pair terms read into that cell order (with each
+// particle's pressure, sound speed and 1 / rho, once), and a thread per particle walks its list.
+// Rates go back to the particle's own slot; the time step's three maxima, and the largest move
+// since the lists were made, are reduced per block and then by atomicMax on their bits
+// (non-negative doubles order as their bit patterns): a maximum does not depend on the order it
+// is taken in.
 #include <cub/block/block_reduce.cuh>
 
 #include <cstdint>
@@ -54,9 +57,10 @@ __global__ void sort_kernel(unsigned n, const unsigned* order, const T* pos, con
 }
 
 // The neighbour lists (solver/shortrange/sph.hpp, SphNeighbours), made from a cell list of the
-// cut-off reach: the particle at place s in cell order lists, in count[s] entries list[q n + s]
-// (a column per particle: a warp's threads read neighbouring words), the places t of its
-// candidates, as the CPU's for_each_neighbour finds them, in its order.
+// cut-off reach: the particle at place s in cell order lists in count[s] entries the places t of
+// its candidates, as the CPU's for_each_neighbour finds them, in its order, four to a word of 16
+// bytes: entry q in list[q / 4 n + s] (a column of words per particle), so that the threads of a
+// warp read 32 neighbouring words, and each thread writes whole words.
 template <class T>
 struct ListView {
   PeriodicBox<T> box;
@@ -82,27 +86,29 @@ __device__ void for_each_candidate(const ListView<T>& v, unsigned s, F&& f) {
     }
 }
 
-// Each particle's number of candidates, and their maximum (the lists' rows).
+// Each particle's candidates, the first 4 `words` of them into its column of the list (all when
+// the list is wide enough: the caller makes it wider and calls again when not), their number,
+// and the largest number (atomicMax into *most).
 template <class T>
-__global__ void __launch_bounds__(block) count_kernel(ListView<T> v, unsigned* count, unsigned* max_count) {
+__global__ void __launch_bounds__(block) list_kernel(ListView<T> v, std::size_t words, uint4* list, unsigned* count,
+                                                     unsigned* most) {
   const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned c = 0;
   if (s < v.n) {
-    for_each_candidate(v, s, [&](unsigned) { ++c; });
+    std::size_t at = s;
+    const std::size_t end = words * v.n;
+    unsigned word[4] = {0, 0, 0, 0};
+    for_each_candidate(v, s, [&](unsigned t) {
+      word[c++ % 4] = t;
+      if (c % 4 == 0 && at < end) list[at] = make_uint4(word[0], word[1], word[2], word[3]), at += v.n;
+    });
+    if (c % 4 && at < end) list[at] = make_uint4(word[0], word[1], word[2], word[3]);
     count[s] = c;
   }
   using Reduce = cub::BlockReduce<unsigned, block>;
   __shared__ typename Reduce::TempStorage scratch;
-  const unsigned most = Reduce(scratch).Reduce(c, [](unsigned x, unsigned y) { return x < y ? y : x; });
-  if (threadIdx.x == 0) atomicMax(max_count, most);
-}
-
-template <class T>
-__global__ void __launch_bounds__(block) fill_kernel(ListView<T> v, unsigned* list) {
-  const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= v.n) return;
-  std::size_t at = s;
-  for_each_candidate(v, s, [&](unsigned t) { list[at] = t, at += v.n; });
+  const unsigned longest = Reduce(scratch).Reduce(c, [](unsigned x, unsigned y) { return x < y ? y : x; });
+  if (threadIdx.x == 0) atomicMax(most, longest);
 }
 
 // The largest squared distance a particle has moved since the lists were made (SphNeighbours::stale),
@@ -131,7 +137,7 @@ struct RatesView {
   unsigned n;
   const unsigned* order;  // the particle at each place in cell order
   const unsigned* count;  // the neighbour lists (ListView)
-  const unsigned* list;
+  const uint4* list;
   Sorted<T> sorted;
   const T* to_face;       // Morris's wall vectors (particle order, SoA 3n), or null: no Morris factor
   sph::SphPair<Kernel, T> pair;
@@ -156,9 +162,9 @@ constexpr unsigned batch = 32;
 // acc and drho of the particle at place s in cell order into its own slots (particle order),
 // and the block's share of the maxima.
 //
-// A thread's candidates lie within the support for about half of them, a different half in each
-// thread. Evaluating the pair terms as each is found would run them, in a warp, for nearly every
-// candidate with some threads idle; instead each thread lists its partners in shared memory (its
+// A thread's candidates lie within the support for about three in four of them, different ones in
+// each thread. Evaluating the pair terms as each is found would run them, in a warp, for nearly
+// every candidate with some threads idle; instead each thread lists its partners in shared memory (its
 // own column, in the lists' order), and the threads running together evaluate their lists
 // together whenever one of them has `batch` (and at the end). The sums are taken in the CPU's
 // order all the same.
@@ -199,19 +205,24 @@ __global__ void __launch_bounds__(block) rates_kernel(RatesView<T, Kernel> v, T*
           const T w[3] = {v.to_face[j], v.to_face[n + j], v.to_face[2 * n + j]};
           no_slip = sph::morris_no_slip(w, rab);
         }
-        v.pair.add(a, b, rab, r2, inv, drho, f, no_slip);
-        const T rate = v.pair.viscous_rate(a, b, rab, inv);
+        const T rate = v.pair.add(a, b, rab, r2, inv, drho, f, no_slip);
         visc = visc < rate ? rate : visc;
       }
       listed = 0;
     };
+    // The list walked a word (four candidates, their loads issued together) at a time.
     const unsigned count = v.count[s];
-    const unsigned* column = v.list + s;
-    for (unsigned q = 0; q < count; ++q) {
-      const unsigned t = column[std::size_t(q) * n];
-      T d[3];
-      if (separation(t, d) < v.support2) partners[listed++][threadIdx.x] = t;
-      if (__any_sync(__activemask(), listed == batch)) evaluate();
+    for (unsigned q = 0; q < count; q += 4) {
+      const uint4 word = v.list[std::size_t(q / 4) * n + s];
+      const unsigned t[4] = {word.x, word.y, word.z, word.w}, here = count - q < 4 ? count - q : 4;
+      T r2[4];
+      for (unsigned u = 0; u < 4; ++u) {
+        T d[3];
+        r2[u] = u < here ? separation(t[u], d) : v.support2;
+      }
+      for (unsigned u = 0; u < 4; ++u)
+        if (r2[u] < v.support2) partners[listed++][threadIdx.x] = t[u];
+      if (__any_sync(__activemask(), listed + 4 > batch)) evaluate();
     }
     evaluate();
     drho_out[i] = drho;

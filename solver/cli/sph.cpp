@@ -316,7 +316,8 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
                                   {"step_wall_s", stepping},
                                   {"seconds_per_step", taken ? stepping / double(taken) : 0.0},
                                   {"engine", o.engine},
-                                  {"device", device}};
+                                  {"device", device},
+                                  {"lists_made", sim.lists_made()}};
   const auto per_step = [&](double seconds) {
     return device_seconds > 0 && taken ? nlohmann::json(seconds / double(taken)) : nlohmann::json();
   };

@@ -35,7 +35,7 @@ struct SphParameters {
   double delta = 0.1;       // density diffusion; 0 switches it off
   sph::DensityDiffusion diffusion = sph::DensityDiffusion::molteni;
   double cfl = 0.2;         // the CFL number of the time step (DualSPHysics's default)
-  double skin = 0.2;        // the neighbour lists' skin, a fraction of the support (SphNeighbours)
+  double skin = 0.1;        // the neighbour lists' skin, a fraction of the support (SphNeighbours)
   std::array<double, 3> gravity{0, -9.81, 0};
 
   void check() const {
@@ -84,10 +84,10 @@ struct SphRates {
 // cut-off in the list's order (cells ascending, then index), kept until some particle has moved
 // more than skin h from where it was when they were made: two particles have then closed in by at
 // most 2 skin h, so every pair within the support is still listed. The rates walk the lists and
-// keep the pairs within the support; the cell list is built once per list, not once per rate
-// evaluation, and a particle's candidates are fewer than the 27 cells' (about 2.3 times the
-// partners in 3-D, not 6.4). Both the CPU and the GPU make the same lists at the same evaluations,
-// so that their sums are taken in the same order.
+// keep the pairs within the support: a cell list is built once per list, not once per rate
+// evaluation, and a particle has (1 + skin)^3, 1.33 times, as many candidates as partners in 3-D,
+// where the 27 cells of side 2h around it hold 6.4 times as many. The CPU and the GPU make the
+// same lists at the same evaluations, so that their sums are taken in the same order.
 template <class T>
 struct SphNeighbours {
   std::vector<unsigned> start;  // particle i's candidates are list[start[i] .. start[i + 1])
@@ -180,8 +180,7 @@ void sph_rates_with(const SphParameters& p, const SphState<T>& s, const SphNeigh
       if (!(r2 < support2)) continue;
       const auto b = particle(j);
       const T inv = T(1) / (r2 + eta2);
-      pair.add(a, b, rab, r2, inv, drho, acc, no_slip(i, j, rab));
-      visc_max = std::max(visc_max, pair.viscous_rate(a, b, rab, inv));
+      visc_max = std::max(visc_max, pair.add(a, b, rab, r2, inv, drho, acc, no_slip(i, j, rab)));
     }
     out.drho[i] = drho;
     if (!s.boundary[i])

@@ -10,9 +10,9 @@
 #   tools/gpu/shortrange_batch.sh sph
 #       SPH on the GPU: nbody_tests "[sph]~[cli]" (the GPU against the CPU bit for bit);
 #       compute-sanitizer memcheck, racecheck and synccheck on `nbody sph --engine cuda` (2-D and 3-D
-#       dam breaks, Poiseuille; float and double); then the 3-D dam break's time per step at the
-#       default spacing (about 2^20 particles) for each builder in SPH_BUILDERS (default two-level,
-#       counting-sort), float and double (SPH_T_END simulated seconds, default 0.005)
+#       dam breaks, Poiseuille; float and double); then E19_sph_step_time_gpu through the runner (the
+#       3-D dam break's time per step at about 2^20 particles) and its frames
+#       (experiments/sph_dam_break_3d_frames.py, results in $W/results); TIMINGS=0 skips both
 #   tools/gpu/shortrange_batch.sh demos
 #       S3's DPD demonstrations (experiments/dpd_demos.py: phase separation, Rayleigh-Taylor), their
 #       results in $W/results
@@ -51,23 +51,12 @@ if [ "$phase" = sph ]; then
     pack
   fi
   if [ "${TIMINGS-1}" = 1 ]; then
-    step "timings: the 3-D dam break at the default spacing"
-    for p in float double; do
-      for b in ${SPH_BUILDERS-two-level counting-sort}; do
-        "$NB" sph --engine cuda --cell-list $b --case dam-break-3d --precision $p --t-end ${SPH_T_END:-0.005} \
-          --summary "$W/sph_cuda_${p}_$b.json" >> "$W/timings.log" 2>&1
-        echo "cuda $p $b rc=$?" >> "$W/timings.log"
-      done
-      pack
-    done
-    python3 - "$W" <<'PY' | tee -a "$W/steps.log"
-import glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "sph_*.json"))):
-    s = json.load(open(f))
-    print(f"{os.path.basename(f)}: n {s['n']}, {s['steps_taken']} steps, {1e3 * s['seconds_per_step']:.3f} ms per step, "
-          f"device {1e3 * s['device_seconds_per_step']:.3f} ms, cell lists {1e3 * s['cell_list_seconds_per_step']:.3f} ms "
-          f"[{s['device']}]")
-PY
+    run_experiments "${EXPS-E19_sph_step_time_gpu}"
+    step "the 3-D dam break's frames (experiments/sph_dam_break_3d_frames.py)"
+    mkdir -p "$W/results"
+    PYTHONUNBUFFERED=1 python3 experiments/sph_dam_break_3d_frames.py --nbody "$NB" --out "$W/results" > "$W/frames.log" 2>&1
+    echo "sph_dam_break_3d_frames rc=$?" | tee -a "$W/steps.log"
+    cat "$W/frames.log" >> "$W/steps.log"
   fi
   kill $smi_pid 2> /dev/null
   pack

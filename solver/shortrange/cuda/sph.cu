@@ -38,7 +38,8 @@ struct SphCuda<T>::Impl {
   Buffer<sph_kernels::Quad<T>> sorted_position, sorted_velocity, sorted_rest;
   Buffer<unsigned char> boundary;
   Buffer<T> made_at;                  // the positions the neighbour lists were made for
-  Buffer<unsigned> count, list, most;  // the lists (sph_kernels::ListView) and their longest
+  Buffer<unsigned> count, most;        // the lists' lengths (sph_kernels::ListView) and the longest
+  Buffer<uint4> list;
   Buffer<unsigned long long> moved;
   bool lists = false;                  // made yet?
   std::uint64_t lists_made = 0;
@@ -118,16 +119,20 @@ struct SphCuda<T>::Impl {
     cells.gather(made_at.p, list_pos.p, 3);
     const sph_kernels::ListView<T> view{s.box, CellGrid<T>::make(s.box, reach), reach * reach, n, cells.device_start(),
                                         list_pos.p};
-    NBODY_CUDA_CHECK(cudaMemsetAsync(most.p, 0, sizeof(unsigned), stream));
-    unsigned rows = 0;
-    if (n) {
-      sph_kernels::count_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(view, count.p, most.p);
-      NBODY_CUDA_CHECK_LAUNCH("sph count_kernel");
+    // Into the list as wide as the last lists needed (or none, the first time): once more, wider,
+    // when some particle has more candidates than it holds.
+    for (std::size_t words = lists ? list.capacity / std::max(n, 1u) : 0; n;) {
+      NBODY_CUDA_CHECK(cudaMemsetAsync(most.p, 0, sizeof(unsigned), stream));
+      sph_kernels::list_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(view, words, list.p,
+                                                                                                    count.p, most.p);
+      NBODY_CUDA_CHECK_LAUNCH("sph list_kernel");
+      unsigned rows = 0;
       download(&rows, most.p, 1);
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-      list.reserve(std::size_t(rows) * n);
-      sph_kernels::fill_kernel<<<blocks_for(n, sph_kernels::block), sph_kernels::block, 0, stream>>>(view, list.p);
-      NBODY_CUDA_CHECK_LAUNCH("sph fill_kernel");
+      if ((rows + 3) / 4 <= words) break;
+      words = (rows + 3) / 4;
+      list.reserve(words * n);
+      words = list.capacity / n;
     }
     lists = true;
     ++lists_made;
