@@ -50,6 +50,7 @@ run_experiments() {
     echo "runner $e rc=$?" | tee -a "$W/steps.log"
     tail -3 "$W/runner_$e.log" | tee -a "$W/steps.log"
     cp results/$e.csv results/$e.meta.json "$W/" 2>> "$W/steps.log"
+    cp results/${e}_timeseries.* "$W/" 2> /dev/null  # an experiment's time series, where it has one
     tar czf "$W/points_$e.tar.gz" results/.points/$e 2> /dev/null
     pack
   done
