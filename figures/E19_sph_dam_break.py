@@ -1,8 +1,10 @@
 """E19 figure and table, SPH half: the 2-D dam break (a water column 1 m wide and 2 m high in a
-tank 4 m wide), the front position against time at three particle spacings, beside the
-experiments of Koshizuka and Oka (1996) and of Martin and Moyce (1952) as issue 23 tabulates them.
+tank 4 m wide), the front position against time at six particle spacings (three on this
+machine's CPU, three finer on the H100), beside the experiments of Koshizuka and Oka (1996) and of
+Martin and Moyce (1952) as issue 23 tabulates them.
 
-Reads results/E19_sph_dam_break.csv and its _timeseries.csv (`make all`); writes
+Reads results/E19_sph_dam_break.csv and its _timeseries.csv (`make all`), and
+results/E19_sph_dam_break_gpu.csv and its _timeseries.csv (committed from the H100); writes
   figures/E19_sph_dam_break.pdf, .png   front x(t) per spacing with the experiments; the same in
                                         Martin and Moyce's variables Z = x / L, T = t sqrt(2 g / L)
   paper/generated/E19_sph_table.tex     the front at Koshizuka and Oka's times, per spacing
@@ -13,7 +15,7 @@ import math
 import style
 from nbodylab import paper
 
-EXP = "E19_sph_dam_break"
+EXP, GPU_EXP = "E19_sph_dam_break", "E19_sph_dam_break_gpu"
 G, L, H, TANK = 9.81, 1.0, 2.0, 4.0  # gravity, the column's width and height, the tank's width (m)
 # Issue 23's tables: Koshizuka and Oka (t s, x m), Martin and Moyce (T, Z).
 KOSHIZUKA_OKA = [(0.266, 1.464), (0.414, 2.123), (0.565, 3.034), (0.751, 4.132)]
@@ -38,12 +40,15 @@ def time_at(series, x):
 
 
 def main():
-    rows, meta = paper.load_results(EXP)
-    rows, failed = paper.split_failures(rows)
-    ts = paper.load_timeseries(EXP)
+    rows, failed, ts = [], [], []
+    for exp in (EXP, GPU_EXP):
+        done, bad = paper.split_failures(paper.load_results(exp)[0])
+        rows += done
+        failed += bad
+        ts += paper.load_timeseries(exp)
     spacings = sorted({float(r["dx"]) for r in rows}, reverse=True)  # coarse to fine
     series = {dx: sorted((float(r["t"]), float(r["front"])) for r in ts if float(r["dx"]) == dx) for dx in spacings}
-    colours = dict(zip(spacings, ["tab:cyan", "tab:blue", "tab:purple", "black"]))
+    colours = dict(zip(spacings, ["tab:cyan", "tab:blue", "tab:purple", "tab:red", "tab:orange", "black"]))
 
     fig, axes = style.figure(1, 2, height=3.0)
     ax = axes[0]
@@ -83,7 +88,7 @@ def main():
         lines.append(f"{t:.3f} & {x:.3f} & " + " & ".join(f"{v:.3f}" if v is not None else paper.MISSING for v in ours)
                      + (rf" & {100 * dev:+.1f}\,\% \\" if dev is not None else rf" & {paper.MISSING} \\"))
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
+    sources = [f"results/{e}{part}.csv" for e in (EXP, GPU_EXP) for part in ("", "_timeseries")]
     paper.write_tex("E19_sph_table.tex", "\n".join(lines), __file__, sources)
 
     by_dx = {float(r["dx"]): r for r in rows}
@@ -93,8 +98,9 @@ def main():
         "EnineteenSphFinestParticles": fine["n"] if fine else paper.MISSING,
         "EnineteenSphFinestFluid": fine["fluid"] if fine else paper.MISSING,
         "EnineteenSphFinestSteps": fine["steps_taken"] if fine else paper.MISSING,
-        "EnineteenSphFinestMsPerStep": f"{1e3 * float(fine['seconds_per_step']):.1f}" if fine else paper.MISSING,
-        "EnineteenSphFinestThreads": fine["threads"] if fine else paper.MISSING,
+        "EnineteenSphFinestMsPerStep": f"{1e3 * float(fine['seconds_per_step']):.2f}" if fine else paper.MISSING,
+        "EnineteenSphFinestWhere": (paper.MISSING if not fine else "the H100" if fine.get("device")
+                                    else f"{fine['threads']} thread(s) of this machine"),
         "EnineteenSphWorstLead": f"{100 * max(deviations):.0f}" if deviations else paper.MISSING,
         "EnineteenSphBestLead": f"{100 * min(deviations):.0f}" if deviations else paper.MISSING,
         "EnineteenSphMassChangeMax": f"{max(abs(float(r['mass_change'])) for r in rows):g}" if rows else paper.MISSING,

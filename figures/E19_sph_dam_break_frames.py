@@ -13,6 +13,23 @@ EXP = "E19_sph_dam_break_frames"
 TANK, WALL = 4.0, 3.0  # the tank: width and the walls' height (m)
 
 
+def tank_frames(fig, axes, times, tank, wall, shown, label):
+    """A grid of dam-break frames (2 x 3): each one's tank walls (their inner faces), time and
+    limits, the axes' labels, and the colour bar of `shown` (S0's blue-green-red scale)."""
+    for ax, t in zip(axes.flat, times):
+        ax.plot([0, 0, tank, tank], [wall, 0, 0, wall], color="black", lw=0.8)
+        ax.set_title(f"t = {t:.1f} s", fontsize="small")
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.1, tank + 0.1)
+        ax.set_ylim(-0.1, wall + 0.1)
+        ax.grid(False)
+    for ax in axes[1]:
+        ax.set_xlabel("x (m)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("y (m)")
+    fig.colorbar(shown, ax=axes, label=label, shrink=0.8)
+
+
 def main():
     rows, meta = paper.load_results(EXP)
     times = sorted({float(r["t"]) for r in rows})
@@ -22,17 +39,7 @@ def main():
         at = [r for r in rows if float(r["t"]) == t]
         dots = ax.scatter([float(r["x"]) for r in at], [float(r["y"]) for r in at], c=[float(r["speed"]) for r in at],
                           s=0.4, cmap="jet", vmin=0, vmax=top, linewidths=0, rasterized=True)
-        ax.plot([0, 0, TANK, TANK], [WALL, 0, 0, WALL], color="black", lw=0.8)  # the walls' inner faces
-        ax.set_title(f"t = {t:.1f} s", fontsize="small")
-        ax.set_aspect("equal")
-        ax.set_xlim(-0.1, TANK + 0.1)
-        ax.set_ylim(-0.1, WALL + 0.1)
-        ax.grid(False)
-    for ax in axes[1]:
-        ax.set_xlabel("x (m)")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("y (m)")
-    fig.colorbar(dots, ax=axes, label="speed (m/s)", shrink=0.8)
+    tank_frames(fig, axes, times, TANK, WALL, dots, "speed (m/s)")
     style.save(fig, EXP)
 
     summary = meta["parameters"]["summary"]
