@@ -43,7 +43,7 @@ $(BUILD)/CMakeCache.txt: | deps
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+test: build $(VENV)/.stamp
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The bad-input corpus (tests/bad_input/corpus.txt) against nbody built with AddressSanitizer and

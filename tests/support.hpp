@@ -30,6 +30,9 @@
 #include "integrators/gauss_radau15.hpp"
 #include "io/archive.hpp"
 #include "physics/initial_conditions.hpp"
+#if NBODY_WITH_CUDA
+#include "engines/cuda/backend.hpp"
+#endif
 
 namespace nbody::test {
 
@@ -427,6 +430,20 @@ void check_engines(const std::vector<std::pair<std::string, std::string>>& cases
         check_against_simple(engine + " --launch '" + launch + "'", b, law, engine_accelerations<T>(engine, launch, b, law), ref);
     }
   }
+}
+
+// ---- Devices ----
+
+// Whether the CUDA tests of `what` can run here; when they cannot, says why (no device, or a build
+// without CUDA) and the test returns, passing: CI has no GPU.
+inline bool have_cuda_device(const std::string& what) {
+#if NBODY_WITH_CUDA
+  if (cuda::device_count() > 0) return true;
+  WARN("SKIPPED: " << what << ": no CUDA device (" << cuda::no_device_reason() << "): built but not run here");
+#else
+  WARN("SKIPPED: " << what << ": this build has no CUDA (no CUDA compiler was found)");
+#endif
+  return false;
 }
 
 // ---- The `nbody` binary ----

@@ -20,25 +20,16 @@
 #include "core/error.hpp"
 #include "shortrange/cell_list.hpp"
 #include "shortrange/cuda/cell_list.hpp"
+#include "support.hpp"
 #if NBODY_WITH_CUDA
 #include "engines/cuda/backend.hpp"
 #endif
 
 using namespace nbody;
 using namespace nbody::shortrange;
+using nbody::test::have_cuda_device;
 
 namespace {
-
-// Whether the CUDA builders can run here; says why not when they cannot.
-bool have_cuda(const std::string& what) {
-#if NBODY_WITH_CUDA
-  if (cuda::device_count() > 0) return true;
-  WARN("SKIPPED: " << what << ": no CUDA device (" << cuda::no_device_reason() << "): the CUDA cell lists are built but not run here");
-#else
-  WARN("SKIPPED: " << what << ": this build has no CUDA (no CUDA compiler found)");
-#endif
-  return false;
-}
 
 template <class T>
 std::string type_name() {
@@ -270,7 +261,7 @@ TEST_CASE("the_cuda_cell_builders_have_distinct_names_and_are_found_by_them", "[
 }
 
 TEMPLATE_TEST_CASE("every_cuda_cell_builder_gives_the_cpu_cell_list", "[gpu][cells]", float, double) {
-  if (!have_cuda("the CUDA cell-list builders in " + type_name<TestType>())) return;
+  if (!have_cuda_device("the CUDA cell-list builders in " + type_name<TestType>())) return;
 #if NBODY_WITH_CUDA
   check_every_builder<TestType>();
 #endif
@@ -278,7 +269,7 @@ TEMPLATE_TEST_CASE("every_cuda_cell_builder_gives_the_cpu_cell_list", "[gpu][cel
 
 TEMPLATE_TEST_CASE("every_cuda_cell_builder_gives_the_cpu_cell_list_when_particles_crowd_into_a_few_cells", "[gpu][cells]",
                    float, double) {
-  if (!have_cuda("the CUDA cell-list builders on crowded particles in " + type_name<TestType>())) return;
+  if (!have_cuda_device("the CUDA cell-list builders on crowded particles in " + type_name<TestType>())) return;
 #if NBODY_WITH_CUDA
   check_crowded<TestType>();
 #endif
@@ -286,7 +277,7 @@ TEMPLATE_TEST_CASE("every_cuda_cell_builder_gives_the_cpu_cell_list_when_particl
 
 TEMPLATE_TEST_CASE("the_incremental_resort_equals_a_fresh_build_and_counts_the_particles_that_changed_cell", "[gpu][cells]",
                    float, double) {
-  if (!have_cuda("the CUDA incremental re-sort in " + type_name<TestType>())) return;
+  if (!have_cuda_device("the CUDA incremental re-sort in " + type_name<TestType>())) return;
 #if NBODY_WITH_CUDA
   check_incremental<TestType>();
 #endif
@@ -294,7 +285,7 @@ TEMPLATE_TEST_CASE("the_incremental_resort_equals_a_fresh_build_and_counts_the_p
 
 TEMPLATE_TEST_CASE("every_cuda_cell_builder_takes_no_particles", "[gpu][cells]", float, double) {
   using T = TestType;
-  if (!have_cuda("the CUDA cell-list builders with no particles in " + type_name<T>())) return;
+  if (!have_cuda_device("the CUDA cell-list builders with no particles in " + type_name<T>())) return;
 #if NBODY_WITH_CUDA
   const T rc = 1;
   const PeriodicBox<T> box = box_of<T>(boxes[4]);
@@ -319,7 +310,7 @@ TEMPLATE_TEST_CASE("every_cuda_cell_builder_takes_no_particles", "[gpu][cells]",
 
 TEMPLATE_TEST_CASE("linked_to_arrays_reorders_the_particle_data_by_cell", "[gpu][cells]", float, double) {
   using T = TestType;
-  if (!have_cuda("the CUDA reorder by cell in " + type_name<T>())) return;
+  if (!have_cuda_device("the CUDA reorder by cell in " + type_name<T>())) return;
 #if NBODY_WITH_CUDA
   const T rc = 1;
   for (const auto& sides : {boxes[0], boxes[4], boxes[7]}) {

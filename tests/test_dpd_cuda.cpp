@@ -13,17 +13,14 @@
 #include "shortrange/cuda/dpd.hpp"
 #endif
 
+#include "support.hpp"
+
 using namespace nbody;
 using namespace nbody::shortrange;
+using nbody::test::have_cuda_device;
 
 #if NBODY_WITH_CUDA
 namespace {
-
-bool have_device(const std::string& what) {
-  if (cuda::device_count() > 0) return true;
-  WARN("SKIPPED: " << what << ": no CUDA device (" << cuda::no_device_reason() << "): DPD on the GPU is built but not run here");
-  return false;
-}
 
 // Two species in layers, unlike pairs repelling more, gravity on one of them; rho = 3.
 DpdParameters two_species() {
@@ -39,7 +36,7 @@ DpdParameters two_species() {
 TEMPLATE_TEST_CASE("dpd_on_the_gpu_gives_the_cpus_bits_step_for_step_with_every_cell_list_builder", "[gpu][dpd]", float,
                    double) {
   using T = TestType;
-  if (!have_device("DPD CPU against GPU")) return;
+  if (!have_cuda_device("DPD CPU against GPU")) return;
   const DpdParameters p = two_species();
   for (const auto& b : cell_builders) {
     INFO("cell-list builder " << b.name);
@@ -66,7 +63,7 @@ TEMPLATE_TEST_CASE("dpd_on_the_gpu_gives_the_cpus_bits_step_for_step_with_every_
 }
 
 TEST_CASE("dpd_on_the_gpu_resumed_from_its_state_and_forces_continues_bit_for_bit", "[gpu][dpd]") {
-  if (!have_device("DPD GPU resume")) return;
+  if (!have_cuda_device("DPD GPU resume")) return;
   const DpdParameters p = two_species();
   DpdState<float> whole = dpd_random_state<float>(800, {6, 6, 6}, 1.0, 2, 4);
   DpdState<float> part = whole;

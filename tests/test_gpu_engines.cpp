@@ -28,11 +28,6 @@ using namespace nbody::test;
 namespace {
 
 #if NBODY_WITH_CUDA
-bool have_cuda() {
-  if (cuda::device_count() > 0) return true;
-  WARN("SKIPPED: no CUDA device (" << cuda::no_device_reason() << "): the CUDA engines are built but not run here");
-  return false;
-}
 
 // Shapes that combine knobs: partial tiles, several bodies per thread, odd splits.
 const std::vector<std::pair<std::string, std::string>> combined_shapes = {
@@ -48,7 +43,7 @@ const std::vector<std::pair<std::string, std::string>> combined_shapes = {
 
 TEST_CASE("cuda_shapes_that_combine_knobs_match_simple", "[gpu][cuda]") {
 #if NBODY_WITH_CUDA
-  if (!have_cuda()) return;
+  if (!have_cuda_device("the CUDA engines")) return;
   const std::vector<std::size_t> sizes = {2, 3, 17, 31, 97, 257, 1031, 4099};
   check_engines<float>(combined_shapes, sizes);
   check_engines<double>(combined_shapes, sizes);
@@ -68,7 +63,7 @@ TEST_CASE("cuda_shapes_that_combine_knobs_match_simple", "[gpu][cuda]") {
 
 TEST_CASE("cuda_pairs_matches_simple_in_float_and_double", "[gpu][cuda]") {
 #if NBODY_WITH_CUDA
-  if (!have_cuda()) return;
+  if (!have_cuda_device("the CUDA engines")) return;
   // Tiles of block x ipt bodies: odd and even tile counts, a last tile cut short, N below one
   // tile, warps per block not a power of 2 (block=96), several passes (split), more passes asked
   // for than there are distances.
@@ -96,7 +91,7 @@ TEST_CASE("cuda_pairs_matches_simple_in_float_and_double", "[gpu][cuda]") {
 
 TEST_CASE("cuda_split_is_bitwise_reproducible", "[gpu][cuda]") {
 #if NBODY_WITH_CUDA
-  if (!have_cuda()) return;
+  if (!have_cuda_device("the CUDA engines")) return;
   const Bodies<float> b = random_bodies<float>(3001, 5);
   const ForceLaw<float> law;
   const std::vector<float> a1 = engine_accelerations<float>("cuda-split", "block=64,split=9,unroll=4,ipt=2", b, law);

@@ -37,12 +37,6 @@ TEST_CASE("stepping_device_is_refused_where_steps_cannot_stay_on_a_device", "[re
 #if NBODY_WITH_CUDA
 namespace {
 
-bool have_device() {
-  if (cuda::device_count() > 0) return true;
-  WARN("SKIPPED: no CUDA device (" << cuda::no_device_reason() << "): device-resident stepping is built but not run here");
-  return false;
-}
-
 template <class T>
 struct Outcome {
   std::vector<T> y;
@@ -89,6 +83,7 @@ ForceLaw<T> softened(T eps, T r_min) {
 
 using test::fixed_step;
 using test::with_tol;
+using test::have_cuda_device;
 
 // The 97-body Plummer sphere to t_end with steps on the device, in few calls (one sample at the
 // end) and in many (a sample every t_end / 37), checkpointed and resumed from the last checkpoint
@@ -118,7 +113,7 @@ void check_bit_for_bit_however_cut(const std::string& engine, const std::string&
 }  // namespace
 
 TEST_CASE("device_resident_steps_agree_with_host_steps_to_rounding", "[gpu][resident]") {
-  if (!have_device()) return;
+  if (!have_cuda_device("device-resident stepping")) return;
   struct Case {
     std::string integrator;
     StepOptions<double> opt;
@@ -168,7 +163,7 @@ TEST_CASE("device_resident_steps_agree_with_host_steps_to_rounding", "[gpu][resi
 }
 
 TEST_CASE("device_resident_runs_are_bit_for_bit_however_they_are_cut_into_device_calls", "[gpu][resident]") {
-  if (!have_device()) return;
+  if (!have_cuda_device("device-resident stepping")) return;
   const ForceLaw<double> law = softened(0.01, 0.0);
   const double t_end = 0.4;
   for (const auto& [integrator, opt] : {std::pair{std::string("dopri5"), with_tol(1e-9)},
@@ -186,7 +181,7 @@ TEST_CASE("device_resident_runs_are_bit_for_bit_however_they_are_cut_into_device
 // is checked against itself, cut into device calls and resumed from a checkpoint.
 TEST_CASE("device_resident_leapfrog_on_the_octree_engines_agrees_with_host_steps_and_is_bit_for_bit_however_cut",
           "[gpu][resident][octree]") {
-  if (!have_device()) return;
+  if (!have_cuda_device("device-resident stepping")) return;
   for (const std::string engine : {"cuda-octree", "cuda-octree-groups"})
     for (const std::string integrator : {"leapfrog", "yoshida4"}) {
       SECTION(engine + " " + integrator) {
@@ -222,7 +217,7 @@ TEST_CASE("device_resident_leapfrog_on_the_octree_engines_agrees_with_host_steps
 // blocks: the same arithmetic in the same order, so the same run bit for bit; a cluster that the
 // device cannot form is an error that says why.
 TEST_CASE("device_resident_cluster_and_grid_barriers_give_the_same_run_bit_for_bit", "[gpu][resident]") {
-  if (!have_device()) return;
+  if (!have_cuda_device("device-resident stepping")) return;
   const ForceLaw<double> law = softened(0.01, 0.0);
   auto run_with = [&](const std::string& integrator, StepOptions<double> o, const std::string& launch) {
     o.stepping = Stepping::device;
@@ -262,7 +257,7 @@ TEST_CASE("device_resident_cluster_and_grid_barriers_give_the_same_run_bit_for_b
 }
 
 TEST_CASE("device_resident_runs_fail_as_host_runs_do", "[gpu][resident]") {
-  if (!have_device()) return;
+  if (!have_cuda_device("device-resident stepping")) return;
   auto message = [](const std::string& integrator, const StepOptions<double>& opt, Stepping where, bool collide) {
     StepOptions<double> o = opt;
     o.stepping = where;

@@ -13,17 +13,14 @@
 #include "shortrange/cuda/sph.hpp"
 #endif
 
+#include "support.hpp"
+
 using namespace nbody;
 using namespace nbody::shortrange;
+using nbody::test::have_cuda_device;
 
 #if NBODY_WITH_CUDA
 namespace {
-
-bool have_device(const std::string& what) {
-  if (cuda::device_count() > 0) return true;
-  WARN("SKIPPED: " << what << ": no CUDA device (" << cuda::no_device_reason() << "): SPH on the GPU is built but not run here");
-  return false;
-}
 
 // `steps` steps of the case on the CPU and on the GPU with `builder`, compared bit for bit, with a
 // thin skin (or none: lists made at every evaluation) so that the neighbour lists are made anew
@@ -62,7 +59,7 @@ void same_bits(SphCase<T> c, int steps, CellBuilder builder, double skin = 0.02)
 
 TEMPLATE_TEST_CASE("sph_on_the_gpu_gives_the_cpus_bits_step_for_step_in_the_dam_break_with_every_cell_list_builder",
                    "[gpu][sph]", float, double) {
-  if (!have_device("SPH CPU against GPU")) return;
+  if (!have_cuda_device("SPH CPU against GPU")) return;
   for (const auto& b : cell_builders) {
     INFO("cell-list builder " << b.name);
     same_bits(sph_dam_break<TestType>(0.1), 60, b.builder);
@@ -71,7 +68,7 @@ TEMPLATE_TEST_CASE("sph_on_the_gpu_gives_the_cpus_bits_step_for_step_in_the_dam_
 
 TEMPLATE_TEST_CASE("sph_on_the_gpu_gives_the_cpus_bits_in_3d_with_the_cubic_spline_and_molteni_diffusion", "[gpu][sph]",
                    float, double) {
-  if (!have_device("SPH 3-D CPU against GPU")) return;
+  if (!have_cuda_device("SPH 3-D CPU against GPU")) return;
   same_bits(sph_dam_break_3d<TestType>(0.1, 0.5), 30, CellBuilder::two_level);
   SphCase<TestType> c = sph_dam_break<TestType>(0.1);
   c.params.kernel = sph::KernelKind::cubic_spline, c.params.diffusion = sph::DensityDiffusion::molteni;
@@ -79,7 +76,7 @@ TEMPLATE_TEST_CASE("sph_on_the_gpu_gives_the_cpus_bits_in_3d_with_the_cubic_spli
 }
 
 TEST_CASE("sph_on_the_gpu_gives_the_cpus_bits_in_poiseuille_flow_with_morris_no_slip_walls", "[gpu][sph]") {
-  if (!have_device("SPH Poiseuille CPU against GPU")) return;
+  if (!have_cuda_device("SPH Poiseuille CPU against GPU")) return;
   same_bits(sph_poiseuille<double>(1e-3, 2e-4, 5e-5, 1e-6, 2e-4), 50, CellBuilder::radix_sort, 0.0);  // a slow flow
 }
 #endif

@@ -12,6 +12,7 @@
 #include "cli/model.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/progress.hpp"
 #include "core/real.hpp"
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
@@ -70,15 +71,7 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
       ->capture_default_str()
       ->check(whole_number<std::uint64_t>());
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str()->check(CLI::IsMember({"float", "double"}));
-  cmd.add_option("--engine", o.engine,
-                 "where the steps are taken: openmp (the CPU's cores) or cuda (the GPU: the same bits as openmp, step for step)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"openmp", "cuda"}));
-  std::string builders;
-  for (const auto& b : shortrange::cell_builders) builders += std::string(builders.empty() ? "" : ", ") + std::string(b.name);
-  cmd.add_option("--cell-list", o.cell_list, "--engine cuda: the cell-list builder, one of " + builders +
-                                                 " (the same lists: a run's bits do not depend on it)")
-      ->capture_default_str();
+  add_engine_options(cmd, o.engine, o.cell_list);
   cmd.add_option("--diagnostics", o.diagnostics,
                  "write t,step,kT,pressure,potential,kinetic,px,py,pz here (CSV, with its provenance record X.meta.json): at the "
                  "start, every --diag-every steps and at the end");
@@ -94,6 +87,7 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
                  "write a JSON summary here (steps, time per step, the mean kT and pressure of the diagnostic samples: "
                  "without --diagnostics those of the start and the end, ...)");
   add_checkpoint_options(cmd, o, o.checkpoint_every, o.stop_at);
+  add_quiet_option(cmd, o.quiet);
 }
 
 namespace {
@@ -255,10 +249,13 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
                    o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
       return 128 + sig;
     }
-    if (std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
-      const double rate = double(s - start_step) / stepping;
-      std::fprintf(stderr, "nbody: dpd step %lld of %lld (%.0f %%), %.3g steps/s, about %.0f s left\n", s, end,
-                   100.0 * double(s - start_step) / double(end - start_step), rate, double(end - s) / rate);
+    if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
+      char rate[48];
+      std::snprintf(rate, sizeof rate, "%.3g steps/s", double(s - start_step) / stepping);
+      std::fprintf(stderr, "nbody: %s\n",
+                   progress_line("dpd step " + std::to_string(s) + " of " + std::to_string(end),
+                                 double(s - start_step) / double(end - start_step), rate, stepping)
+                       .c_str());
       last_report = after;
     }
   }
@@ -299,8 +296,7 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
 
 int dpd_command(const DpdOptions& given) {
   DeferInterrupts defer;
-  (void)shortrange::cell_builder_named(given.cell_list);  // an unknown name: the valid ones, before any work
-  if (given.engine != "cuda" && given.given("--cell-list")) throw InputError("--cell-list applies to --engine cuda");
+  check_engine_options(given.engine, given.cell_list, given.given("--cell-list"));
   check_model_files(given, given.diag_every, given.snapshot_every, given.checkpoint_every || given.stop_at);
 
   std::optional<Checkpoint> resumed;

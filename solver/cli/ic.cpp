@@ -8,6 +8,7 @@
 #include "io/atomic_file.hpp"
 #include "io/output_files.hpp"
 #include "io/provenance.hpp"
+#include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
 
 namespace nbody::cli {
@@ -15,7 +16,7 @@ namespace nbody::cli {
 namespace {
 template <class T>
 int ic_typed(const IcOptions& o) {
-  check_output_files({output_with_meta("--out", o.out)});
+  check_output_files({is_hdf5_path(o.out) ? OutputFile{"--out", o.out, {}} : output_with_meta("--out", o.out)});
   if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
   State<T> s;
   if (o.at_time.empty()) {
@@ -26,14 +27,17 @@ int ic_typed(const IcOptions& o) {
     if (!is_finite(t)) throw InputError("--at-time must be finite, got '" + o.at_time + "'");
     s = kepler_state_at<T>(o.ic, t);  // says so if the IC is not kepler
   }
-  AtomicFile out(o.out);
-  out.stream() << format_state_csv(s);
-  out.commit();
-  write_meta(o.out, {{"command_line", o.command_line},
-                     {"precision", o.precision},
-                     {"initial_condition", to_json(o.ic)},
-                     {"G", o.ic.G},
-                     {"at_time", o.at_time}});
+  const nlohmann::json parameters = {{"command_line", o.command_line},
+                                     {"precision", o.precision},
+                                     {"initial_condition", to_json(o.ic)},
+                                     {"G", o.ic.G},
+                                     {"at_time", o.at_time}};
+  if (is_hdf5_path(o.out)) {  // a snapshot at the start time, its provenance inside
+    write_hdf5_snapshot(o.out, s, {{"build", build_info()}, {"host", host_info()}, {"parameters", parameters}});
+  } else {
+    write_file_atomically(o.out, format_state_csv(s));
+    write_meta(o.out, parameters);
+  }
   std::printf("wrote %zu bodies (%s) to %s\n", s.size(), o.precision.c_str(), o.out.c_str());
   return 0;
 }

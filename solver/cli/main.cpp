@@ -232,14 +232,21 @@ int main(int argc, char** argv) {
                       "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here, with its provenance record "
                       "X.meta.json");
   run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
-  run_cmd->add_option("--final-state", run.final_state, "write the final state CSV here, with its provenance record (X.meta.json)");
+  run_cmd->add_option("--final-state", run.final_state,
+                      "write the final state here: CSV with its provenance record (X.meta.json), or, named .hdf5 or .h5, one "
+                      "snapshot in GADGET's HDF5 layout (as --snapshots)");
   run_cmd->add_option("--summary", run.summary, "write a JSON summary of the run here");
   run_cmd->add_option("--snapshots", run.snapshots,
-                      "write the whole state at the start, every --snapshot-every and at the end here (CSV t,id,mass,x,y,z,vx,vy,vz; "
-                      "full precision), with its provenance record (X.meta.json)");
+                      "write the whole state at the start, every --snapshot-every and at the end here: CSV t,id,mass,x,y,z,vx,vy,vz "
+                      "(full precision) with its provenance record (X.meta.json); or, for NAME.hdf5 or NAME.h5, one file per time "
+                      "NAME_000.hdf5, NAME_001.hdf5, ... in GADGET's HDF5 layout (Header, PartType1/Coordinates, Velocities, "
+                      "Masses, ParticleIDs; read by yt, pynbody, h5py) with NAME.xdmf for ParaView. HDF5 holds float for float "
+                      "runs, double otherwise, and extended precisions exactly as sums of doubles (*Expansion datasets); the "
+                      "provenance is in the Header. A resumed run numbers its files on from the checkpoint's");
   run_cmd->add_option("--snapshot-every", run.snapshot_every,
                       "time between snapshots (needs --snapshots; default t_end/100). Snapshots are at exact times: adaptive "
                       "steps are shortened to land on them; with --dt it must be a multiple of the step");
+  add_quiet_option(*run_cmd, run.quiet);
   run_cmd->add_option("--checkpoint", run.checkpoint,
                       "save the whole run here, atomically (the previous checkpoint kept as FILE.bak): at the end of the run, "
                       "when it is interrupted (SIGINT, SIGTERM), at --stop-at, and every --checkpoint-every if given");
@@ -263,7 +270,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(precisions));
   ic_cmd->add_option("--at-time", ic.at_time, "kepler: the analytic state at this time instead of t = 0 (e.g. 10P)");
-  ic_cmd->add_option("--out", ic.out, "output CSV")->required();
+  ic_cmd->add_option("--out", ic.out, "output: a state CSV (with X.meta.json), or NAME.hdf5 / NAME.h5: a snapshot in GADGET's HDF5 layout")->required();
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "time one force evaluation (a Plummer sphere, or --ic); prints CSV (header + one row)");

@@ -8,6 +8,8 @@
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
 #include "io/provenance.hpp"
+#include "io/snapshot_hdf5.hpp"
+#include "shortrange/cuda/cell_list.hpp"
 
 namespace nbody::cli {
 
@@ -22,11 +24,39 @@ void add_checkpoint_options(CLI::App& cmd, ModelFiles& f, long long& checkpoint_
   cmd.add_option("--resume", f.resume, "continue the run saved in this checkpoint, bit for bit");
 }
 
+void add_engine_options(CLI::App& cmd, std::string& engine, std::string& cell_list) {
+  cmd.add_option("--engine", engine,
+                 "where the steps are taken: openmp (the CPU's cores) or cuda (the GPU: the same bits as openmp, step for step)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"openmp", "cuda"}));
+  std::string builders;
+  for (const auto& b : shortrange::cell_builders) builders += std::string(builders.empty() ? "" : ", ") + std::string(b.name);
+  cmd.add_option("--cell-list", cell_list, "--engine cuda: the cell-list builder, one of " + builders +
+                                               " (the same lists: a run's bits do not depend on it)")
+      ->capture_default_str();
+}
+
+void check_engine_options(const std::string& engine, const std::string& cell_list, bool cell_list_given) {
+  (void)shortrange::cell_builder_named(cell_list);  // an unknown name: the valid ones
+  if (engine != "cuda" && cell_list_given) throw InputError("--cell-list applies to --engine cuda");
+}
+
+void add_quiet_option(CLI::App& cmd, bool& quiet) {
+  cmd.add_flag("--quiet", quiet,
+               "print no progress lines (a long run prints one on stderr every 10 s: where it stands, steps per second, "
+               "the time left and when it should end)");
+}
+
 void check_run_files(const ModelFiles& f, std::vector<InputFile> inputs) {
   std::vector<OutputFile> outputs;
   for (const auto& [flag, path] :
        {std::pair{"--diagnostics", f.diagnostics}, {"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
     if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
+  for (OutputFile& out : outputs) {  // HDF5 holds its provenance; a series of snapshots has its XDMF sidecar
+    if (!is_hdf5_path(out.path)) continue;
+    out.companions.clear();
+    if (out.flag == "--snapshots") out.companions.push_back({xdmf_path_for(out.path), "XDMF time series"});
+  }
   if (!f.summary.empty()) outputs.push_back({"--summary", f.summary, {}});
   if (!f.checkpoint.empty()) outputs.push_back({"--checkpoint", f.checkpoint, {{checkpoint_backup(f.checkpoint), "backup"}}});
   if (!f.resume.empty()) inputs.push_back({"--resume", f.resume, "--checkpoint"});
@@ -37,6 +67,9 @@ void check_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every
   if (f.checkpoint.empty() && checkpointing) throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
   if (f.snapshots.empty() && snapshot_every) throw InputError("--snapshot-every needs --snapshots FILE");
   if (f.diagnostics.empty() && diag_every) throw InputError("--diag-every needs --diagnostics FILE");
+  for (const auto& [flag, path] : {std::pair{"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
+    if (is_hdf5_path(path))
+      throw InputError(std::string(flag) + " " + path + ": the particle models write CSV (give a .csv name); HDF5 snapshots are nbody run's");
   check_run_files(f);
 }
 

@@ -17,7 +17,16 @@ namespace nbody::cli {
 // The files of a model run: its outputs, its checkpoint and the checkpoint it resumes.
 struct ModelFiles {
   std::string diagnostics, snapshots, final_state, summary, checkpoint, resume;
+  bool quiet = false;  // no progress lines
 };
+
+// --engine openmp|cuda and --cell-list BUILDER, as the particle models take them; the check, before
+// any work: an unknown builder (naming the valid ones), --cell-list without --engine cuda.
+void add_engine_options(CLI::App& cmd, std::string& engine, std::string& cell_list);
+void check_engine_options(const std::string& engine, const std::string& cell_list, bool cell_list_given);
+
+// --quiet, as run, sph and dpd take it.
+void add_quiet_option(CLI::App& cmd, bool& quiet);
 
 // --checkpoint, --checkpoint-every STEPS, --stop-at STEP and --resume, as the model subcommands
 // take them.

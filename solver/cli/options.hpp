@@ -40,6 +40,7 @@ struct RunOptions {
   std::string final_state, summary;
   std::string snapshots, snapshot_every;
   std::string checkpoint, checkpoint_every, resume, stop_at;
+  bool quiet = false;  // no progress lines
   std::vector<std::string> command_line;
 };
 

@@ -16,9 +16,10 @@ namespace {
 // What a part of a run chooses for itself: when it ends or stops, what it writes, and where the
 // forces are computed (another engine than the checkpoint's continues the run, though not bit for
 // bit: run.cpp says so).
-constexpr std::array<std::string_view, 12> kResumeMayChange = {
+constexpr std::array<std::string_view, 13> kResumeMayChange = {
     "--t-end",       "--stop-at", "--resume",    "--checkpoint", "--checkpoint-every", "--diagnostics",
-    "--final-state", "--summary", "--snapshots", "--engine",     "--launch",           "--stepping"};
+    "--final-state", "--summary", "--snapshots", "--engine",     "--launch",           "--stepping",
+    "--quiet"};
 // Flags of the stored command line that belonged to the part that wrote the checkpoint.
 constexpr std::array<std::string_view, 2> kNotInherited = {"--resume", "--stop-at"};
 

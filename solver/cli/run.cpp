@@ -20,6 +20,7 @@
 #include "io/checkpoint.hpp"
 #include "io/output_files.hpp"
 #include "io/provenance.hpp"
+#include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
 
 namespace nbody::cli {
@@ -205,19 +206,26 @@ int run_typed(const RunOptions& o) {
     diagnostics->stream() << kDiagnosticsHeader << "\n";
   }
   std::optional<AtomicFile> snapshots;
-  if (!o.snapshots.empty()) {
+  std::optional<Hdf5Snapshots> hdf5_snapshots;  // one file per time, numbered on from the resumed run's
+  std::uint64_t snapshots_taken = resumed ? resumed->parameters.value("snapshots_taken", std::uint64_t{0}) : 0;
+  if (is_hdf5_path(o.snapshots)) {
+    hdf5_snapshots.emplace(o.snapshots, nlohmann::json{{"build", build_info()}, {"host", host_info()}, {"parameters", checkpoint_parameters}},
+                           snapshots_taken);
+    hooks.snapshot = [&](const State<T>& s) { hdf5_snapshots->write(s), ++snapshots_taken; };
+  } else if (!o.snapshots.empty()) {
     snapshots.emplace(o.snapshots);
     snapshots->stream() << kSnapshotHeader << "\n";
-    hooks.snapshot = [&](const State<T>& s) { snapshots->stream() << format_snapshot_rows(s); };
+    hooks.snapshot = [&](const State<T>& s) { snapshots->stream() << format_snapshot_rows(s), ++snapshots_taken; };
   }
   if (!o.checkpoint.empty())
     hooks.checkpoint = [&] {
+      checkpoint_parameters["snapshots_taken"] = snapshots_taken;
       checkpoint_parameters["device"] = sim.engine().device_info();  // GPU: the device and launch shape
       ArchiveWriter w;
       sim.save(w);
       write_checkpoint(o.checkpoint, {checkpoint_parameters, w.bytes()});
     };
-  hooks.progress = [](const std::string& line) { std::fprintf(stderr, "nbody: %s\n", line.c_str()); };
+  if (!o.quiet) hooks.progress = [](const std::string& line) { std::fprintf(stderr, "nbody: %s\n", line.c_str()); };
   std::optional<Sample<T>> last;
   const bool completed = sim.run(
       t_end, diag_every,
@@ -242,7 +250,7 @@ int run_typed(const RunOptions& o) {
                      {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.resume}} : to_json(o.ic)},
                      {"t_end", RealTraits<T>::format(t_end)},
                      {"diag_every", RealTraits<T>::format(diag_every)}});
-  if (snapshots) parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
+  if (!o.snapshots.empty()) parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
   const std::string device = sim.engine().device_info();  // GPU engines: the device and launch shape used
   parameters["device"] = device;
   // Another engine or launch shape than the checkpoint's sums the forces in another order: the
@@ -290,7 +298,9 @@ int run_typed(const RunOptions& o) {
   };
 
   std::optional<AtomicFile> final_state, summary_file;
-  if (!o.final_state.empty()) {
+  if (is_hdf5_path(o.final_state)) {
+    write_hdf5_snapshot(o.final_state, sim.state(), {{"build", build_info()}, {"host", host_info()}, {"parameters", parameters}});
+  } else if (!o.final_state.empty()) {
     final_state.emplace(o.final_state);
     final_state->stream() << format_state_csv(sim.state());
   }
@@ -300,6 +310,7 @@ int run_typed(const RunOptions& o) {
   }
   for (auto* f : {&diagnostics, &final_state, &summary_file, &snapshots})
     if (*f) (*f)->commit();
+  if (hdf5_snapshots) hdf5_snapshots->commit();  // provenance is in each file's Header
   if (diagnostics) write_meta(o.diagnostics, parameters);
   if (snapshots) write_meta(o.snapshots, parameters);
   if (final_state) write_meta(o.final_state, parameters);

@@ -15,6 +15,7 @@
 #include "cli/model.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/progress.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "io/archive.hpp"
@@ -283,11 +284,12 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
                    o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
       return 128 + sig;
     }
-    if (std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
-      const double rate = (state.time - start_time) / stepping;             // simulated seconds per second
-      std::fprintf(stderr, "nbody: sph t = %.6g of %.6g (%.0f %%), step %lld, %.3g steps/s, about %.0f s left\n", state.time,
-                   o.t_end, 100.0 * (state.time - start_time) / (o.t_end - start_time), s,
-                   double(s - start_step) / stepping, (o.t_end - state.time) / rate);
+    if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
+      char position[96], rate[48];
+      std::snprintf(position, sizeof position, "sph t = %.6g of %.6g, step %lld", state.time, o.t_end, s);
+      std::snprintf(rate, sizeof rate, "%.3g steps/s", double(s - start_step) / stepping);
+      std::fprintf(stderr, "nbody: %s\n",
+                   progress_line(position, (state.time - start_time) / (o.t_end - start_time), rate, stepping).c_str());
       last_report = after;
     }
   }
@@ -376,15 +378,7 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
   cmd.add_option("--alpha", o.alpha, "artificial viscosity (default: the case's)")->check(positive_real(true));
   cmd.add_option("--delta", o.delta, "density diffusion coefficient, 0 for none (default: the case's, 0.1)")
       ->check(positive_real(true));
-  cmd.add_option("--engine", o.engine,
-                 "where the steps are taken: openmp (the CPU's cores) or cuda (the GPU: the same bits as openmp, step for step)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"openmp", "cuda"}));
-  std::string builders;
-  for (const auto& b : shortrange::cell_builders) builders += std::string(builders.empty() ? "" : ", ") + std::string(b.name);
-  cmd.add_option("--cell-list", o.cell_list, "--engine cuda: the cell-list builder, one of " + builders +
-                                                 " (the same lists: a run's bits do not depend on it)")
-      ->capture_default_str();
+  add_engine_options(cmd, o.engine, o.cell_list);
   cmd.add_option("--cfl", o.cfl, "CFL number of the time step (default 0.2)")->check(CLI::Range(1e-6, 1.0));
   cmd.add_option("--diagnostics", o.diagnostics,
                  "write t,step,dt,kinetic,mass,density_deviation,front,escaped here (CSV, with its provenance record "
@@ -403,14 +397,14 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
                  "mass; hydrostatic: pressure_error, the largest |p - rho0 g d| / (rho0 g d) below the top two layers; "
                  "poiseuille: centre_line_ratio, the centre line's speed over the analytic steady one)");
   add_checkpoint_options(cmd, o, o.checkpoint_every, o.stop_at);
+  add_quiet_option(cmd, o.quiet);
 }
 
 int sph_command(const SphOptions& given) {
   DeferInterrupts defer;
   if (given.case_name.empty() && given.resume.empty()) throw InputError("--case is required (or --resume FILE)");
   if (!given.case_name.empty()) (void)find_entry(sph_cases, given.case_name, "SPH case");  // the valid names, before any work
-  (void)shortrange::cell_builder_named(given.cell_list);  // an unknown name: the valid ones, before any work
-  if (given.engine != "cuda" && given.given("--cell-list")) throw InputError("--cell-list applies to --engine cuda");
+  check_engine_options(given.engine, given.cell_list, given.given("--cell-list"));
   check_model_files(given, given.diag_every > 0, given.snapshot_every > 0, given.checkpoint_every || given.stop_at);
 
   std::optional<Checkpoint> resumed;

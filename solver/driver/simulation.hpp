@@ -15,12 +15,14 @@
 // are taken on the device), and writes its checkpoint there.
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/progress.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
@@ -107,6 +109,8 @@ class Simulation {
     const std::uint64_t fixed_steps = steps_.adaptive ? 0 : fixed_step_count(t_end);
     const auto start = std::chrono::steady_clock::now();
     auto last_report = start;
+    const T t_begin = state_.t;  // this process's part of the run, for the progress line
+    const std::uint64_t steps_begin = counters().steps;
     while (state_.t < t_end) {
       if (state_.t >= hooks.stop_at || (hooks.interrupted && hooks.interrupted())) {
         if (hooks.checkpoint) hooks.checkpoint();
@@ -125,7 +129,7 @@ class Simulation {
         const auto now = std::chrono::steady_clock::now();
         if (now - last_report > std::chrono::seconds(10)) {
           last_report = now;
-          report_progress(t_end, std::chrono::duration<double>(now - start).count(), hooks.progress);
+          report_progress(t_begin, steps_begin, t_end, std::chrono::duration<double>(now - start).count(), hooks.progress);
         }
       }
     }
@@ -254,11 +258,14 @@ class Simulation {
     observe(s);
   }
 
-  void report_progress(T t_end, double elapsed, const std::function<void(const std::string&)>& progress) const {
-    const double done = static_cast<double>((state_.t - t0_) / (t_end - t0_));
-    progress("t = " + RealTraits<T>::format(state_.t) + " of " + RealTraits<T>::format(t_end) + " (" +
-             std::to_string(static_cast<int>(100 * done)) + "%), " + std::to_string(counters().steps) + " steps, " +
-             std::to_string(static_cast<long long>(elapsed)) + " s elapsed in this run");
+  void report_progress(T t_begin, std::uint64_t steps_begin, T t_end, double elapsed,
+                       const std::function<void(const std::string&)>& progress) const {
+    const double done = static_cast<double>((state_.t - t_begin) / (t_end - t_begin));
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.3g steps/s", static_cast<double>(counters().steps - steps_begin) / elapsed);
+    progress(progress_line("t = " + RealTraits<T>::format(state_.t) + " of " + RealTraits<T>::format(t_end) + ", step " +
+                               std::to_string(counters().steps),
+                           done, rate, elapsed));
   }
 
   State<T> state_;

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
+#include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
 
 namespace nbody {
@@ -17,6 +18,7 @@ const std::vector<IcInfo>& ic_list() {
       {"two-galaxies", "seed S0's collision of two flattened discs of mass 1000 each, 99.9% in a central body (--n --seed --box)"},
       {"plummer", "Plummer sphere in Henon units (M = G = 1, E = -1/4), equal masses (--n --seed)"},
       {"file:PATH.csv", "a state file with header id,mass,x,y,z,vx,vy,vz (as written by `nbody ic`)"},
+      {"file:PATH.hdf5", "a snapshot in GADGET's HDF5 layout, as `nbody run --snapshots` writes (exact in every precision)"},
   };
   return list;
 }
@@ -208,8 +210,9 @@ template <class T>
 State<T> make_initial_state(const IcParams& p) {
   if (p.name.starts_with("file:")) {
     if (p.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
-    if (p.name == "file:") throw InputError("--ic file: needs a path: file:PATH.csv");
-    return read_state_csv<T>(p.name.substr(5));
+    if (p.name == "file:") throw InputError("--ic file: needs a path: file:PATH.csv or file:PATH.hdf5");
+    const std::string path = p.name.substr(5);
+    return is_hdf5_path(path) ? read_hdf5_snapshot<T>(path) : read_state_csv<T>(path);
   }
   if (p.name == "kepler") return kepler_state_at<T>(p, T(0));
   if (p.name == "two-galaxies") return two_galaxies<T>(p);

@@ -58,6 +58,8 @@ FIXTURES = {
     "collision.csv": HEADER + b"0,1,0,0,0,0,0,0\n1,1,0,0,0,0,0,0\n",
     "head_on.csv": HEADER + b"0,0.5,-0.5,0,0,0,0,0\n1,0.5,0.5,0,0,0,0,0\n",
     "empty.bin": b"",
+    "folder.hdf5": None,
+    "text.hdf5": HEADER + TWO_BODIES,
 }
 
 # Files that nbody itself writes, made once per corpus run (name: the arguments that write it).
@@ -65,11 +67,12 @@ RUN_TO_CHECKPOINT = ["run", "--ic", "two-galaxies", "--n", "32", "--seed", "4", 
                      "--t-end", "1.5", "--r-min", "1e-4", "--stop-at", "0.5", "--checkpoint"]
 MADE = {
     "start.csv": ["ic", "--ic", "kepler", "--out", "start.csv"],
+    "start.hdf5": ["ic", "--ic", "kepler", "--out", "start.hdf5"],
     "c.bin": RUN_TO_CHECKPOINT + ["c.bin"],
     "float.bin": RUN_TO_CHECKPOINT + ["float.bin", "--precision", "float"],
 }
 # ... and files cut from them.
-CUT = {"cut17.bin": ("c.bin", 17), "cut_half.bin": ("c.bin", 0.5), "cut_last_byte.bin": ("c.bin", -1)}
+CUT = {"cut_half.hdf5": ("start.hdf5", 0.5), "cut17.bin": ("c.bin", 17), "cut_half.bin": ("c.bin", 0.5), "cut_last_byte.bin": ("c.bin", -1)}
 
 
 def make_fixtures(nbody, env):

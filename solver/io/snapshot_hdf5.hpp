@@ -1,0 +1,78 @@
+#pragma once
+// Snapshots in GADGET's HDF5 layout, which yt, pynbody and (through the XDMF sidecar) ParaView
+// read. `--snapshots NAME.hdf5` (or .h5) writes one file per snapshot time, NAME_000.hdf5,
+// NAME_001.hdf5, ..., each holding
+//   /Header     attributes NumPart_ThisFile, NumPart_Total, NumPart_Total_HighWord, MassTable,
+//               Time, Redshift, BoxSize, NumFilesPerSnapshot, Omega0, OmegaLambda, HubbleParam,
+//               Flag_DoublePrecision; and nbody's own: Precision (the run's) and Provenance (JSON
+//               text: build, host, time written, the run's parameters)
+//   /PartType1  Coordinates (N x 3), Velocities (N x 3), Masses (N), ParticleIDs (N, uint64: 0..N-1)
+// in float for float runs and in double otherwise. Open boundaries: BoxSize 0, no cosmology
+// (Omega0 = OmegaLambda = 0, HubbleParam 1), units those of the run (G as given).
+// A run in extended precision (dd, qd, quad, mp50) loses nothing: PartType1 also holds
+// CoordinatesExpansion (N x 3 x K), VelocitiesExpansion (N x 3 x K), MassesExpansion (N x K), and
+// the Header TimeExpansion (K): K doubles per value, the first the standard dataset's, whose sum
+// taken from the last term to the first in the run's precision is the value exactly.
+// NAME.xdmf lists the files as one time series (XDMF 3, a vertex cell per body) for ParaView.
+//
+// Like every output, the series appears only when the run completes: until commit() the files
+// have temporary names, removed if the run fails or is interrupted (io/atomic_file.hpp).
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/interrupt.hpp"
+#include "core/state.hpp"
+
+namespace nbody {
+
+// --snapshots NAME.hdf5 or NAME.h5 asks for HDF5 (anything else: CSV).
+bool is_hdf5_path(const std::filesystem::path& path);
+// NAME.hdf5 -> NAME_007.hdf5 (index 7), and NAME.xdmf.
+std::filesystem::path hdf5_snapshot_file(const std::filesystem::path& name, std::uint64_t index);
+std::filesystem::path xdmf_path_for(const std::filesystem::path& name);
+
+class Hdf5Snapshots {
+ public:
+  // name: the NAME.hdf5 given; provenance: stored in every file's Header; first_index: the number
+  // of the first file written (a resumed run goes on with the numbers of the run it continues).
+  Hdf5Snapshots(std::filesystem::path name, nlohmann::json provenance, std::uint64_t first_index = 0);
+  ~Hdf5Snapshots();
+  Hdf5Snapshots(const Hdf5Snapshots&) = delete;
+  Hdf5Snapshots& operator=(const Hdf5Snapshots&) = delete;
+
+  // Writes the state at s.t as the next file (under a temporary name until commit).
+  template <class T>
+  void write(const State<T>& s);
+  // Gives every file its name and writes NAME.xdmf.
+  void commit();
+  std::uint64_t next_index() const { return first_index_ + files_.size(); }
+
+ private:
+  struct File {
+    std::filesystem::path temporary, final;
+    double time;
+    std::unique_ptr<RegisteredTemporary> registration;
+  };
+  std::filesystem::path name_;
+  nlohmann::json provenance_;
+  std::uint64_t first_index_;
+  std::vector<File> files_;
+  std::size_t n_ = 0;
+  bool single_ = false, committed_ = false;
+};
+
+// One snapshot in that layout under exactly this name, atomically (--final-state NAME.hdf5).
+template <class T>
+void write_hdf5_snapshot(const std::filesystem::path& path, const State<T>& s, nlohmann::json provenance);
+
+// Reads one snapshot file written by Hdf5Snapshots (any precision) into T: exactly, from the
+// expansions, when the file holds them. Missing, truncated or foreign files: InputError, one line.
+template <class T>
+State<T> read_hdf5_snapshot(const std::filesystem::path& path);
+
+}  // namespace nbody
