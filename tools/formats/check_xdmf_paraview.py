@@ -4,6 +4,8 @@ CSV snapshots of the same run (bit for bit, double). Not part of CI (ParaView is
 packages); run by hand where Debian's paraview is installed, its output kept in evidence/formats/:
 
     pvpython --force-offscreen-rendering tools/formats/check_xdmf_paraview.py build/nbody [--png FILE]
+
+(--png needs an OpenGL context; Debian's pvpython without a display has none.)
 """
 import argparse
 import subprocess
