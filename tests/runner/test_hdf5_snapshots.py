@@ -15,17 +15,13 @@ import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-VENV = Path(__file__).resolve().parents[2] / ".venv"
-try:
-    import h5py
-    import numpy as np
-    import pynbody
-    import yt
-except ImportError:
-    if Path(sys.prefix).resolve() != VENV.resolve() and (VENV / "bin" / "python").exists():
-        os.execv(VENV / "bin" / "python", [str(VENV / "bin" / "python"), *sys.argv])
-    print("skipped: needs h5py, yt and pynbody from the virtual environment (make .venv/.stamp)")
-    sys.exit(77)
+from needs_venv import require
+
+require("h5py", "numpy", "pynbody", "yt")
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+import pynbody  # noqa: E402
+import yt  # noqa: E402
 
 warnings.filterwarnings("ignore")  # pynbody: "no unit information" (the run's units are G = 1)
 yt.set_log_level(50)
