@@ -331,6 +331,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(precisions));
 
+  PotentialOptions potential;
+  auto* potential_cmd = app.add_subcommand("potential", "the potential of a state on a plane or in a volume of grid nodes (seed S4's field); CSV");
+  add_potential_options(*potential_cmd, potential);
+  potential_cmd->get_option("--precision")->check(CLI::IsMember(precisions));
+
   // After the subcommands, which would inherit it: the table is the top level's.
   app.footer(
       "Exit codes (every subcommand):\n"
@@ -402,6 +407,12 @@ int main(int argc, char** argv) {
       cells.command_line = command_line;
       cells.given = given_on(cells_cmd);
       return cells_command(cells);
+    }
+    if (*potential_cmd) {
+      set_n(potential.ic, potential.n);
+      potential.ic.G = potential.force.G;
+      potential.command_line = command_line;
+      return potential_command(potential);
     }
     if (*bench_cmd) return bench_command(bench);
     if (*tune_cmd) return tune_command(tune);

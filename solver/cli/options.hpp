@@ -118,6 +118,22 @@ struct CellsOptions {
 void add_cells_options(CLI::App& cmd, CellsOptions& o);
 int cells_command(const CellsOptions& o);
 
+// `nbody potential`: the potential of a state on a grid (seed S4's figure). Numbers as text, parsed in
+// the run's precision like `nbody run`'s.
+struct PotentialOptions {
+  IcParams ic;
+  std::optional<long long> n;
+  ForceOptions force;
+  std::string precision = "double", engine, launch;
+  std::string plane = "xy", at, centre, extent;
+  bool volume = false;
+  int resolution = 0;  // points per axis; 0: 256 on a plane, 64 in a volume
+  std::string out, summary;
+  std::vector<std::string> command_line;
+};
+void add_potential_options(CLI::App& cmd, PotentialOptions& o);
+int potential_command(const PotentialOptions& o);
+
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);
 void add_force_options(CLI::App& cmd, ForceOptions& f);

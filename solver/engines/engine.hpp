@@ -41,6 +41,13 @@ struct TreeProfile {
   }
 };
 
+// phi (m) = -G sum_j m_j k(|x_j - p|) at the m points `at` (3m, SoA) for the bodies pos (3n, SoA)
+// and mass (n): the potential whose gradient is the law's force (pair_potential_kernel, softening
+// and clamp included), each point's sum in body order with Neumaier's compensation, OpenMP over
+// the points. What every engine uses unless it evaluates potentials on its own device.
+template <class T>
+void direct_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi);
+
 template <class T>
 class ForceEngine {
  public:
@@ -49,6 +56,11 @@ class ForceEngine {
   // pos: 3n values, SoA (x[n] y[n] z[n]); mass: n; acc: 3n values written, SoA.
   virtual void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) = 0;
   const ForceLaw<T>& law() const { return law_; }
+  // The potential at points (direct_potentials' contract); potential_method() says how and where.
+  virtual void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi) {
+    direct_potentials(law_, pos, mass, n, at, m, phi);
+  }
+  virtual std::string potential_method() const { return "direct sum on the CPU (OpenMP, compensated)"; }
 
   // GPU engines: the launch shape ("block=256,split=4,unroll=8,ipt=2", `nbody bench --launch`).
   // Engines without one refuse any non-empty spec.

@@ -40,6 +40,20 @@ run_tests() {
     pack
   done
 }
+# `sanitize TOOL NBODY-ARGS...`: one nbody run under compute-sanitizer's TOOL, logged in
+# $W/sanitizer_TOOL.log, its exit code in $W/sanitizer_summary.log; `sanitizer_summary`: the codes
+# counted and the sanitizers' own summaries, into the step log.
+sanitize() {
+  local tool=$1; shift
+  echo "--- $tool $*" >> "$W/sanitizer_$tool.log"
+  "$SAN" --tool $tool --error-exitcode 99 "$NB" "$@" >> "$W/sanitizer_$tool.log" 2>&1
+  echo "rc=$? ($tool $*)" >> "$W/sanitizer_summary.log"
+}
+sanitizer_summary() {
+  cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
+  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+  pack
+}
 # The experiments named in $1 through the runner (--profile full), each bounded by LIMIT seconds
 # (default 280); FORCE= resumes from the points of an earlier call (carried as results/.points/ID).
 run_experiments() {

@@ -41,14 +41,9 @@ if [ "$phase" = sph ]; then
                "memcheck double poiseuille 5e-5 5e-3" "racecheck float dam-break-3d 0.1 2e-3" \
                "synccheck float dam-break-3d 0.1 2e-3"; do
       set -- $run  # tool precision case dx t-end: a few steps each
-      echo "--- $*" >> "$W/sanitizer_$1.log"
-      "$SAN" --tool $1 --error-exitcode 99 "$NB" sph --engine cuda --precision $2 --case $3 --dx $4 --t-end $5 \
-        >> "$W/sanitizer_$1.log" 2>&1
-      echo "rc=$? ($*)" >> "$W/sanitizer_summary.log"
+      sanitize $1 sph --engine cuda --precision $2 --case $3 --dx $4 --t-end $5
     done
-    cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
-    grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
-    pack
+    sanitizer_summary
   fi
   if [ "${TIMINGS-1}" = 1 ]; then
     run_experiments "${EXPS-E19_sph_step_time_gpu}"
@@ -76,12 +71,6 @@ if [ "${SANITIZE-1}" = 1 ]; then
   step "compute-sanitizer ($SAN)"
   # memcheck: every builder, precision and a box of 1 and of 4-5 cells per side; racecheck and
   # synccheck (shared memory, barriers): every builder in float.
-  sanitize() {  # TOOL NBODY-ARGS...: one run under the sanitizer, logged
-    local tool=$1; shift
-    echo "--- $tool $*" >> "$W/sanitizer_$tool.log"
-    "$SAN" --tool $tool --error-exitcode 99 "$NB" "$@" >> "$W/sanitizer_$tool.log" 2>&1
-    echo "rc=$? ($tool $*)" >> "$W/sanitizer_summary.log"
-  }
   for b in $builders; do
     for run in "memcheck float 1" "memcheck float 4,4.5,5" "memcheck double 1" "memcheck double 4,4.5,5" \
                "racecheck float 4,4.5,5" "synccheck float 4,4.5,5"; do
@@ -95,8 +84,7 @@ if [ "${SANITIZE-1}" = 1 ]; then
     done
     pack
   done
-  cut -d' ' -f1 "$W/sanitizer_summary.log" | sort | uniq -c | tee -a "$W/steps.log"
-  grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$W"/sanitizer_*.log | sort | uniq -c | tee -a "$W/steps.log"
+  sanitizer_summary
 fi
 
 [ "${TIMINGS-1}" = 1 ] && step "timings: one DPD step at rho = 3, box ${BOX:=70.4242} (2^20 particles)"

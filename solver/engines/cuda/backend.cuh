@@ -11,7 +11,9 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "cuda/potential.cuh"
 #include "engines/cuda/backend.hpp"
+#include "engines/cuda/buffer.cuh"
 #include "engines/cuda/kernels.hpp"
 
 namespace nbody::cuda {
@@ -94,6 +96,7 @@ struct Backend<T>::Impl {
   T* h_acc = nullptr;
   std::size_t cap_n = 0;
   Scratch<T> scratch;
+  DeviceBuffer<T> d_targets, d_phi;  // potentials(): the points and the results
   float last_ms = -1;
   Launch last{};
   // The shape resolved for the last (kernel, request, n, clamp): resolving queries the kernel's
@@ -182,6 +185,34 @@ void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, co
   NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
   m.last_ms = ms;
   std::memcpy(acc, m.h_acc, 3 * n * sizeof(T));
+}
+
+template <class T>
+void Backend<T>::potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2,
+                            T* phi) {
+  Impl& s = *impl_;
+  if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+  if (m > (std::size_t(1) << 29)) throw InputError("the CUDA potential takes at most 2^29 points, got " + std::to_string(m));
+  s.last_ms = -1;
+  if (m == 0) return;
+  s.reserve(std::max<std::size_t>(n, 1));
+  s.d_targets.reserve(3 * m);
+  s.d_phi.reserve(m);
+  for (std::size_t i = 0; i < n; ++i) s.h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.d_bodies, s.h_bodies, n * sizeof(Body4<T>), cudaMemcpyHostToDevice, s.stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.d_targets.p, at, 3 * m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+  constexpr int block = 128;
+  const int blocks = static_cast<int>((m + block - 1) / block);
+  NBODY_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
+  potential_kernel<T><<<blocks, block, block * sizeof(Body4<T>), s.stream>>>(
+      s.d_bodies, static_cast<int>(n), s.d_targets.p, static_cast<int>(m), G, eps2, rmin2, s.d_phi.p);
+  NBODY_CUDA_CHECK_LAUNCH("potential_kernel");
+  NBODY_CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(phi, s.d_phi.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  float ms = 0;
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
+  s.last_ms = ms;
 }
 
 }  // namespace nbody::cuda

@@ -36,7 +36,10 @@ class Backend {
   // valid values when it cannot run); every CUDA call is checked (RunError).
   void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n, T G, T eps2,
                T rmin2, T* acc);
-  // Device time of the kernel(s) of the last compute(), from CUDA events (seconds).
+  // phi (m) = -G sum_j m_j k(|x_j - p|) at the m points `at` (3m, SoA): the potential of the bodies
+  // (kernels/cuda/potential.cuh), each point's sum in body order.
+  void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2, T* phi);
+  // Device time of the kernel(s) of the last compute() or potentials(), from CUDA events (seconds).
   double last_kernel_seconds() const;
   // The shape the last compute() actually ran with (all fields resolved).
   Launch last_launch() const;

@@ -46,6 +46,10 @@ class CudaEngine final : public ForceEngine<T> {
     if constexpr (has_resident)
       if (resident_) resident_->set_launch(resident_launch());  // the driver took the stepper before
   }
+  void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi) override {
+    backend_.potentials(pos, mass, n, at, m, this->law_.G, this->law_.eps2, this->law_.rmin2, phi);
+  }
+  std::string potential_method() const override { return "direct sum on the GPU (CUDA, " + cuda::device_name() + ")"; }
   double last_device_seconds() const override { return backend_.last_kernel_seconds(); }
   std::string device_info() const override {
     // With device-resident steps the stepping kernel's shape is what the run ran with (the host
