@@ -119,8 +119,10 @@ TEMPLATE_TEST_CASE("the_cuda_engines_potential_equals_the_cpus_sum", "[potential
       const std::vector<T> at = soa<T>(random_points(m, 1.5, n + m));
       std::vector<T> cpu(m), gpu(m, T(12345));
       direct_potentials(law, b.pos.data(), b.mass.data(), n, at.data(), m, cpu.data());
-      for (const char* name : {"cuda-naive", "cuda-pairs"}) {
-        auto engine = make_engine<T>(name, law);
+      for (const auto& entry : engine_table<T>()) {  // the CUDA all-pairs engines of T
+        if (entry.can.device != Device::cuda || entry.can.tree != TreeKind::none) continue;
+        INFO(entry.name);
+        auto engine = entry.make(law);
         engine->potentials(b.pos.data(), b.mass.data(), n, at.data(), m, gpu.data());
         CHECK_THAT(engine->potential_method(), Catch::Contains("on the GPU"));
         double worst = 0;

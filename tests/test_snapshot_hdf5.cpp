@@ -98,7 +98,7 @@ TEST_CASE("a_series_of_snapshots_appears_only_when_committed_numbered_with_its_x
     CHECK_THAT(xdmf, Catch::Contains(text));
 }
 
-TEST_CASE("a_missing_truncated_or_foreign_snapshot_is_refused_in_one_line", "[hdf5]") {
+TEST_CASE("a_missing_truncated_or_foreign_snapshot_is_refused_in_one_line", "[hdf5][cli]") {
   const fs::path dir = scratch("hdf5_bad");
   write_hdf5_snapshot(dir / "good.hdf5", full_precision_state<double>(200), {});
   const std::string whole = read(dir / "good.hdf5");

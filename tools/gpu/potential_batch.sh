@@ -2,7 +2,7 @@
 # `nbody potential` and the HDF5 snapshots on the lent H100 (the `run` device tool), from the
 # repository root:
 #   tools/gpu/potential_batch.sh
-#       provenance; nbody_tests "[potential],[hdf5]~[cli]" (the CUDA engines' potential against the
+#       provenance; nbody_tests "[potential]~[cli],[hdf5]~[cli]" (the CUDA engines' potential against the
 #       CPU's compensated sum in float, double and dd; snapshots read back in every precision);
 #       compute-sanitizer memcheck, racecheck and synccheck on `nbody potential --engine cuda-naive`
 #       (float, double, dd; one node, part of a tile, many tiles); then the time of a 256 x 256
@@ -11,7 +11,7 @@
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); results in $OUT/potential.tar.gz.
 NAME=potential
 . tools/gpu/batch_start.sh
-run_tests ${TESTS-"[potential],[hdf5]~[cli]"}
+run_tests ${TESTS-"[potential]~[cli],[hdf5]~[cli]"}
 if [ "${SANITIZE-1}" = 1 ]; then
   step "compute-sanitizer ($SAN) on nbody potential --engine cuda-naive"
   for run in "memcheck float 2 1000" "memcheck double 30 129" "memcheck dd 9 300" "racecheck float 30 1000" \
