@@ -256,6 +256,8 @@ def main(argv=None):
                         help="the nbody binary (default: build/nbody)")
     common.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="points run at once (default: number of cores, %(default)s)")
+    common.add_argument("--quiet", action="store_true",
+                        help="no progress lines (points done, elapsed, ETA) on stderr")
     common.add_argument("--force", action="store_true",
                         help="run again even where the committed results are current, and "
                              "ignore finished points stored in results/.points/")
@@ -272,6 +274,7 @@ def main(argv=None):
     sub.add_parser("all", parents=[common],
                    help="run every experiment, then every figure script")
     args = parser.parse_args(argv)
+    sweep.Progress.quiet = getattr(args, "quiet", False)
 
     try:
         if args.command in ("run", "all") and args.profile not in spec.PROFILES:

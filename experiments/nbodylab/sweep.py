@@ -101,7 +101,9 @@ def state_errors(final_csv, ref_csv):
 
 class Progress:
     """One status line on stderr: redrawn in place on a terminal, else a plain line at most
-    every `every` seconds."""
+    every `every` seconds; none when Progress.quiet (runner.py --quiet)."""
+
+    quiet = False
 
     def __init__(self, tag, total, already):
         self.tag, self.total, self.already = tag, total, already
@@ -112,7 +114,7 @@ class Progress:
 
     def show(self, finished, running, final=False):
         now = time.monotonic()
-        if not final and now - self.last < self.every:
+        if self.quiet or (not final and now - self.last < self.every):
             return
         self.last = now
         elapsed = now - self.start
