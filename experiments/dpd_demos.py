@@ -161,7 +161,7 @@ def main():
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    build_info = json.loads(subprocess.run([a.nbody, "--build-info"], check=True, capture_output=True, text=True).stdout)
+    build_info = provenance.build_info(a.nbody)
     demos = {"E19_dpd_phase_separation": (phase_separation, "DPD phase separation of two species: domain size against time",
                                           ["t", "L", "k1", "mean_abs_phi"]),
              "E19_dpd_rayleigh_taylor": (rayleigh_taylor, "DPD Rayleigh-Taylor instability: growth of the interface's waves",

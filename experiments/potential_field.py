@@ -32,7 +32,7 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "results"))
     a = ap.parse_args()
     out = Path(a.out)
-    build_info = json.loads(subprocess.run([a.nbody, "--build-info"], check=True, capture_output=True, text=True).stdout)
+    build_info = provenance.build_info(a.nbody)
     state = ["--ic", "two-galaxies", "--n", a.n, "--seed", "1"]
     with tempfile.TemporaryDirectory(prefix=f"{NAME}-") as tmp:
         tmp = Path(tmp)

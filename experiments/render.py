@@ -64,8 +64,8 @@ def main(argv):
         raise render.RenderError(f"--out {out}: its folder '{out.parent}' does not exist")
     if o.mp4 and not Path(o.mp4).resolve().parent.is_dir():
         raise render.RenderError(f"--mp4 {o.mp4}: its folder does not exist")
-    if o.mp4 and not render.shutil.which("ffmpeg"):
-        raise render.RenderError("--mp4 needs ffmpeg (Debian's ffmpeg package, which tools/install-deps.sh installs)")
+    if o.mp4:
+        render.ffmpeg_path()  # before any work
     files = render.snapshot_files(o.snapshots)
     for f in files:  # every input checked before any work
         render.check_snapshot(f)

@@ -8,7 +8,6 @@ Usage: python3 experiments/render_time.py --nbody NBODY [--n 10000,100000,100000
 Needs numpy, h5py, matplotlib. Standard output: one line per N.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -34,7 +33,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", default=str(ROOT / "results"))
     a = ap.parse_args()
-    build_info = json.loads(subprocess.run([a.nbody, "--build-info"], check=True, capture_output=True, text=True).stdout)
+    build_info = provenance.build_info(a.nbody)
     rows = []
     with tempfile.TemporaryDirectory(prefix=f"{NAME}-") as tmp:
         tmp = Path(tmp)

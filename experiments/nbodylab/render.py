@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,33 +41,10 @@ class Snapshot:
     masses: np.ndarray
 
 
-def read_snapshot(path):
-    """One snapshot file, or RenderError saying in one line why it cannot be read."""
-    import h5py
-
-    path = Path(path)
-    if not path.exists():
-        raise RenderError(f"cannot open snapshot '{path}' (no such file)")
-    if path.is_dir():
-        raise RenderError(f"snapshot '{path}' is a directory, not a file")
-    try:
-        with h5py.File(path, "r") as f:
-            group = f["PartType1"]
-            snap = Snapshot(path, float(f["Header"].attrs["Time"]), group["Coordinates"][:].astype(np.float64),
-                            group["Velocities"][:].astype(np.float64), group["Masses"][:].astype(np.float64))
-    except OSError as e:
-        raise RenderError(f"snapshot '{path}' is not a readable HDF5 file (truncated?): {str(e).splitlines()[0]}") from None
-    except KeyError as e:
-        raise RenderError(f"snapshot '{path}' lacks {e.args[0] if e.args else 'a dataset'} "
-                          "(expected GADGET's layout: Header/Time, PartType1/Coordinates, Velocities, Masses)") from None
-    n = len(snap.masses)
-    if snap.positions.shape != (n, 3) or snap.velocities.shape != (n, 3):
-        raise RenderError(f"snapshot '{path}': Coordinates and Velocities are not N x 3 for its {n} masses")
-    return snap
-
-
-def check_snapshot(path):
-    """RenderError, in one line, unless `path` opens as a snapshot with the datasets a frame needs."""
+@contextmanager
+def _opened_snapshot(path):
+    """The snapshot's PartType1 group and time, its datasets' shapes checked; any way it cannot be
+    read (missing, a directory, not HDF5, truncated, another layout) a RenderError in one line."""
     import h5py
 
     path = Path(path)
@@ -74,16 +52,36 @@ def check_snapshot(path):
         raise RenderError(f"cannot open snapshot '{path}' ({'a directory' if path.is_dir() else 'no such file'})")
     try:
         with h5py.File(path, "r") as f:
-            n = f["PartType1/Masses"].shape[0]
-            shapes = [f[f"PartType1/{name}"].shape for name in ("Coordinates", "Velocities")]
-            float(f["Header"].attrs["Time"])
+            group = f["PartType1"]
+            n = group["Masses"].shape[0]
+            if [group[name].shape for name in ("Coordinates", "Velocities")] != [(n, 3), (n, 3)]:
+                raise RenderError(f"snapshot '{path}': Coordinates and Velocities are not N x 3 for its {n} masses")
+            yield group, float(f["Header"].attrs["Time"])
     except OSError as e:
         raise RenderError(f"snapshot '{path}' is not a readable HDF5 file (truncated?): {str(e).splitlines()[0]}") from None
     except KeyError as e:
         raise RenderError(f"snapshot '{path}' lacks {e.args[0] if e.args else 'a dataset'} "
                           "(expected GADGET's layout: Header/Time, PartType1/Coordinates, Velocities, Masses)") from None
-    if shapes != [(n, 3), (n, 3)]:
-        raise RenderError(f"snapshot '{path}': Coordinates and Velocities are not N x 3 for its {n} masses")
+
+
+def read_snapshot(path):
+    """One snapshot file, or RenderError saying in one line why it cannot be read."""
+    with _opened_snapshot(path) as (group, t):
+        return Snapshot(Path(path), t, *(group[name][:].astype(np.float64) for name in ("Coordinates", "Velocities", "Masses")))
+
+
+def check_snapshot(path):
+    """RenderError, in one line, unless `path` opens as a snapshot with the datasets a frame needs."""
+    with _opened_snapshot(path):
+        pass
+
+
+def ffmpeg_path():
+    """Debian's ffmpeg, which the movies need, or RenderError saying so."""
+    ffmpeg = shutil.which("ffmpeg")
+    if not ffmpeg:
+        raise RenderError("--mp4 needs ffmpeg (Debian's ffmpeg package, which tools/install-deps.sh installs)")
+    return ffmpeg
 
 
 def snapshot_files(inputs):
@@ -250,9 +248,7 @@ def write_frame(path, image, snap, scales, label):
 
 def write_mp4(frames, path, fps):
     """The frames as an H.264 MP4 (yuv420p, as players expect) through ffmpeg, written atomically."""
-    ffmpeg = shutil.which("ffmpeg")
-    if not ffmpeg:
-        raise RenderError("--mp4 needs ffmpeg (Debian's ffmpeg package, which tools/install-deps.sh installs)")
+    ffmpeg = ffmpeg_path()
     with tempfile.TemporaryDirectory(prefix="nbody_render_") as folder:
         for k, frame in enumerate(frames):
             os.symlink(frame.resolve(), Path(folder) / f"frame_{k:06d}.png")
