@@ -288,11 +288,11 @@ TEST_CASE("qd_text_reads_back_bit_for_bit_and_parses_to_the_nearest_terms", "[qu
 
 TEST_CASE("the_progress_line_says_how_far_how_fast_and_how_long_is_left", "[text]") {
   using nbody::duration_text, nbody::progress_line;
-  const std::string line = progress_line("t = 2.5 of 10, step 400", 0.25, "13.3 steps/s", 30);
+  const std::string line = progress_line("t = 2.5 of 10, step 400", 0.25, 400, 30);
   CHECK_THAT(line, Catch::StartsWith("t = 2.5 of 10, step 400 (25 %), 13.3 steps/s, about 1.5 min left (to "));
   CHECK_THAT(line, Catch::EndsWith(" UTC)"));
-  CHECK_THAT(progress_line("p", 0.5, "r", 3600), Catch::StartsWith("p (50 %), r, about 60.0 min left (to "));
-  CHECK(progress_line("p", 0, "r", 5) == "p (0 %), r");  // no pace yet: no estimate
+  CHECK_THAT(progress_line("p", 0.5, 7200, 3600), Catch::StartsWith("p (50 %), 2 steps/s, about 60.0 min left (to "));
+  CHECK(progress_line("p", 0, 0, 5) == "p (0 %), 0 steps/s");  // no pace yet: no estimate
   CHECK(duration_text(42) == "42 s");
   CHECK(duration_text(450) == "7.5 min");
   CHECK(duration_text(3 * 3600) == "3.0 h");

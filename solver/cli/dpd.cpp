@@ -250,11 +250,9 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
       return 128 + sig;
     }
     if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
-      char rate[48];
-      std::snprintf(rate, sizeof rate, "%.3g steps/s", double(s - start_step) / stepping);
       std::fprintf(stderr, "nbody: %s\n",
                    progress_line("dpd step " + std::to_string(s) + " of " + std::to_string(end),
-                                 double(s - start_step) / double(end - start_step), rate, stepping)
+                                 double(s - start_step) / double(end - start_step), double(s - start_step), stepping)
                        .c_str());
       last_report = after;
     }

@@ -33,7 +33,7 @@ int ic_typed(const IcOptions& o) {
                                      {"G", o.ic.G},
                                      {"at_time", o.at_time}};
   if (is_hdf5_path(o.out)) {  // a snapshot at the start time, its provenance inside
-    write_hdf5_snapshot(o.out, s, {{"build", build_info()}, {"host", host_info()}, {"parameters", parameters}});
+    write_hdf5_snapshot(o.out, s, parameters);
   } else {
     write_file_atomically(o.out, format_state_csv(s));
     write_meta(o.out, parameters);

@@ -102,18 +102,14 @@ int potential_typed(const PotentialOptions& o) {
     std::nth_element(r.begin(), r.begin() + k, r.end());
     half = T(1.2 * r[k] > 0 ? 1.2 * r[k] : 1.0);
   }
-  T third = centre[o.plane == "xy" ? 2 : o.plane == "xz" ? 1 : 0];
-  if (!o.at.empty()) third = RealTraits<T>::parse(o.at, "--at");
+  const int normal = 3 - axes[0] - axes[1];  // a plane's third axis
+  const T third = o.at.empty() ? centre[normal] : RealTraits<T>::parse(o.at, "--at");
   const std::size_t points = static_cast<std::size_t>(per_axis) * per_axis * (o.volume ? per_axis : 1);
   std::vector<T> at(3 * points), phi(points);
-  auto node = [&](int d, int i) { return centre[d] - half + T(2) * half * T(i) / T(per_axis - 1); };
-  for (std::size_t p = 0; p < points; ++p) {
-    const int i = static_cast<int>(p % per_axis), j = static_cast<int>(p / per_axis % per_axis),
-              k = static_cast<int>(p / per_axis / per_axis);
-    for (int d = 0; d < 3; ++d) at[d * points + p] = o.volume ? centre[d] : (d == axes[0] || d == axes[1]) ? centre[d] : third;
-    at[axes[0] * points + p] = node(axes[0], i);
-    at[axes[1] * points + p] = node(axes[1], j);
-    if (o.volume) at[axes[2] * points + p] = node(axes[2], k);
+  auto node = [&](int d, std::size_t i) { return centre[d] - half + T(2) * half * T(i % per_axis) / T(per_axis - 1); };
+  for (std::size_t p = 0; p < points; ++p) {  // the first axis fastest
+    if (!o.volume) at[normal * points + p] = third;
+    for (std::size_t a = 0, stride = 1; a < axes.size(); ++a, stride *= per_axis) at[axes[a] * points + p] = node(axes[a], p / stride);
   }
 
   const auto start = std::chrono::steady_clock::now();

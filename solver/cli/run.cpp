@@ -209,8 +209,7 @@ int run_typed(const RunOptions& o) {
   std::optional<Hdf5Snapshots> hdf5_snapshots;  // one file per time, numbered on from the resumed run's
   std::uint64_t snapshots_taken = resumed ? resumed->parameters.value("snapshots_taken", std::uint64_t{0}) : 0;
   if (is_hdf5_path(o.snapshots)) {
-    hdf5_snapshots.emplace(o.snapshots, nlohmann::json{{"build", build_info()}, {"host", host_info()}, {"parameters", checkpoint_parameters}},
-                           snapshots_taken);
+    hdf5_snapshots.emplace(o.snapshots, checkpoint_parameters, snapshots_taken);
     hooks.snapshot = [&](const State<T>& s) { hdf5_snapshots->write(s), ++snapshots_taken; };
   } else if (!o.snapshots.empty()) {
     snapshots.emplace(o.snapshots);
@@ -299,7 +298,7 @@ int run_typed(const RunOptions& o) {
 
   std::optional<AtomicFile> final_state, summary_file;
   if (is_hdf5_path(o.final_state)) {
-    write_hdf5_snapshot(o.final_state, sim.state(), {{"build", build_info()}, {"host", host_info()}, {"parameters", parameters}});
+    write_hdf5_snapshot(o.final_state, sim.state(), parameters);
   } else if (!o.final_state.empty()) {
     final_state.emplace(o.final_state);
     final_state->stream() << format_state_csv(sim.state());

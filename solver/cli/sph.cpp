@@ -285,11 +285,12 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
       return 128 + sig;
     }
     if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
-      char position[96], rate[48];
+      char position[96];
       std::snprintf(position, sizeof position, "sph t = %.6g of %.6g, step %lld", state.time, o.t_end, s);
-      std::snprintf(rate, sizeof rate, "%.3g steps/s", double(s - start_step) / stepping);
       std::fprintf(stderr, "nbody: %s\n",
-                   progress_line(position, (state.time - start_time) / (o.t_end - start_time), rate, stepping).c_str());
+                   progress_line(position, (state.time - start_time) / (o.t_end - start_time), double(s - start_step),
+                                 stepping)
+                       .c_str());
       last_report = after;
     }
   }

@@ -16,9 +16,11 @@ inline std::string duration_text(double seconds) {
   return text;
 }
 
-// "POSITION (37 %), RATE, about 4.2 min left (to 23:41 UTC)": fraction is the part of this run
-// done, elapsed the wall seconds it took; the rest is expected at the same pace.
-inline std::string progress_line(const std::string& position, double fraction, const std::string& rate, double elapsed) {
+// "POSITION (37 %), 13.3 steps/s, about 4.2 min left (to 23:41 UTC)": fraction is the part of this
+// run done, in `steps` steps that took `elapsed` wall seconds; the rest is expected at the same pace.
+inline std::string progress_line(const std::string& position, double fraction, double steps, double elapsed) {
+  char rate[48];
+  std::snprintf(rate, sizeof rate, "%.3g steps/s", elapsed > 0 ? steps / elapsed : 0.0);
   std::string line = position + " (" + std::to_string(static_cast<int>(100 * fraction)) + " %), " + rate;
   if (fraction > 0 && fraction < 1 && elapsed > 0) {
     const double left = elapsed * (1 - fraction) / fraction;

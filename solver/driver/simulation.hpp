@@ -15,7 +15,6 @@
 // are taken on the device), and writes its checkpoint there.
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -261,11 +260,9 @@ class Simulation {
   void report_progress(T t_begin, std::uint64_t steps_begin, T t_end, double elapsed,
                        const std::function<void(const std::string&)>& progress) const {
     const double done = static_cast<double>((state_.t - t_begin) / (t_end - t_begin));
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%.3g steps/s", static_cast<double>(counters().steps - steps_begin) / elapsed);
     progress(progress_line("t = " + RealTraits<T>::format(state_.t) + " of " + RealTraits<T>::format(t_end) + ", step " +
                                std::to_string(counters().steps),
-                           done, rate, elapsed));
+                           done, static_cast<double>(counters().steps - steps_begin), elapsed));
   }
 
   State<T> state_;

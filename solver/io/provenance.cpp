@@ -57,12 +57,13 @@ std::filesystem::path meta_path_for(const std::filesystem::path& csv) {
   return meta;
 }
 
+nlohmann::json provenance_record(const nlohmann::json& parameters) {
+  return {{"written_utc", utc_timestamp()}, {"build", build_info()}, {"host", host_info()}, {"parameters", parameters}};
+}
+
 void write_meta(const std::filesystem::path& csv, const nlohmann::json& parameters) {
-  const nlohmann::json meta = {{"file", csv.filename().string()},
-                               {"written_utc", utc_timestamp()},
-                               {"build", build_info()},
-                               {"host", host_info()},
-                               {"parameters", parameters}};
+  nlohmann::json meta = provenance_record(parameters);
+  meta["file"] = csv.filename().string();
   write_file_atomically(meta_path_for(csv), meta.dump(2) + "\n");
 }
 

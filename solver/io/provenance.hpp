@@ -14,7 +14,11 @@ std::string utc_timestamp();
 // X.csv -> X.meta.json (any other name gets .meta.json appended).
 std::filesystem::path meta_path_for(const std::filesystem::path& csv);
 
-// Writes the sidecar of `csv`: build, host, time and `parameters`.
+// The provenance of an output: the time written, the build, the host and the run's `parameters`
+// (the sidecar of a CSV holds it, an HDF5 snapshot's Header too).
+nlohmann::json provenance_record(const nlohmann::json& parameters);
+
+// Writes the sidecar of `csv`: its name and provenance_record(parameters).
 void write_meta(const std::filesystem::path& csv, const nlohmann::json& parameters);
 
 }  // namespace nbody

@@ -213,8 +213,8 @@ std::string xml_escaped(const std::string& text) {
 
 }  // namespace
 
-Hdf5Snapshots::Hdf5Snapshots(fs::path name, nlohmann::json provenance, std::uint64_t first_index)
-    : name_(std::move(name)), provenance_(std::move(provenance)), first_index_(first_index) {
+Hdf5Snapshots::Hdf5Snapshots(fs::path name, const nlohmann::json& parameters, std::uint64_t first_index)
+    : name_(std::move(name)), record_(provenance_record(parameters)), first_index_(first_index) {
   silence_hdf5();
 }
 
@@ -225,13 +225,12 @@ Hdf5Snapshots::~Hdf5Snapshots() {
 }
 
 template <class T>
-void write_hdf5_snapshot(const fs::path& path, const State<T>& s, nlohmann::json provenance) {
+void write_hdf5_snapshot(const fs::path& path, const State<T>& s, const nlohmann::json& parameters) {
   fs::path temporary = path;
   temporary += ".tmp." + std::to_string(::getpid());
   RegisteredTemporary registration(temporary.string());
-  provenance["written_utc"] = utc_timestamp();
   try {
-    write_snapshot_file(temporary, path.string(), s, provenance.dump());
+    write_snapshot_file(temporary, path.string(), s, provenance_record(parameters).dump());
     std::error_code ec;
     fs::rename(temporary, path, ec);
     if (ec) throw RunError("cannot rename '" + temporary.string() + "' to '" + path.string() + "': " + ec.message());
@@ -253,9 +252,8 @@ void Hdf5Snapshots::write(const State<T>& s) {
   files_.push_back(std::move(f));  // listed before it exists: a failure below still removes it
   n_ = s.size();
   single_ = std::is_same_v<T, float>;
-  nlohmann::json provenance = provenance_;
-  provenance["written_utc"] = utc_timestamp();
-  write_snapshot_file(files_.back().temporary, files_.back().final.string(), s, provenance.dump());
+  record_["written_utc"] = utc_timestamp();
+  write_snapshot_file(files_.back().temporary, files_.back().final.string(), s, record_.dump());
 }
 
 void Hdf5Snapshots::commit() {
@@ -410,7 +408,7 @@ State<T> read_hdf5_snapshot(const fs::path& path) {
 
 #define NBODY_INSTANTIATE(T)                                     \
   template void Hdf5Snapshots::write<T>(const State<T>&);        \
-  template void write_hdf5_snapshot<T>(const fs::path&, const State<T>&, nlohmann::json); \
+  template void write_hdf5_snapshot<T>(const fs::path&, const State<T>&, const nlohmann::json&); \
   template State<T> read_hdf5_snapshot<T>(const fs::path&);
 NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 

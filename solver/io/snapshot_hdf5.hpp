@@ -5,7 +5,7 @@
 //   /Header     attributes NumPart_ThisFile, NumPart_Total, NumPart_Total_HighWord, MassTable,
 //               Time, Redshift, BoxSize, NumFilesPerSnapshot, Omega0, OmegaLambda, HubbleParam,
 //               Flag_DoublePrecision; and nbody's own: Precision (the run's) and Provenance (JSON
-//               text: build, host, time written, the run's parameters)
+//               text: io/provenance.hpp's provenance_record of the run's parameters)
 //   /PartType1  Coordinates (N x 3), Velocities (N x 3), Masses (N), ParticleIDs (N, uint64: 0..N-1)
 // in float for float runs and in double otherwise. Open boundaries: BoxSize 0, no cosmology
 // (Omega0 = OmegaLambda = 0, HubbleParam 1), units those of the run (G as given).
@@ -38,9 +38,9 @@ std::filesystem::path xdmf_path_for(const std::filesystem::path& name);
 
 class Hdf5Snapshots {
  public:
-  // name: the NAME.hdf5 given; provenance: stored in every file's Header; first_index: the number
-  // of the first file written (a resumed run goes on with the numbers of the run it continues).
-  Hdf5Snapshots(std::filesystem::path name, nlohmann::json provenance, std::uint64_t first_index = 0);
+  // name: the NAME.hdf5 given; parameters: the run's, recorded in every file's Header; first_index:
+  // the number of the first file written (a resumed run goes on with the numbers of the run it continues).
+  Hdf5Snapshots(std::filesystem::path name, const nlohmann::json& parameters, std::uint64_t first_index = 0);
   ~Hdf5Snapshots();
   Hdf5Snapshots(const Hdf5Snapshots&) = delete;
   Hdf5Snapshots& operator=(const Hdf5Snapshots&) = delete;
@@ -59,7 +59,7 @@ class Hdf5Snapshots {
     std::unique_ptr<RegisteredTemporary> registration;
   };
   std::filesystem::path name_;
-  nlohmann::json provenance_;
+  nlohmann::json record_;  // provenance_record of the run's parameters; its time set at each file
   std::uint64_t first_index_;
   std::vector<File> files_;
   std::size_t n_ = 0;
@@ -68,7 +68,7 @@ class Hdf5Snapshots {
 
 // One snapshot in that layout under exactly this name, atomically (--final-state NAME.hdf5).
 template <class T>
-void write_hdf5_snapshot(const std::filesystem::path& path, const State<T>& s, nlohmann::json provenance);
+void write_hdf5_snapshot(const std::filesystem::path& path, const State<T>& s, const nlohmann::json& parameters);
 
 // Reads one snapshot file written by Hdf5Snapshots (any precision) into T: exactly, from the
 // expansions, when the file holds them. Missing, truncated or foreign files: InputError, one line.

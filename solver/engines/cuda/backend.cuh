@@ -5,6 +5,7 @@
 // one .cu file per real type, which instantiates it.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <optional>
@@ -141,6 +142,20 @@ struct Backend<T>::Impl {
     NBODY_CUDA_CHECK(cudaMallocHost(&h_acc, 3 * n * sizeof(T)));
     cap_n = n;
   }
+
+  // The n bodies packed as Body4 through the pinned staging buffer and sent to d_bodies on the stream.
+  void upload_bodies(const T* pos, const T* mass, std::size_t n) {
+    reserve(std::max<std::size_t>(n, 1));  // none (a potential of no bodies): a buffer all the same
+    for (std::size_t i = 0; i < n; ++i) h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(d_bodies, h_bodies, n * sizeof(Body4<T>), cudaMemcpyHostToDevice, stream));
+  }
+  // Waits for the stream; last_ms: the device time between the events start and stop.
+  void finish_timed() {
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    float ms = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    last_ms = ms;
+  }
 };
 
 template <class T>
@@ -172,18 +187,12 @@ void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, co
   m.last = l;
   m.last_ms = -1;
   if (n == 0) return;
-  m.reserve(n);
-
-  for (std::size_t i = 0; i < n; ++i) m.h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_bodies, m.h_bodies, n * sizeof(Body4<T>), cudaMemcpyHostToDevice, m.stream));
+  m.upload_bodies(pos, mass, n);
   NBODY_CUDA_CHECK(cudaEventRecord(m.start, m.stream));
   k.launch(l, ForceArgs<T>{m.d_bodies, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc}, m.scratch, m.stream);
   NBODY_CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(m.h_acc, m.d_acc, 3 * n * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  float ms = 0;
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
-  m.last_ms = ms;
+  m.finish_timed();
   std::memcpy(acc, m.h_acc, 3 * n * sizeof(T));
 }
 
@@ -195,11 +204,9 @@ void Backend<T>::potentials(const T* pos, const T* mass, std::size_t n, const T*
   if (m > (std::size_t(1) << 29)) throw InputError("the CUDA potential takes at most 2^29 points, got " + std::to_string(m));
   s.last_ms = -1;
   if (m == 0) return;
-  s.reserve(std::max<std::size_t>(n, 1));
+  s.upload_bodies(pos, mass, n);
   s.d_targets.reserve(3 * m);
   s.d_phi.reserve(m);
-  for (std::size_t i = 0; i < n; ++i) s.h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.d_bodies, s.h_bodies, n * sizeof(Body4<T>), cudaMemcpyHostToDevice, s.stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(s.d_targets.p, at, 3 * m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
   constexpr int block = 128;
   const int blocks = static_cast<int>((m + block - 1) / block);
@@ -209,10 +216,7 @@ void Backend<T>::potentials(const T* pos, const T* mass, std::size_t n, const T*
   NBODY_CUDA_CHECK_LAUNCH("potential_kernel");
   NBODY_CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(phi, s.d_phi.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  float ms = 0;
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
-  s.last_ms = ms;
+  s.finish_timed();
 }
 
 }  // namespace nbody::cuda
