@@ -56,6 +56,33 @@ TEST_CASE("two_galaxies_follow_seed_S0s_recipe", "[ic]") {
   CHECK(s.pos(0)[1] + R != Approx(s.pos(0)[first + 1] - R));
 }
 
+TEST_CASE("galaxy_puts_the_central_fraction_of_the_mass_at_rest_at_the_origin", "[ic]") {
+  for (const char* fraction : {"0.99", "0.1"}) {
+    IcParams p = params("galaxy", 400, 7);
+    p.box = "20";
+    p.G = "2";
+    p.central_fraction = fraction;
+    const State<double> s = make_initial_state<double>(p);
+    REQUIRE(s.size() == 400);
+    const double f = std::stod(fraction), R = 10, stars = 399;
+    CHECK(s.mass[0] == 1000 * f);
+    for (int d = 0; d < 3; ++d) {
+      CHECK(s.pos(d)[0] == 0.0);
+      CHECK(s.vel(d)[0] == 0.0);
+    }
+    for (std::size_t i = 1; i < s.size(); ++i) {
+      const double x = s.pos(0)[i], y = s.pos(1)[i], z = s.pos(2)[i], vx = s.vel(0)[i], vy = s.vel(1)[i];
+      CHECK(s.mass[i] == Approx(1000 * (1 - f) / stars).epsilon(1e-14));
+      CHECK(x * x + y * y + (z / 0.3) * (z / 0.3) <= R * R * (1 + 1e-12));
+      const double r = std::sqrt(x * x + y * y + z * z);
+      // Circular about +z under G times the central mass and the (r/R)^3 share of the stars'.
+      CHECK(std::hypot(vx, vy) == Approx(std::sqrt(2 * 1000 * (f + (1 - f) * std::pow(r / R, 3)) / r)).epsilon(1e-12));
+      CHECK(x * vy - y * vx > 0);
+      CHECK(s.vel(2)[i] == 0.0);
+    }
+  }
+}
+
 TEST_CASE("initial_conditions_depend_on_the_seed_only", "[ic]") {
   const auto a = make_initial_state<double>(params("two-galaxies", 64, 5));
   const auto b = make_initial_state<double>(params("two-galaxies", 64, 5));
@@ -100,6 +127,11 @@ TEST_CASE("bad_initial_condition_parameters_are_input_errors", "[ic]") {
   p.a = "-1";
   CHECK_THROWS_AS(make_initial_state<double>(p), InputError);
   CHECK_THROWS_AS(make_initial_state<double>(params("two-galaxies", 1)), InputError);
+  for (const char* fraction : {"0", "1", "-0.5", "nan", "half"}) {
+    IcParams g = params("galaxy", 10);
+    g.central_fraction = fraction;
+    CHECK_THROWS_AS(make_initial_state<double>(g), InputError);
+  }
   IcParams no_n;
   no_n.name = "plummer";
   CHECK_THROWS_AS(make_initial_state<double>(no_n), InputError);

@@ -194,9 +194,17 @@ def default_scales(snap, camera, width, height):
 
 
 def colormap():
+    """S0's scale for matplotlib (the colour bar): the same linear blend as speed_colours()."""
     from matplotlib.colors import LinearSegmentedColormap
 
     return LinearSegmentedColormap.from_list("S0 speed", S0_COLOURS)
+
+
+def speed_colours(x):
+    """S0's colour (RGB, ... x 3) of x in [0, 1]: blended linearly from S0_COLOURS, numpy alone (so
+    that frames are coloured where matplotlib is not installed, as on the GPU machine)."""
+    stops = np.linspace(0.0, 1.0, len(S0_COLOURS))
+    return np.stack([np.interp(x, stops, [c[k] for c in S0_COLOURS]) for k in range(3)], axis=-1)
 
 
 def render_image(snap, camera, scales, width=1920, height=1080):
@@ -209,7 +217,7 @@ def colour_image(m, mv, scales):
     darkened by the log of the mass (full at scales.bright_mass, black DYNAMIC_RANGE times below)."""
     lo, hi = scales.speed_range
     mean_speed = np.divide(mv, m, out=np.zeros_like(m), where=m > 0)
-    colour = colormap()(np.clip((mean_speed - lo) / (hi - lo), 0, 1))[..., :3]
+    colour = speed_colours(np.clip((mean_speed - lo) / (hi - lo), 0, 1))
     floor = scales.bright_mass / DYNAMIC_RANGE
     brightness = np.clip(np.log1p(m / floor) / math.log1p(DYNAMIC_RANGE), 0, 1)
     return colour * brightness[..., None]

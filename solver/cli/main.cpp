@@ -22,16 +22,21 @@
 namespace nbody::cli {
 
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n) {
-  cmd.add_option("--ic", ic.name, "initial condition: kepler, two-galaxies, plummer or file:PATH.csv (`nbody list ics`)")
+  cmd.add_option("--ic", ic.name,
+                 "initial condition: kepler, two-galaxies, galaxy, plummer, file:PATH.csv or file:PATH.hdf5 (`nbody list ics`)")
       ->capture_default_str();
-  cmd.add_option("--n", n, "number of bodies (two-galaxies, plummer)")->check(whole_number<long long>());
-  cmd.add_option("--seed", ic.seed, "random seed (two-galaxies, plummer)")
+  cmd.add_option("--n", n, "number of bodies (two-galaxies, galaxy, plummer)")->check(whole_number<long long>());
+  cmd.add_option("--seed", ic.seed, "random seed (two-galaxies, galaxy, plummer)")
       ->capture_default_str()
       ->check(whole_number<std::uint64_t>());
   cmd.add_option("--a", ic.a, "kepler: semi-major axis")->capture_default_str();
   cmd.add_option("--e", ic.e, "kepler: eccentricity, 0 <= e < 1")->capture_default_str();
   cmd.add_option("--mass-ratio", ic.mass_ratio, "kepler: m2/m1 (total mass is 1)")->capture_default_str();
-  cmd.add_option("--box", ic.box, "two-galaxies: box size; galaxy radius R = box/2, centres at -R and +R on x")
+  cmd.add_option("--box", ic.box,
+                 "two-galaxies, galaxy: box size; galaxy radius R = box/2 (two-galaxies: centres at -R and +R on x)")
+      ->capture_default_str();
+  cmd.add_option("--central-fraction", ic.central_fraction,
+                 "galaxy: the central body's share of the mass 1000, 0 < f < 1 (S0 showed 0.99 and 0.1)")
       ->capture_default_str();
 }
 

@@ -134,7 +134,7 @@ struct PotentialOptions {
 void add_potential_options(CLI::App& cmd, PotentialOptions& o);
 int potential_command(const PotentialOptions& o);
 
-// Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box) on `cmd`.
+// Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box --central-fraction) on `cmd`.
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);
 void add_force_options(CLI::App& cmd, ForceOptions& f);
 // --ic of the timing subcommands (bench, tune): plummer or two-galaxies.

@@ -151,10 +151,12 @@ inline nlohmann::json to_json(const ForceOptions& f) {
 }
 
 inline nlohmann::json to_json(const IcParams& ic) {
-  return {{"ic", ic.name},  {"n", ic.n ? nlohmann::json(*ic.n) : nlohmann::json()},
-          {"seed", ic.seed}, {"a", ic.a},
-          {"e", ic.e},       {"mass_ratio", ic.mass_ratio},
-          {"box", ic.box}};
+  nlohmann::json j = {{"ic", ic.name},  {"n", ic.n ? nlohmann::json(*ic.n) : nlohmann::json()},
+                      {"seed", ic.seed}, {"a", ic.a},
+                      {"e", ic.e},       {"mass_ratio", ic.mass_ratio},
+                      {"box", ic.box}};
+  if (ic.name == "galaxy") j["central_fraction"] = ic.central_fraction;  // the other runs keep their identity
+  return j;
 }
 
 }  // namespace nbody::cli

@@ -16,6 +16,7 @@ const std::vector<IcInfo>& ic_list() {
   static const std::vector<IcInfo> list = {
       {"kepler", "two bodies on a Kepler ellipse (--a --e --mass-ratio), total mass 1, centre-of-mass frame, at pericentre"},
       {"two-galaxies", "seed S0's collision of two flattened discs of mass 1000 each, 99.9% in a central body (--n --seed --box)"},
+      {"galaxy", "seed S0's galaxy of mass 1000 at rest at the origin, --central-fraction of it in a central body (--n --seed --box --central-fraction)"},
       {"plummer", "Plummer sphere in Henon units (M = G = 1, E = -1/4), equal masses (--n --seed)"},
       {"file:PATH.csv", "a state file with header id,mass,x,y,z,vx,vy,vz (as written by `nbody ic`)"},
       {"file:PATH.hdf5", "a snapshot in GADGET's HDF5 layout, as `nbody run --snapshots` writes (exact in every precision)"},
@@ -76,13 +77,14 @@ void set_body(State<T>& s, std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) 
   s.vel(0)[i] = vx, s.vel(1)[i] = vy, s.vel(2)[i] = vz;
 }
 
-// Seed S0's galaxy: total mass M, a fraction 0.999 of it in a central body at the centre; the
-// stars uniform in a sphere of radius R squashed to 0.3 in z; each star on a circular orbit about
-// +z whose speed is set by the central mass plus the (r/R)^3 share of the star mass inside r.
+// Seed S0's galaxy: total mass 1000, m_central of it in a central body at the centre; the stars
+// uniform in a sphere of radius R squashed to 0.3 in z; each star on a circular orbit about +z whose
+// speed is set by the central mass plus the (r/R)^3 share of the star mass inside r.
+constexpr int kGalaxyMass = 1000;
+
 template <class T>
-void add_galaxy(State<T>& s, std::size_t first, std::size_t count, T R, T cx, T vy_bulk, T G, Random& rng) {
-  const T M = T(1000);
-  const T m_central = M * T(999) / T(1000);
+void add_galaxy(State<T>& s, std::size_t first, std::size_t count, T m_central, T R, T cx, T vy_bulk, T G, Random& rng) {
+  const T M = T(kGalaxyMass);
   const std::size_t stars = count - 1;
   const T m_stars = M - m_central;
   const T m_star = stars ? m_stars / T(stars) : T(0);
@@ -107,12 +109,30 @@ State<T> two_galaxies(const IcParams& p) {
   const T box = positive_param<T>(p.box, "--box");
   const T G = positive_param<T>(p.G, "--G");
   const T R = box / T(2);
-  const T v = sqrt(G * T(1000) / (T(2) * R));
+  const T M = T(kGalaxyMass), m_central = M * T(999) / T(1000);
+  const T v = sqrt(G * M / (T(2) * R));
   State<T> s(n);
   Random rng(p.seed);  // one stream: the second galaxy draws different stars from the first
   const std::size_t first = (n + 1) / 2;
-  add_galaxy<T>(s, 0, first, R, -R, -v / T(3), G, rng);
-  add_galaxy<T>(s, first, n - first, R, R, v / T(3), G, rng);
+  add_galaxy<T>(s, 0, first, m_central, R, -R, -v / T(3), G, rng);
+  add_galaxy<T>(s, first, n - first, m_central, R, R, v / T(3), G, rng);
+  return s;
+}
+
+// S0's million-star scenes: one galaxy, its central body a given fraction of the mass (0.99: a
+// disc in near-circular orbits; 0.1: stars that the centre cannot hold).
+template <class T>
+State<T> galaxy(const IcParams& p) {
+  const std::size_t n = required_n(p, 2);
+  const T R = positive_param<T>(p.box, "--box") / T(2);
+  const T G = positive_param<T>(p.G, "--G");
+  const T f = parse_param<T>(p.central_fraction, "--central-fraction");
+  if (!(f > T(0) && f < T(1)))
+    throw InputError("--central-fraction must satisfy 0 < f < 1 (the central body's share of the mass), got '" +
+                     p.central_fraction + "'");
+  State<T> s(n);
+  Random rng(p.seed);
+  add_galaxy<T>(s, 0, n, T(kGalaxyMass) * f, R, T(0), T(0), G, rng);
   return s;
 }
 
@@ -216,6 +236,7 @@ State<T> make_initial_state(const IcParams& p) {
   }
   if (p.name == "kepler") return kepler_state_at<T>(p, T(0));
   if (p.name == "two-galaxies") return two_galaxies<T>(p);
+  if (p.name == "galaxy") return galaxy<T>(p);
   if (p.name == "plummer") return plummer<T>(p);
   find_entry(ic_list(), p.name, "initial condition");  // throws, listing the valid names
   return {};

@@ -12,13 +12,14 @@
 namespace nbody {
 
 struct IcParams {
-  std::string name = "kepler";       // kepler, two-galaxies, plummer, or file:PATH.csv
+  std::string name = "kepler";       // kepler, two-galaxies, galaxy, plummer, or file:PATH.csv|.hdf5
   std::optional<std::size_t> n;      // number of bodies (generators that take one)
   std::uint64_t seed = 1;            // random generators
   std::string a = "1";               // kepler: semi-major axis
   std::string e = "0";               // kepler: eccentricity, 0 <= e < 1
   std::string mass_ratio = "1";      // kepler: m2/m1 (total mass 1)
-  std::string box = "100";           // two-galaxies: box size, galaxy radius R = box/2
+  std::string box = "100";           // two-galaxies, galaxy: box size, galaxy radius R = box/2
+  std::string central_fraction = "0.99";  // galaxy: the central body's share of the mass
   std::string G = "1";               // gravitational constant the velocities are set up for
 };
 
