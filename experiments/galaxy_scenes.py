@@ -18,12 +18,13 @@ middle snapshot) and the stars' measures:
                                       step) and the build of each scene;
   results/E20_galaxy_scenes_SCENE.npz the GRID_FRAMES frames of the paper's grid (uint8 RGB,
                                       GRID_SIZE square), their times and the colour scale;
-  OUT/E20_galaxy_scenes_SCENE_movie.tar  every frame as JPEG (MOVIE_SIZE square), for `movie`.
+  DIR/E20_galaxy_scenes_SCENE_movie_K.tar  every frame as JPEG (MOVIE_SIZE square), for `movie`, in
+                                      tar files of at most 15 MB (as the GPU machine returns them).
 `movie` (here, where ffmpeg is): the frames of that tar with their time and colour bar as an
 H.264 MP4, results/E20_galaxy_scenes_SCENE.mp4 if under 10 MB (else its checksum in the meta).
 
 Usage: python3 experiments/galaxy_scenes.py run --nbody NBODY --scene SCENE [--movie-dir DIR] [--work DIR] [--n N --engine E]
-       python3 experiments/galaxy_scenes.py movie --scene SCENE --tar DIR/E20_galaxy_scenes_SCENE_movie.tar
+       python3 experiments/galaxy_scenes.py movie --scene SCENE --tar DIR/E20_galaxy_scenes_SCENE_movie_*.tar
 Needs numpy, h5py and Pillow, and for `run` a CUDA device. Standard output: one line.
 """
 import argparse
@@ -55,6 +56,7 @@ MOVIE_FRAMES = 140    # snapshots every T_END / 140 = 0.1
 GRID_FRAMES = 8       # the paper's grid: t = 0, 2, ..., 14
 GRID_SIZE, MOVIE_SIZE = 640, 640
 MOVIE_FPS = 14
+MOVIE_PART_BYTES = 15_000_000
 RADIUS = 10.0         # --box 20
 # Every scene: leapfrog at a fixed step, Plummer softening a fortieth of R (S0 clamped the distance
 # instead), the tree of E17 whose force error (median 2e-4 in float) its energy drift shows.
@@ -80,8 +82,8 @@ SCENES = {
 
 
 def measures(snap):
-    """The stars' (every body but the heaviest) radii, spread and escape, as HEADER's columns after t."""
-    heaviest = int(np.argmax(snap.masses))
+    """The stars' (the bodies lighter than 1 % of the heaviest: not the central bodies) radii, spread
+    and escape, as HEADER's columns after t."""
     m = snap.masses.astype(np.float64)
     centre = (m[:, None] * snap.positions).sum(axis=0) / m.sum()
     drift = (m[:, None] * snap.velocities).sum(axis=0) / m.sum()
@@ -93,8 +95,7 @@ def measures(snap):
     outer = np.cumsum((m_sorted / np.maximum(r_sorted, 1e-30))[::-1])[::-1]  # sum of m/r beyond, itself included
     phi = np.empty_like(r)
     phi[order] = -(inside - m_sorted) / np.maximum(r_sorted, 1e-30) - (outer - m_sorted / np.maximum(r_sorted, 1e-30))
-    stars = np.ones(len(m), dtype=bool)
-    stars[heaviest] = False
+    stars = m < 0.01 * m.max()  # not the central bodies
     ms, rs = m[stars], r[stars]
     total = ms.sum()
     cumulative = np.cumsum(ms[np.argsort(rs)]) / total
@@ -118,6 +119,24 @@ def jpeg(image):
     buffer = io.BytesIO()
     Image.fromarray(image).save(buffer, format="JPEG", quality=92)
     return buffer.getvalue()
+
+
+def write_movie_parts(folder, scene, frames):
+    """The frames as JPEG in tar files NAME_SCENE_movie_K.tar of at most MOVIE_PART_BYTES each (what
+    one file from the GPU machine may be)."""
+    part, size, tar = 0, 0, None
+    for k, (t, image) in enumerate(frames):
+        data = jpeg(image)
+        if tar is None or size + len(data) + 1024 > MOVIE_PART_BYTES:
+            if tar:
+                tar.close()
+            part, size = part + 1, 0
+            tar = tarfile.open(Path(folder) / f"{NAME}_{scene}_movie_{part}.tar", "w")
+        info = tarfile.TarInfo(f"frame_{k:04d}_t{t:.6g}.jpg")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        size += len(data) + 1024
+    tar.close()
 
 
 def merged_rows(scene, rows):
@@ -159,13 +178,7 @@ def run(a):
     np.savez_compressed(tmp_npz, frames=np.stack([f for _, _, f in grid]), times=np.array([t for t, _, _ in grid]),
                         speed_range=np.array(scales.speed_range), extent=np.array(scene.extent))
     os.replace(tmp_npz, frames_path)
-    movie = movie_dir / f"{NAME}_{a.scene}_movie.tar"
-    with tarfile.open(movie, "w") as tar:
-        for k, (t, _, image) in enumerate(done):
-            data = jpeg(image)
-            info = tarfile.TarInfo(f"frame_{k:04d}_t{t:.6g}.jpg")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+    write_movie_parts(movie_dir, a.scene, [(t, image) for t, _, image in done])
     meta_path = files.sidecar(RESULTS / f"{NAME}.csv")
     scenes = files.read_json(meta_path)["parameters"]["scenes"] if meta_path.exists() else {}
     scenes[a.scene] = {"command": shown, "summary": summary, "caption": scene.caption, "extent": scene.extent,
@@ -191,12 +204,15 @@ def movie(a):
     scales = render.Scales(tuple(entry["speed_range"]), entry["bright_mass"])
     from matplotlib.image import imread
 
-    with tempfile.TemporaryDirectory(prefix=f"{NAME}-movie-") as tmp, tarfile.open(a.tar) as tar:
-        members = sorted((m for m in tar.getmembers() if m.name.endswith(".jpg")), key=lambda m: m.name)
+    jpegs = {}
+    for part in a.tar:
+        with tarfile.open(part) as tar:
+            jpegs.update({m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith(".jpg")})
+    with tempfile.TemporaryDirectory(prefix=f"{NAME}-movie-") as tmp:
         frames = []
-        for k, member in enumerate(members):
-            image = imread(io.BytesIO(tar.extractfile(member).read()), format="jpg") / 255.0
-            t = float(member.name.rsplit("_t", 1)[1].removesuffix(".jpg"))
+        for k, name in enumerate(sorted(jpegs)):
+            image = imread(io.BytesIO(jpegs[name]), format="jpg") / 255.0
+            t = float(name.rsplit("_t", 1)[1].removesuffix(".jpg"))
             path = Path(tmp) / f"frame_{k:04d}.png"
             render.write_frame(path, image, render.Snapshot(path, t, None, None, None), scales,
                                f"nbody-lab E20: {entry['caption']}")
@@ -207,7 +223,8 @@ def movie(a):
         data = encoded.read_bytes()
     entry["movie"] = {"frames": len(frames), "fps": MOVIE_FPS, "bytes": len(data),
                       "sha256": hashlib.sha256(data).hexdigest(),
-                      "recipe": f"python3 {PRODUCER} movie --scene {a.scene} --tar {Path(a.tar).name}",
+                      "recipe": f"python3 {PRODUCER} movie --scene {a.scene} --tar "
+                                + " ".join(Path(p).name for p in a.tar),
                       "file": out.name if len(data) < 10_000_000 else None}
     if len(data) < 10_000_000:
         tmp_out = out.with_name(f".{out.name}.tmp.{os.getpid()}")
@@ -231,7 +248,7 @@ def main():
     r.add_argument("--work", help="folder for the snapshots (default: the system's temporary folder)")
     m = sub.add_parser("movie")
     m.add_argument("--scene", required=True, choices=list(SCENES))
-    m.add_argument("--tar", required=True)
+    m.add_argument("--tar", required=True, nargs="+", help="the movie's tar files, as `run` wrote them")
     a = ap.parse_args()
     return run(a) if a.what == "run" else movie(a)
 

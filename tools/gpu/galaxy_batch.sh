@@ -3,7 +3,7 @@
 #   SCENES="collision central-99" tools/gpu/galaxy_batch.sh
 #       for each scene, experiments/galaxy_scenes.py run: the run with its HDF5 snapshots, the
 #       frames and measures; results/E20_galaxy_scenes.csv, .meta.json and _SCENE.npz, and
-#       E20_galaxy_scenes_SCENE_movie.tar, copied to $OUT. N= and T_END= make a smaller trial.
+#       E20_galaxy_scenes_SCENE_movie_K.tar, copied to $OUT. N= and T_END= make a smaller trial.
 # Binaries come prebuilt in $CARRY (tools/gpu/prepare_carry.sh); the step log in $OUT.
 NAME=galaxy
 . tools/gpu/batch_start.sh
