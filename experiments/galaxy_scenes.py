@@ -24,7 +24,8 @@ middle snapshot) and the stars' measures:
 H.264 MP4 at the best quality (of MOVIE_CRF) under 10 MB, results/E20_galaxy_scenes_SCENE.mp4 (if
 none is, its recipe and checksum in the meta).
 
-Usage: python3 experiments/galaxy_scenes.py run --nbody NBODY --scene SCENE [--movie-dir DIR] [--work DIR] [--n N --engine E]
+Usage: python3 experiments/galaxy_scenes.py run --nbody NBODY --scene SCENE [--movie-dir DIR] [--work DIR]
+           [--out RESULTS_DIR] [--n N --engine E --t-end T]
        python3 experiments/galaxy_scenes.py movie --scene SCENE --tar DIR/E20_galaxy_scenes_SCENE_movie_*.tar
 Needs numpy, h5py and Pillow, and for `run` a CUDA device. Standard output: one line.
 """
@@ -85,8 +86,8 @@ SCENES = {
 
 
 def measures(snap):
-    """The stars' (the bodies lighter than 1 % of the heaviest: not the central bodies) radii, spread
-    and escape, as HEADER's columns after t."""
+    """The stars' (the bodies at most twice as heavy as the lightest: not the central bodies) radii,
+    spread and escape, as HEADER's columns after t."""
     m = snap.masses.astype(np.float64)
     centre = (m[:, None] * snap.positions).sum(axis=0) / m.sum()
     drift = (m[:, None] * snap.velocities).sum(axis=0) / m.sum()
@@ -98,7 +99,7 @@ def measures(snap):
     outer = np.cumsum((m_sorted / np.maximum(r_sorted, 1e-30))[::-1])[::-1]  # sum of m/r beyond, itself included
     phi = np.empty_like(r)
     phi[order] = -(inside - m_sorted) / np.maximum(r_sorted, 1e-30) - (outer - m_sorted / np.maximum(r_sorted, 1e-30))
-    stars = m < 0.01 * m.max()  # not the central bodies
+    stars = m <= 2 * m.min()  # not the central bodies
     ms, rs = m[stars], r[stars]
     total = ms.sum()
     cumulative = np.cumsum(ms[np.argsort(rs)]) / total
@@ -142,9 +143,9 @@ def write_movie_parts(folder, scene, frames):
     tar.close()
 
 
-def merged_rows(scene, rows):
-    """results/NAME.csv's rows of the other scenes, then this scene's."""
-    path = RESULTS / f"{NAME}.csv"
+def merged_rows(out, scene, rows):
+    """OUT/NAME.csv's rows of the other scenes, then this scene's."""
+    path = out / f"{NAME}.csv"
     kept = [[r[k] for k in HEADER] for r in files.read_csv(path) if r["scene"] != scene] if path.exists() else []
     return kept + rows
 
@@ -157,7 +158,7 @@ def run(a):
     if a.engine:
         common[common.index("--engine") + 1] = a.engine
     build_info = provenance.build_info(a.nbody)
-    movie_dir = Path(a.movie_dir)
+    movie_dir, out = Path(a.movie_dir), Path(a.out)
     with tempfile.TemporaryDirectory(prefix=f"{NAME}-", dir=a.work) as tmp:
         tmp = Path(tmp)
         cmd = [a.nbody, "run", *ic, *common, "--t-end", f"{a.t_end:g}", "--snapshots", str(tmp / "snap.hdf5"),
@@ -176,13 +177,13 @@ def run(a):
     every = MOVIE_FRAMES // (GRID_FRAMES - 1)
     grid = done[::every][:GRID_FRAMES]
     rows = [[a.scene, f"{t:.6g}", *(f"{x:.6g}" for x in m)] for t, m, _ in done]
-    frames_path = RESULTS / f"{NAME}_{a.scene}.npz"
+    frames_path = out / f"{NAME}_{a.scene}.npz"
     tmp_npz = frames_path.with_name(f".{frames_path.name}.tmp.{os.getpid()}.npz")
     np.savez_compressed(tmp_npz, frames=np.stack([f for _, _, f in grid]), times=np.array([t for t, _, _ in grid]),
                         speed_range=np.array(scales.speed_range), extent=np.array(scene.extent))
     os.replace(tmp_npz, frames_path)
     write_movie_parts(movie_dir, a.scene, [(t, image) for t, _, image in done])
-    meta_path = files.sidecar(RESULTS / f"{NAME}.csv")
+    meta_path = files.sidecar(out / f"{NAME}.csv")
     scenes = files.read_json(meta_path)["parameters"]["scenes"] if meta_path.exists() else {}
     scenes[a.scene] = {"command": shown, "summary": summary, "caption": scene.caption, "extent": scene.extent,
                        "speed_range": list(scales.speed_range), "bright_mass": scales.bright_mass,
@@ -192,7 +193,7 @@ def run(a):
     sections = {"parameters": {"t_end": T_END, "snapshot_every": T_END / MOVIE_FRAMES, "radius": RADIUS,
                                "common": shlex.join(COMMON), "scenes": scenes},
                 "nbody": {"build_info": build_info}, "host": scenes[a.scene]["host"]}
-    files.write_csv(RESULTS / f"{NAME}.csv", HEADER, merged_rows(a.scene, rows),
+    files.write_csv(out / f"{NAME}.csv", HEADER, merged_rows(out, a.scene, rows),
                     provenance.results_meta(NAME, TITLE, PRODUCER, HEADER, [PRODUCER, f"experiments/{NAME}.toml"],
                                             **sections))
     last = done[-1][1]
@@ -253,6 +254,7 @@ def main():
     r.add_argument("--engine", help="another engine (a trial where no GPU is)")
     r.add_argument("--t-end", type=float, default=T_END, help="an earlier end (a trial)")
     r.add_argument("--movie-dir", default=".")
+    r.add_argument("--out", default=str(RESULTS), help="the results folder (another for a trial)")
     r.add_argument("--work", help="folder for the snapshots (default: the system's temporary folder)")
     m = sub.add_parser("movie")
     m.add_argument("--scene", required=True, choices=list(SCENES))
