@@ -102,8 +102,9 @@ def measures(snap):
     stars = m <= 2 * m.min()  # not the central bodies
     ms, rs = m[stars], r[stars]
     total = ms.sum()
-    cumulative = np.cumsum(ms[np.argsort(rs)]) / total
-    radii = [float(np.sort(rs)[np.searchsorted(cumulative, q)]) for q in (0.1, 0.5, 0.9)]
+    by_radius = np.argsort(rs)
+    cumulative = np.cumsum(ms[by_radius]) / total
+    radii = [float(rs[by_radius[np.searchsorted(cumulative, q)]]) for q in (0.1, 0.5, 0.9)]
     far = rs > 2 * RADIUS
     unbound = 0.5 * v2[stars] + phi[stars] > 0
     return [*radii, float(ms[far].sum() / total), float(ms[far & unbound].sum() / total),

@@ -71,10 +71,6 @@ def escape(rows):
     style.save(fig, "E20_galaxy_escape")
 
 
-def tex_count(n):
-    return f"{n:,}".replace(",", "\\,")
-
-
 def main():
     rows, meta = paper.load_results(EXP)
     scenes = meta["parameters"]["scenes"]
@@ -88,8 +84,8 @@ def main():
         last = [r for r in rows if r["scene"] == scene][-1]
         beyond = [float(r["beyond_2R"]) for r in rows if r["scene"] == scene]
         macros.update({
-            f"EtwentyGalaxy{key}Bodies": tex_count(summary["n"]),
-            f"EtwentyGalaxy{key}Steps": tex_count(summary["steps"]),
+            f"EtwentyGalaxy{key}Bodies": paper.tex_count(summary["n"]),
+            f"EtwentyGalaxy{key}Steps": paper.tex_count(summary["steps"]),
             f"EtwentyGalaxy{key}MsPerStep": f"{summary['step_wall_s'] / summary['steps'] * 1e3:.2f}",
             f"EtwentyGalaxy{key}StepSeconds": f"{summary['step_wall_s']:.0f}",
             f"EtwentyGalaxy{key}Drift": paper.tex_sci(abs(summary["dE_rel"]), 1),

@@ -40,8 +40,8 @@ def main():
     style.save(fig, EXP)
 
     summary = meta["parameters"]["summary"]
-    macros = {"EtwentyPotentialBodies": f"{len(bodies):,}".replace(",", "\\,"),
-              "EtwentyPotentialNodes": f"{summary['points']:,}".replace(",", "\\,"),
+    macros = {"EtwentyPotentialBodies": paper.tex_count(len(bodies)),
+              "EtwentyPotentialNodes": paper.tex_count(summary["points"]),
               "EtwentyPotentialPerAxis": str(summary["per_axis"]),
               "EtwentyPotentialSeconds": f"{summary['seconds']:.2f}"}
     paper.write_macros("E20_potential_numbers.tex", macros, __file__,

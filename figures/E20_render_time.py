@@ -35,7 +35,7 @@ def main():
     style.save(fig, EXP)
 
     largest = max(rows, key=lambda r: int(r["n"]))
-    macros = {"EtwentyRenderN": f"{int(largest['n']):,}".replace(",", "\\,"),
+    macros = {"EtwentyRenderN": paper.tex_count(largest["n"]),
               "EtwentyRenderFrameSeconds": f"{float(largest['frame_s']):.2f}"}
     paper.write_macros("E20_render_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])
 

@@ -46,6 +46,11 @@ def tex_escape(text):
     return "".join(repl.get(c, c) for c in str(text))
 
 
+def tex_count(n):
+    """12345 -> 12\\,345: a count with thin spaces between its groups of three digits."""
+    return f"{int(n):,}".replace(",", "\\,")
+
+
 def tex_sci(x, digits=2):
     """1.234e-13 -> \\ensuremath{1.2\\times10^{-13}} (usable in text and math)."""
     mantissa, exp = f"{x:.{digits - 1}e}".split("e")

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from needs_venv import require
+from report import report
 
 require("numpy", "PIL")
 import numpy as np  # noqa: E402
@@ -56,10 +57,7 @@ def movie_parts():
 def main():
     measures()
     movie_parts()
-    for f in failures:
-        print("FAIL", f)
-    print(f"{'FAILED' if failures else 'passed'}: escape and radii of known stars, the movie's tar parts")
-    return 1 if failures else 0
+    return report(failures, "escape and radii of known stars, the movie's tar parts")
 
 
 if __name__ == "__main__":

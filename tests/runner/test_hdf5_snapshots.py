@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from needs_venv import require
+from report import report
 
 require("h5py", "numpy", "pynbody", "yt")
 import h5py  # noqa: E402
@@ -144,10 +145,7 @@ def main():
     for precision in ["double", "float", "dd"]:
         with tempfile.TemporaryDirectory(prefix="nbody_hdf5_") as folder:
             failures += check_run(binary, Path(folder), precision)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{'FAILED' if failures else 'passed'}: HDF5 snapshots against the CSV through h5py, yt and pynbody; XDMF sidecar")
-    return 1 if failures else 0
+    return report(failures, "HDF5 snapshots against the CSV through h5py, yt and pynbody; XDMF sidecar")
 
 
 if __name__ == "__main__":

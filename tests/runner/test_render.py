@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from needs_venv import require
+from report import report
 
 require("h5py", "matplotlib", "numpy")
 import matplotlib.image  # noqa: E402
@@ -156,10 +157,7 @@ def main():
             folder = Path(tmp) / test.__name__
             folder.mkdir()
             test(folder, nbody)
-    for f in failures:
-        print("FAIL", f)
-    print(f"{'FAILED' if failures else 'passed'}: frames of known configurations, the series and its movie, bad snapshots")
-    return 1 if failures else 0
+    return report(failures, "frames of known configurations, the series and its movie, bad snapshots")
 
 
 if __name__ == "__main__":
