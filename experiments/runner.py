@@ -34,6 +34,8 @@ Execution
   line nbody wrote to stderr; the others still run, then the runner exits non-zero without
   writing results/ID.csv. If the experiment needs what this machine lacks (requires = "cuda")
   and results/ID.csv exists, the committed results are reused, saying so.
+  A point with `ranks` (see the schema) runs under mpiexec; an experiment with such points runs
+  them one at a time.
 
 Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml, and
 E03_integrators_collision.toml for [[cases]] and bundles)
@@ -58,8 +60,9 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              `run` checks that they are there and reuses them
                                              (see E24_roofline.toml). Its only other keys are
                                              title and description.
-  requires    = "cuda" | ["cuda", ...]       optional: features `nbody --build-info` must report
-                                             ([profile.full] requires = ...: that profile only)
+  requires    = "cuda" | "mpi" | [...]        optional: features `nbody --build-info` must report
+                                             ([profile.full] requires = ...: that profile only);
+                                             "mpi": build.mpi not null and mpiexec on PATH
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
                                              the CSV (default: steps fevals rejected dE_rel
                                              dE_rel_max P_rel L_rel t wall_s)
@@ -81,13 +84,27 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                 true = bare flag, false = omitted; strings may name swept values: "P/{n}"
   [sweep]       swept nbody run flags: name = [values] or an inclusive range
                 {start, stop, step} (arithmetic) or {start, stop, factor} (geometric)
-  [sweep_vars]  swept variables that are not flags, only used in {templates}
+  [sweep_vars]  swept variables that are not flags, only used in {templates} and as columns;
+                a case may set one for its own points: [sweep_vars] scaling = ["strong", "weak"],
+                [[cases]] scaling = "weak" ... (see E25_mpi_scaling.toml)
   [[cases]]     optional, repeated: a table of swept flags (values as in [sweep]) that only
                 some points take, e.g. the fixed-step methods over --dt and the embedded ones
                 over --tol:   [[cases]]  integrator = ["rk4", "euler"]  dt = [0.1, 0.01]
                               [[cases]]  integrator = "dopri5"  tol = {start=1e-12, stop=1e-4, factor=100}
                 The points are the union over the cases of ([sweep] x [sweep_vars] x the
                 case's product), duplicates dropped.
+  ranks, threads_per_rank
+                two point parameters that are not flags (in [fixed], [sweep], [[cases]] and
+                profiles, not in [sweep_vars] or bundles; whole numbers >= 1; kinds run, bench
+                and tune): a point with ranks = P runs its nbody command as
+                  OMP_NUM_THREADS=T mpiexec -n P --bind-to core --map-by slot:PE=T nbody ...
+                T = threads_per_rank (default: max(1, cores // P), the physical cores this
+                process may use); where P x T exceeds them, --bind-to core:overload-allowed
+                and --oversubscribe (timings then share cores). ranks = 1 runs under mpiexec
+                too. The engine is a flag as ever (engine = "mpi:openmp-simd"). Swept, both are
+                columns; the launch is part of the point's hash and recorded command. As root,
+                OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1 are set for these runs only. Without MPI
+                (see requires = "mpi") such an experiment stops with one line. nbodylab/mpi.py
   bundles       a swept value (in [sweep] or a case) may be a list of tables with a `name`:
                   law = [{name = "clamp", r-min = 1e-4}, {name = "softening", eps = 1e-2}]
                 the column `law` holds the name, the other keys are flags of the points
@@ -118,7 +135,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, paper, provenance, spec, sweep  # noqa: E402
+from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, mpi, paper, provenance, spec, sweep  # noqa: E402
 
 FIGURES_DIR = ROOT / "figures"
 DEFAULT_NBODY = ROOT / "build" / "nbody"
@@ -131,7 +148,10 @@ class UserError(Exception):
 def provides(build_info, feature):
     """Whether `nbody --build-info` reports `feature` (e.g. "cuda") usable on this machine:
     listed in host.features, or, while the solver has no such list, the prefix of an engine
-    in build.gpu_engines (engines are named after their back end: cuda-tiled, opencl-...)."""
+    in build.gpu_engines (engines are named after their back end: cuda-tiled, opencl-...).
+    "mpi": nbody built with MPI (build.mpi not null) and mpiexec on PATH (nbodylab/mpi.py)."""
+    if feature == "mpi":
+        return mpi.lacking(build_info) is None
     host, build = build_info.get("host", {}), build_info.get("build", {})
     if "features" in host:
         return feature in host["features"]
@@ -192,13 +212,18 @@ def run_experiment(exp_id, args):
     if missing:
         csv_path = RESULTS_DIR / f"{exp.id}.csv"
         if not csv_path.is_file():
+            why = f" ({mpi.lacking(info)})" if "mpi" in missing else ""
             raise UserError(f"{exp.id} needs {', '.join(missing)}, which this machine/build "
-                            f"lacks, and there is no committed results/{exp.id}.csv to reuse")
+                            f"lacks{why}, and there is no committed results/{exp.id}.csv to reuse")
         print(f"[{exp.id.split('_')[0]}] this machine lacks {', '.join(missing)}: reusing the "
               f"committed results/{exp.id}.csv", file=sys.stderr)
         return 0
     if not args.force and reuse_current(exp, args.profile):
         return 0
+    under_mpiexec = [p for p in exp.points() if exp.mpi_params(p)]
+    if under_mpiexec and mpi.lacking(info):
+        raise UserError(f"{exp.id}: {len(under_mpiexec)} of its points run under mpiexec (ranks), but "
+                        f"{mpi.lacking(info)} (with requires = \"mpi\" the committed results are reused)")
     if exp.kind in spec.TIMING_KINDS:  # timings: one point at a time (nbodylab/bench.py)
         return bench.run(exp, nbody, args.force, info)
     if exp.kind == "convergence":  # a Brutus-style ladder (nbodylab/convergence.py)

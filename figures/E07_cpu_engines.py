@@ -12,7 +12,7 @@ CPU, committed with its .meta.json); writes
 import sys
 
 import style
-from nbodylab import files, paper
+from nbodylab import paper
 
 EXP = "E07_cpu_engines"
 ENGINES = ["simple", "openmp", "openmp-block", "openmp-simd"]
@@ -31,18 +31,8 @@ TARGET_RATE, TARGET_OVER_OPENMP = 3.5e9, 2.5
 
 
 def machines():
-    """[(label, rows, meta)] for results/E07_cpu_engines.csv first, then every other
-    results/E07_cpu_engines_*.csv."""
-    rows, meta = paper.load_results(EXP)
-    out = [(rows, meta)]
-    for path in sorted(paper.RESULTS_DIR.glob(f"{EXP}_*.csv")):
-        out.append((files.read_csv(path), files.read_json(files.sidecar(path))))
-    return [(label(r, m), r, m) for r, m in out]
-
-
-def label(rows, meta):
-    h = meta["host"]
-    return f"{rows[0]['cpu_model']}, {h.get('cpu_count')} cores, {h.get('os', '')}".rstrip(", ")
+    """[(label, rows, meta)] for every machine this experiment ran on (paper.results_per_machine)."""
+    return paper.results_per_machine(EXP)
 
 
 def cores_used(row):

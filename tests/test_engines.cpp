@@ -151,3 +151,77 @@ TEST_CASE("every_engine_is_registered_in_the_precisions_its_entries_say", "[engi
   CHECK(from_tables == from_all);
   CHECK(all_engines().front().name == engine_table<double>().front().name);
 }
+
+// mpi:<engine> (engines/mpi.hpp) puts blocks of bodies computed on different ranks together: a
+// block computed alone (accelerations_of) must write its bodies, and only them, with the bits one
+// evaluation gives them, wherever the boundaries fall (on whole SIMD blocks or not).
+TEMPLATE_TEST_CASE("every_engine_with_block_forces_computes_any_block_as_one_evaluation_does_bit_for_bit",
+                   "[engines][gpu][mpi]", float, double, dd, qd, quad, mp50) {
+  using T = TestType;
+  std::vector<std::size_t> sizes = {1, 2, 17, 97};
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) sizes.insert(sizes.end(), {1031, 4099});
+  const T untouched(12345.0);
+  for (const auto& e : engine_table<T>()) {
+    if (!e.can.block_forces || !runnable(e)) continue;
+    for (ForceLaw<T> law : engine_laws<T>()) {
+      for (bool compensated : {false, true}) {
+        if (compensated && !e.can.compensated_forces) continue;
+        law.compensated = compensated;
+        auto engine = make_engine<T>(e.name, law);
+        for (std::size_t n : sizes) {
+          const Bodies<T> b = random_bodies<T>(n, 77 + n);
+          const std::vector<T> whole = engine_accelerations(*engine, b);
+          const std::vector<std::vector<std::size_t>> splits = {
+              {0, n}, {0, n / 2, n}, {0, std::min<std::size_t>(n, 64), n}, {0, n / 3, n - n / 5, n}, {0, std::min<std::size_t>(n, 37), n}};
+          for (const auto& bounds : splits) {
+            std::vector<T> a(3 * n, untouched);
+            for (std::size_t r = 0; r + 1 < bounds.size(); ++r) {
+              const std::size_t first = bounds[r], count = bounds[r + 1] - first;
+              engine->accelerations_of(b.pos.data(), b.mass.data(), n, first, count, a.data());
+              std::size_t written_beyond = 0;  // the blocks after this one are still to come
+              for (std::size_t k = 0; k < 3; ++k)
+                for (std::size_t i = first + count; i < n; ++i) written_beyond += !(a[k * n + i] == untouched);
+              INFO(e.name << " in " << RealTraits<T>::name << ", n " << n << ": block [" << first << ", " << first + count
+                          << ") wrote bodies after it");
+              REQUIRE(written_beyond == 0);
+            }
+            std::size_t differing = 0;
+            for (std::size_t k = 0; k < 3 * n; ++k) differing += !(a[k] == whole[k]);
+            INFO(e.name << " in " << RealTraits<T>::name << ", n " << n << ", law G " << to_d(law.G) << ", compensated "
+                        << compensated << ", " << bounds.size() - 1 << " blocks");
+            CHECK(differing == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("mpi_engines_run_as_one_rank_without_mpiexec_and_equal_their_local_engine", "[engines][mpi]") {
+  const Bodies<double> b = random_bodies<double>(333, 5);
+  const ForceLaw<double> law;
+  for (std::string local : {"openmp-simd", "openmp", "simple"}) {
+    const auto expected = engine_accelerations<double>(local, "", b, law);
+    for (std::string prefix : {"mpi:", "mpi-ring:"}) {
+      auto engine = make_engine<double>(prefix + local, law);
+      CHECK(engine_accelerations(*engine, b) == expected);
+      CHECK(engine->last_rank_profile().ranks == 1);
+      CHECK(engine->last_rank_profile().exchange == (prefix == "mpi:" ? "allgatherv" : "ring"));
+    }
+  }
+}
+
+TEST_CASE("mpi_engine_refuses_an_engine_that_computes_all_bodies_at_once_naming_those_it_can_split", "[engines][mpi]") {
+  const ForceLaw<double> law;
+  try {
+    make_engine<double>("mpi:octree", law);
+    FAIL("mpi:octree was made");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("'octree' computes all bodies at once") != std::string::npos);
+    CHECK(what.find("openmp-simd") != std::string::npos);
+  }
+  CHECK_THROWS_AS(make_engine<double>("mpi:no-such-engine", law), InputError);
+  CHECK(local_engine_name("mpi-ring:openmp") == "openmp");
+  CHECK(local_engine_name("openmp") == "openmp");
+}

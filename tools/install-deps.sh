@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   cmake g++ make git pkg-config
   catch2 libcli11-dev nlohmann-json3-dev libboost-dev libqd-dev librandom123-dev libhdf5-dev
+  libopenmpi-dev openmpi-bin
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   ffmpeg
   python3 python3-venv

@@ -17,6 +17,11 @@ while the timings run; the policy is recorded (runner.sched_policy in the .meta.
 point is stored at once (nbodylab/points.py: hash over the nbody arguments, the nbody binary's
 sha256 and RECORD_FORMAT), so an interrupted run resumes; `--force` measures everything again (do
 that for final numbers on a quiet machine).
+
+A point with `ranks` (and `threads_per_rank`; nbodylab/mpi.py) runs as
+`OMP_NUM_THREADS=T mpiexec -n P --bind-to core --map-by slot:PE=T nbody bench ...`: its launch is
+part of its hash and of its recorded command. Rank 0 writes the row (with nbody's own columns
+ranks, compute_seconds, exchange_seconds).
 """
 import csv
 import io
@@ -28,11 +33,11 @@ import subprocess
 import sys
 import time
 
-from . import RESULTS_DIR, files, provenance
+from . import RESULTS_DIR, files, mpi, provenance
 from .points import PointStore
 from .provenance import display
 from .spec import fmt
-from .sweep import PointFailed
+from .sweep import PointFailed, last_line
 
 # Version of the stored bench records: bump it when their layout changes.
 #   1  kind, params, bench (the CSV row as strings), load_before, load_after, cmd, nbody_sha256,
@@ -83,7 +88,7 @@ class _GpuClock:
     wake-ups would stall OpenMP threads that use every core (measured: 0.5 ms -> 8 ms at N = 4096)."""
 
     def __init__(self, args, gpu_engines):
-        self.gpu = any(a in gpu_engines for a in args)
+        self.gpu = any(a.split(":")[-1] in gpu_engines for a in args)  # mpi:cuda-tiled too
 
     def __enter__(self):
         self.proc = None
@@ -111,16 +116,19 @@ class _GpuClock:
         return False
 
 
-def _measure(nbody, args, cmd, kind, gpu_engines):
-    """Run one `nbody bench` or `nbody tune`; return (its CSV rows as dicts, load before, load
-    after, the GPU's SM clock under load or None)."""
+def _measure(nbody, args, cmd, kind, gpu_engines, launch=()):
+    """Run one `nbody bench` or `nbody tune` (under `launch`, the mpiexec words of a point with
+    ranks: nbodylab/mpi.py); return (its CSV rows as dicts, load before, load after, the GPU's SM
+    clock under load or None)."""
+    prefix, settings = mpi.split(list(launch))
+    env = mpi.environment(os.environ, settings) if launch else None
     before = _load1()
     with _GpuClock(args, gpu_engines) as clock:
-        proc = subprocess.run([str(nbody), *args], capture_output=True, text=True)
+        proc = subprocess.run([*prefix, str(nbody), *args], capture_output=True, text=True, env=env)
     after = _load1()
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["(no stderr)"])[-1]
-        raise PointFailed(cmd, f"exit {proc.returncode}: {last}", proc.returncode)
+        raise PointFailed(cmd, f"exit {proc.returncode}: {last_line(proc.stderr, bool(launch))}",
+                          proc.returncode)
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     if (kind == "bench" and len(rows) != 1) or not rows:
         raise PointFailed(cmd, f"expected {'one CSV row' if kind == 'bench' else 'CSV rows'} from nbody {kind}, "
@@ -137,9 +145,10 @@ def run(exp, nbody, force, build_info):
     points = []
     for point in exp.points():
         args = exp.run_args(point)
-        points.append({"params": exp.columns(point), "args": args,
-                       "hash": store.key(**{exp.kind: args}),
-                       "cmd": shlex.join([display(nbody), *args])})
+        launch = exp.launch(point)  # [] unless the point has ranks (mpiexec)
+        points.append({"params": exp.columns(point), "args": args, "launch": launch,
+                       "hash": store.key(**{exp.kind: args}, **({"launch": launch} if launch else {})),
+                       "cmd": shlex.join([*launch, display(nbody), *args])})
     done = {p["hash"]: r for p in points
             if (r := store.load(p["hash"], lambda r: r.get("kind") == exp.kind)) is not None}
     pending = [p for p in dict((p["hash"], p) for p in points).values() if p["hash"] not in done]
@@ -154,7 +163,8 @@ def run(exp, nbody, force, build_info):
         for k, p in enumerate(pending):
             try:
                 rows, before, after, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind,
-                                                    build_info.get("build", {}).get("gpu_engines", []))
+                                                    build_info.get("build", {}).get("gpu_engines", []),
+                                                    p["launch"])
             except PointFailed as e:
                 failures.append(e)
                 continue

@@ -22,6 +22,18 @@ def load_results(exp_id):
     return files.read_csv(path), files.read_json(files.sidecar(path))
 
 
+def results_per_machine(exp_id):
+    """[(label, rows, meta)]: results/<exp_id>.csv first, then every results/<exp_id>_<machine>.csv
+    (the same experiment run on another machine and committed under its name); the label names
+    the CPU, its cores and its operating system."""
+    rows, meta = load_results(exp_id)
+    out = [(rows, meta)]
+    for path in sorted(RESULTS_DIR.glob(f"{exp_id}_*.csv")):
+        out.append((files.read_csv(path), files.read_json(files.sidecar(path))))
+    return [(f"{r[0]['cpu_model']}, {m['host'].get('cpu_count')} cores, {m['host'].get('os', '')}".rstrip(", "), r, m)
+            for r, m in out]
+
+
 def load_timeseries(exp_id):
     """Rows (dicts of strings, the text nbody wrote) of results/<exp_id>_timeseries.csv."""
     path = RESULTS_DIR / f"{exp_id}_timeseries.csv"

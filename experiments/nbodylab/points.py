@@ -16,8 +16,11 @@ from . import RESULTS_DIR, files, provenance
 
 POINTS_DIR = RESULTS_DIR / ".points"
 # The order of the keys in the hashed text. Fixed, so that the records stored before this
-# module existed (whose hashes were taken of these keys in this order) are still found.
-KEY_ORDER = ("run", "bench", "tune", "reference", "nbody_sha256", "timeseries", "record_format")
+# module existed (whose hashes were taken of these keys in this order) are still found; a key
+# added since goes last (a point without it hashes as before). launch: the words before `nbody`
+# of a point that runs under mpiexec (nbodylab/mpi.py: OMP_NUM_THREADS=T mpiexec -n P ...), so
+# that the same nbody arguments on other ranks or threads per rank are another point.
+KEY_ORDER = ("run", "bench", "tune", "reference", "nbody_sha256", "timeseries", "record_format", "launch")
 
 
 class PointStore:
@@ -30,7 +33,8 @@ class PointStore:
 
     def key(self, **identity):
         """The hash of a point: `identity` names what makes it (run=, bench= or tune= its nbody
-        arguments; reference=, timeseries= where the kind has them)."""
+        arguments; reference=, timeseries= where the kind has them; launch= its mpiexec words,
+        for a point with ranks only)."""
         unknown = set(identity) - set(KEY_ORDER)
         if unknown:
             raise ValueError(f"not hashed by the point store: {sorted(unknown)}")

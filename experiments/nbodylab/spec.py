@@ -5,9 +5,13 @@ text) and by example in experiments/E01_two_body_convergence.toml (plain sweeps)
 E03_integrators_collision.toml ([[cases]], bundles).
 
 A point is a dict {column: value} whose keys are, in order, the [sweep] names, the keys of the
-case it comes from, and the [sweep_vars] names. A value is a scalar or a Bundle (a named set of
-flags); its column value (what the CSV shows and {templates} see) is the scalar or the bundle's
-name.
+case it comes from, and the [sweep_vars] names (a case may set a [sweep_vars] name for its own
+points). A value is a scalar or a Bundle (a named set of flags); its column value (what the CSV
+shows and {templates} see) is the scalar or the bundle's name.
+
+Two parameters are not nbody flags: `ranks` and `threads_per_rank` (nbodylab/mpi.py) choose how
+the point's nbody command is launched (under mpiexec); they may be set in [fixed], [sweep] and
+[[cases]] like flags, and are columns like them where swept.
 """
 import itertools
 import string
@@ -15,7 +19,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ROOT
+from . import ROOT, mpi
 
 PROFILES = ("smoke", "default", "full")
 # `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "tune": each point is one
@@ -99,6 +103,9 @@ def _bundle(name, table):
         if isinstance(v, (list, dict)):
             raise SpecError(f"{where}: flag '{k}' must be a single value, not a list or table "
                             f"(sweep it in [sweep] or a case instead)")
+        if k in mpi.PARAMS:
+            raise SpecError(f"{where}: {k} chooses the launch (mpiexec), not a flag: set it in "
+                            f"[fixed], [sweep] or a case, not in a bundle")
     return Bundle(table["name"], tuple((k, v) for k, v in table.items() if k != "name"))
 
 
@@ -117,6 +124,8 @@ def expand(name, value):
             raise SpecError(f"sweep '{name}' mixes tables (bundles) and plain values")
         if not any(tables):
             return value
+        if name in mpi.PARAMS:
+            raise SpecError(f"{name} chooses the launch (mpiexec), not a flag: it cannot be a bundle")
         bundles = [_bundle(name, v) for v in value]
         names = [b.name for b in bundles]
         if len(set(names)) != len(names):
@@ -207,8 +216,11 @@ class Experiment:
         {name: value}, duplicates dropped. A point lacks the keys of the other cases."""
         out, seen = [], set()
         for case in self.cases or [{}]:
-            names = list(self.sweep) + list(case) + list(self.sweep_vars)
-            lists = [self.sweep.get(n, case.get(n, self.sweep_vars.get(n))) for n in names]
+            # A case may set a [sweep_vars] name: its points take the case's values of it.
+            names = (list(self.sweep) + [n for n in case if n not in self.sweep_vars]
+                     + list(self.sweep_vars))
+            lists = [case[n] if n in case else self.sweep.get(n, self.sweep_vars.get(n))
+                     for n in names]
             for combo in itertools.product(*lists):
                 point = dict(zip(names, combo))
                 key = tuple((k, repr(point[k])) for k in self.params if k in point)
@@ -244,8 +256,10 @@ class Experiment:
                                 f"({source} and an earlier table)")
             flags[flag] = render(value, cols, f"{self.id} {source} {flag}")
 
+        for k in mpi.PARAMS:
+            flags.pop(k, None)  # [fixed] ranks = 4: the launch, not a flag
         for k, v in point.items():
-            if k in self.sweep_vars:
+            if k in self.sweep_vars or k in mpi.PARAMS:
                 continue
             if isinstance(v, Bundle):
                 for flag, value in v.flags:
@@ -253,6 +267,18 @@ class Experiment:
             else:
                 put(k, v, f"swept {k}")
         return [self.kind if self.kind in TIMING_KINDS else self.command] + to_args(flags)
+
+    def mpi_params(self, point):
+        """{"ranks": P, "threads_per_rank": T or None} of a point that runs under mpiexec (from
+        the point, else [fixed]), or None for a point without ranks."""
+        values = {k: point[k] if k in point else self.fixed.get(k) for k in mpi.PARAMS}
+        return values if values["ranks"] is not None else None
+
+    def launch(self, point, ncores=None):
+        """The words before `nbody` in the point's command (nbodylab/mpi.py):
+        ["OMP_NUM_THREADS=T", "mpiexec", "-n", "P", ...] for a point with ranks, else []."""
+        params = self.mpi_params(point)
+        return mpi.launch(params["ranks"], params["threads_per_rank"], ncores) if params else []
 
     def reference_args(self, point):
         """Arguments of `nbody ic` writing this point's reference state (without --out)."""
@@ -286,6 +312,29 @@ def _check_keys(table, types, where, what):
         if not isinstance(v, allowed):
             raise SpecError(f"{where}: {k} must be {' or '.join(TYPE_NAMES[t] for t in allowed)}, "
                             f"got {v!r}")
+
+
+def _check_mpi_params(sections, cases, kind, where):
+    """ranks and threads_per_rank (nbodylab/mpi.py): whole numbers >= 1, not in [sweep_vars]
+    (they are the launch, not template variables) nor in a kind other than run, bench and tune
+    (whose points are one nbody command each). That a point sets threads_per_rank only with
+    ranks is checked point by point in load()."""
+    if any(k in sections["sweep_vars"] for k in mpi.PARAMS):
+        raise SpecError(f"{where}: {', '.join(k for k in mpi.PARAMS if k in sections['sweep_vars'])} "
+                        f"chooses the launch (mpiexec): set it in [fixed], [sweep] or a case, not in [sweep_vars]")
+    tables = [("[fixed]", {k: [v] for k, v in sections["fixed"].items()}), ("[sweep]", sections["sweep"])]
+    tables += [(f"case {i + 1}", c) for i, c in enumerate(cases)]
+    used = set()
+    for name, table in tables:
+        for k in mpi.PARAMS:
+            for v in table.get(k, []):
+                used.add(k)
+                bad = mpi.check_value(k, v)
+                if bad:
+                    raise SpecError(f"{where}: {name}: {bad}")
+    if used and kind not in ("run", "bench", "tune"):
+        raise SpecError(f"{where}: {' and '.join(sorted(used))}: only kind run, bench and tune points "
+                        f"run under mpiexec, not kind {kind!r}")
 
 
 def _derived(exp_id, path, text, profile, doc, where):
@@ -350,7 +399,10 @@ def load(exp_id, profile):
     for name in PROFILES:
         if "cases" in overrides.get(name, {}):
             cases[name] = _cases(overrides[name]["cases"], f"{where} [[profile.{name}.cases]]")
-    case_columns = list(dict.fromkeys(k for lst in cases.values() for c in lst for k in c))
+    # A case key named in [sweep_vars] sets that variable for the case's points: not a column of
+    # its own (nor a flag).
+    case_columns = list(dict.fromkeys(k for lst in cases.values() for c in lst for k in c
+                                      if k not in doc.get("sweep_vars", {})))
     active_cases = cases.get(profile, cases[None])
 
     if not sections["sweep"] and not sections["sweep_vars"] and not active_cases:
@@ -387,7 +439,8 @@ def load(exp_id, profile):
         raise SpecError(f"{where}: [ladder] belongs to, and is needed by, kind = \"convergence\"")
     # A profile may need hardware the others do not ([profile.full] requires = "cuda").
     requires = overrides.get(profile, {}).get("requires", doc.get("requires", []))
-    return Experiment(
+    _check_mpi_params(sections, active_cases, kind, where)
+    exp = Experiment(
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
         requires=[requires] if isinstance(requires, str) else list(requires),
@@ -395,3 +448,10 @@ def load(exp_id, profile):
             kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries,
         serial=doc.get("serial", False), kind=kind, command=command, **sections)
+    if any(k in t for k in mpi.PARAMS for t in (exp.fixed, exp.sweep, *exp.cases)):
+        for point in exp.points():
+            params = exp.mpi_params(point)
+            if params is None and (point.get("threads_per_rank") or exp.fixed.get("threads_per_rank")):
+                raise SpecError(f"{where}: point ({exp.describe(point)}) sets threads_per_rank but not "
+                                f"ranks (the threads of each MPI rank: ranks = P runs a point under mpiexec)")
+    return exp

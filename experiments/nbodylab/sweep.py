@@ -9,7 +9,11 @@ values), errors (pos_err, vel_err against the reference, or {}), summary (the wh
 `--diagnostics` CSV as nbody wrote it, or null when the experiment has no timeseries), cmd,
 reference_cmd, nbody_sha256, finished_utc. The hash covers the nbody arguments, the
 reference arguments, whether a timeseries is recorded, the nbody binary's sha256 and
-RECORD_FORMAT, so a record is reused only for the very same run."""
+RECORD_FORMAT (and, for a point with `ranks`, its launch: OMP_NUM_THREADS=T mpiexec -n P ...,
+nbodylab/mpi.py), so a record is reused only for the very same run.
+
+An experiment with points under mpiexec runs its points one at a time (each takes P x T cores),
+each with OMP_NUM_THREADS=T."""
 import concurrent.futures as cf
 import csv
 import decimal
@@ -24,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import RESULTS_DIR, files, provenance
+from . import RESULTS_DIR, files, mpi, provenance
 from .points import PointStore
 from .provenance import display
 from .spec import fmt
@@ -54,11 +58,23 @@ _children = set()  # nbody processes now running, killed if the runner is interr
 _children_lock = threading.Lock()
 
 
-def _call(nbody, args, env, shown):
-    """Run nbody; on failure raise PointFailed with the command as recorded (`shown`) and
-    the last line of stderr."""
+def last_line(stderr, under_mpiexec=False):
+    """The line a failed point is reported with: the last line of stderr; under mpiexec, whose
+    banner follows nbody's words, nbody's last `nbody:` line where there is one."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    ours = [line for line in lines if line.startswith("nbody:")] if under_mpiexec else []
+    return (ours or lines or ["(no stderr)"])[-1]
+
+
+def _call(nbody, args, env, shown, launch=()):
+    """Run nbody (under `launch`, the mpiexec words of a point with ranks: nbodylab/mpi.py);
+    on failure raise PointFailed with the command as recorded (`shown`) and the last line of
+    stderr."""
+    prefix, settings = mpi.split(list(launch))
+    if launch:
+        env = mpi.environment(env if env is not None else os.environ, settings)
     with _children_lock:
-        proc = subprocess.Popen([str(nbody), *args], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([*prefix, str(nbody), *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env)
         _children.add(proc)
     try:
@@ -67,8 +83,8 @@ def _call(nbody, args, env, shown):
         with _children_lock:
             _children.discard(proc)
     if proc.returncode != 0:
-        last = (stderr.strip().splitlines() or ["(no stderr)"])[-1]
-        raise PointFailed(shown, f"exit {proc.returncode}: {last}", proc.returncode)
+        raise PointFailed(shown, f"exit {proc.returncode}: {last_line(stderr, bool(launch))}",
+                          proc.returncode)
 
 
 def _kill_children():
@@ -183,12 +199,15 @@ def run(exp, nbody, jobs, force, build_info):
     points = []
     for point in exp.points():
         run_args, ref_args = exp.run_args(point), exp.reference_args(point)
+        launch = exp.launch(point)  # [] unless the point has ranks (mpiexec)
         points.append({
             "params": exp.columns(point),
-            "hash": store.key(run=run_args, reference=ref_args, timeseries=exp.timeseries),
+            "hash": store.key(run=run_args, reference=ref_args, timeseries=exp.timeseries,
+                              **({"launch": launch} if launch else {})),
             "run_args": run_args,
             "ref_args": ref_args,
-            "cmd": shlex.join([display(nbody), *run_args, *outputs]),
+            "launch": launch,
+            "cmd": shlex.join([*launch, display(nbody), *run_args, *outputs]),
             "reference_cmd": ref_args and shlex.join(
                 [display(nbody), *ref_args, "--out", f"{TMP}/reference.csv"]),
         })
@@ -197,8 +216,8 @@ def run(exp, nbody, jobs, force, build_info):
             if (r := store.load(p["hash"], usable)) is not None}
     pending = list({p["hash"]: p for p in points if p["hash"] not in done}.values())
 
-    if exp.serial:
-        jobs = 1  # its wall times are timings: nothing else on the machine
+    if exp.serial or any(p["launch"] for p in points):
+        jobs = 1  # its wall times are timings, or its points take several cores: one at a time
     env = dict(os.environ)
     if jobs > 1:
         env["OMP_NUM_THREADS"] = "1"  # points run side by side: one core each
@@ -220,7 +239,7 @@ def run(exp, nbody, jobs, force, build_info):
             work.mkdir()
             try:
                 _call(nbody, [*p["run_args"], *[a.replace(TMP, str(work)) for a in outputs]],
-                      env, p["cmd"])
+                      env, p["cmd"], p["launch"])
             except PointFailed as e:
                 if e.exit_code != RUN_FAILED:
                     raise

@@ -46,11 +46,12 @@ struct AllPairsArgs {
   const T *xi, *yi, *zi;
   const T *jx, *jy, *jz, *jm;
   std::size_t n;
+  std::size_t i_end;  // the bodies i end here (n, or the end of a block of mpi:openmp-simd)
   T eps2, rmin2, G;
   T *ax, *ay, *az;
 };
 
-// One block kernel: bodies i0 .. min(i0 + block, n) - 1.
+// One block kernel: bodies i0 .. min(i0 + block, i_end) - 1.
 template <class T>
 using BlockFn = void (*)(const AllPairsArgs<T>&, std::size_t i0);
 
@@ -75,7 +76,7 @@ void allpairs_block(const AllPairsArgs<typename Ops::T>& a, std::size_t i0) {
   constexpr int W = Ops::W;
   constexpr int B = W * R;
   const std::size_t n = a.n;
-  const std::size_t count = n - i0 < std::size_t(B) ? n - i0 : std::size_t(B);
+  const std::size_t count = a.i_end - i0 < std::size_t(B) ? a.i_end - i0 : std::size_t(B);
 
   V xi[R], yi[R], zi[R], ax[R], ay[R], az[R];
   if (count == std::size_t(B)) {

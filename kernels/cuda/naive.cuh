@@ -16,10 +16,10 @@ namespace nbody::cuda {
 
 // One thread per body, j read straight from global memory (S1's first version).
 template <class T, class M>
-__global__ void naive_kernel(const Body4<T>* __restrict__ bodies, int n, T eps2, T rmin2, T G,
+__global__ void naive_kernel(const Body4<T>* __restrict__ bodies, int n, int i_begin, int i_end, T eps2, T rmin2, T G,
                              T* __restrict__ acc) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  const int i = i_begin + blockIdx.x * blockDim.x + threadIdx.x;  // the bodies [i_begin, i_end) of n
+  if (i >= i_end) return;
   const Body4<T> bi = bodies[i];
   T ax(0), ay(0), az(0);
   for (int j = 0; j < i; ++j) {

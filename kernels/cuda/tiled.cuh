@@ -26,6 +26,7 @@ struct TiledArgs {
   T* partial;          // split > 1: [split][3][n] partial sums (without G)
   unsigned* tickets;   // split > 1: one counter per blockIdx.x, zero between launches
   int tiles_per_split; // j-tiles (of blockDim.x bodies) each blockIdx.y handles
+  int i_begin, i_end;  // the bodies i computed (all: 0, n); the j-range is always all n
 };
 
 // Shared-memory tiles (S2, S4): each block stages blockDim.x bodies at a time in shared memory and
@@ -42,7 +43,7 @@ __global__ void tiled_kernel(TiledArgs<T> a) {
   const int B = blockDim.x;
   const int tid = threadIdx.x;
   const int n = a.n;
-  const int first = blockIdx.x * (B * I);  // this block's bodies: first + q*B + tid, q < I
+  const int first = a.i_begin + blockIdx.x * (B * I);  // this block's bodies: first + q*B + tid, q < I
 
   const ThreadBodies<T, I> own(a.bodies, n, first, B, tid);
   T ax[I], ay[I], az[I];
@@ -83,7 +84,7 @@ __global__ void tiled_kernel(TiledArgs<T> a) {
 #pragma unroll
     for (int q = 0; q < I; ++q) {
       const int i = first + q * B + tid;
-      if (i < n) {
+      if (i < a.i_end) {
         a.acc[i] = a.G * ax[q];
         a.acc[n + i] = a.G * ay[q];
         a.acc[2 * n + i] = a.G * az[q];
@@ -97,7 +98,7 @@ __global__ void tiled_kernel(TiledArgs<T> a) {
 #pragma unroll
   for (int q = 0; q < I; ++q) {
     const int i = first + q * B + tid;
-    if (i < n) {
+    if (i < a.i_end) {
       piece[i] = ax[q];
       piece[n + i] = ay[q];
       piece[2 * n + i] = az[q];
@@ -112,7 +113,7 @@ __global__ void tiled_kernel(TiledArgs<T> a) {
 #pragma unroll
   for (int q = 0; q < I; ++q) {
     const int i = first + q * B + tid;
-    if (i < n) {
+    if (i < a.i_end) {
       T sx(0), sy(0), sz(0);
       for (unsigned s = 0; s < gridDim.y; ++s) {
         const T* p = a.partial + static_cast<size_t>(s) * 3 * n;

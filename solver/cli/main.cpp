@@ -18,6 +18,7 @@
 #endif
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
+#include "mpi/ranks.hpp"
 
 namespace nbody::cli {
 
@@ -133,8 +134,9 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
+// Under mpiexec the line is printed once, by the lowest failing rank (mpi/ranks.hpp).
 int fail(const char* kind, std::string_view message, int code) {
-  std::fprintf(stderr, "nbody: %s: %s\n", kind, one_line(message).c_str());
+  mpi::report("nbody: " + std::string(kind) + ": " + one_line(message));
   return code;
 }
 
@@ -142,7 +144,9 @@ int fail(const char* kind, std::string_view message, int code) {
 
 }  // namespace nbody::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_cli(int argc, char** argv) {
   using namespace nbody;
   using namespace nbody::cli;
   CLI::App app{"nbody: gravitational N-body solver of nbody-lab (integrators, precisions float to mp50, CPU, CUDA and\n"
@@ -159,6 +163,13 @@ int main(int argc, char** argv) {
 
   const auto precisions = precision_list();
   const auto engines = names(all_engines());
+  // An engine of the registry, or one split over MPI ranks: mpi:<engine>, mpi-ring:<engine>.
+  const CLI::Validator engine_name(
+      [engines](std::string& v) -> std::string {
+        if (std::find(engines.begin(), engines.end(), std::string(local_engine_name(v))) != engines.end()) return {};
+        return v + " not in {" + comma_list(engines) + "} (or mpi:<engine> under mpiexec)";
+      },
+      "ENGINE");
   const auto integrators = names(integrator_table<double>());
 
   RunOptions run;
@@ -213,8 +224,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   run_cmd->add_option("--engine", run.engine,
                       "force engine (`nbody list engines`; default: the first of that list that runs in --precision, "
-                      "with --compensated forces the first that has them)")
-      ->check(CLI::IsMember(engines));
+                      "with --compensated forces the first that has them); under `mpiexec -n P`, mpi:<engine> splits the "
+                      "force evaluation over the P ranks (each computes its block of bodies from all positions, with the "
+                      "bits of one process), mpi-ring:<engine> the same with a ring exchange")
+      ->check(engine_name);
   run_cmd->add_option("--launch", run.launch, launch_help());
   run_cmd->add_option("--stepping", run.stepping,
                       "where the steps are taken: auto (on the device when a CUDA engine in float or double runs an explicit "
@@ -279,8 +292,10 @@ int main(int argc, char** argv) {
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "time one force evaluation (a Plummer sphere, or --ic); prints CSV (header + one row)");
-  bench_cmd->add_option("--engine", bench.engine, "force engine (`nbody list engines`; default: the first that runs in --precision)")
-      ->check(CLI::IsMember(engines));
+  bench_cmd->add_option("--engine", bench.engine,
+                        "force engine (`nbody list engines`; default: the first that runs in --precision); under mpiexec "
+                        "mpi:<engine> or mpi-ring:<engine> (`nbody run --help`), with the time split into compute and exchange")
+      ->check(engine_name);
   bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   bench_cmd->add_option("--n", bench.n, "number of bodies")->required()->check(whole_number<long long>());
   bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")
@@ -372,6 +387,11 @@ int main(int argc, char** argv) {
     return fail("error", e.what(), 2);
   }
   try {
+    if (mpi::size() > 1 && !(*run_cmd || *bench_cmd || *list_cmd || build_info_flag))
+      throw InputError("under mpiexec (" + std::to_string(mpi::size()) +
+                       " ranks) only `nbody run` and `nbody bench` with --engine mpi:<engine> are distributed; run " +
+                       (app.get_subcommands().empty() ? std::string("this") : "`nbody " + app.get_subcommands().front()->get_name() + "`") +
+                       " as one process (mpiexec -n 1, or without mpiexec)");
     if (build_info_flag) {
       nlohmann::json host = host_info();
       host["features"] = gpu_features();  // GPU back ends with a device here (runner's `requires`)
@@ -429,6 +449,8 @@ int main(int argc, char** argv) {
     }
     std::cout << app.help();  // `nbody` alone
     return 0;
+  } catch (const mpi::PeerFailed& e) {  // another rank failed and says why
+    return e.code;
   } catch (const InputError& e) {
     return fail("error", e.what(), 2);
   } catch (const RunError& e) {
@@ -438,4 +460,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail("run failed", std::string("unexpected error (please report it): ") + e.what(), 3);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nbody::mpi::Session ranks;  // under mpiexec: MPI's life, and the exit code all ranks agree on
+  return ranks.finish(run_cli(argc, argv));
 }

@@ -11,6 +11,8 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
+#include "engines/engine.hpp"
+#include "mpi/ranks.hpp"
 #include "physics/force_law.hpp"
 
 #include <nlohmann/json.hpp>
@@ -137,6 +139,15 @@ inline void check_tree_flags(const ForceOptions& f, TreeKind tree, std::string_v
   if (tree == TreeKind::kdtree && !(f.theta.empty() && f.moments.empty()))
     throw InputError("--theta and --moments are for the octree engines; '" + name +
                      "' walks a kd-tree: --lambda-crit, --split-axis, --leaf-size");
+}
+
+// Under mpiexec with several ranks every rank would run the whole computation with a local
+// engine: refused, saying how to distribute it.
+inline void check_engine_for_ranks(std::string_view engine) {
+  if (mpi::size() > 1 && local_engine_name(engine) == engine)
+    throw InputError("under mpiexec (" + std::to_string(mpi::size()) + " ranks) give --engine mpi:" + std::string(engine) +
+                     " (or mpi-ring:" + std::string(engine) + "): each rank then computes its block of the bodies; " +
+                     "with --engine " + std::string(engine) + " every rank would compute all of them");
 }
 
 // The flags given (the tree's only when given, so that a run without them keeps its identity).

@@ -22,6 +22,7 @@
 #include "io/provenance.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
+#include "mpi/ranks.hpp"
 
 namespace nbody::cli {
 
@@ -176,12 +177,13 @@ int run_typed(const RunOptions& o) {
   if (!o.stop_at.empty()) hooks.stop_at = time(o.stop_at, "--stop-at");
   if (!o.snapshots.empty())
     hooks.snapshot_every = interval(o.snapshot_every, "--snapshot-every", "snapshot_every", T(1) / T(100));
-  hooks.interrupted = [] { return interrupt_signal() != 0; };
+  hooks.interrupted = [] { return mpi::interrupt_signal() != 0; };  // under mpiexec: as all ranks agreed
   // The default: the first engine of the registry, or with compensated force sums the first that
   // has them (the registry refuses an engine without them).
   std::string engine = o.engine;
   for (const auto& e : engine_table<T>())
     if (engine.empty() && (!law.compensated || e.can.compensated_forces)) engine = e.name;
+  check_engine_for_ranks(engine);
 
   nlohmann::json identity = run_identity(o, steps, initial.size(), steps.adaptive ? hooks.snapshot_every : T(0));
   if (resumed) check_same_run(identity, *resumed, o.resume);
@@ -235,7 +237,7 @@ int run_typed(const RunOptions& o) {
       hooks);
   // Interrupted: the checkpoint (written by the driver on stopping) is the run's one output; the
   // others would be partial, so their temporary files go (AtomicFile).
-  if (const int sig = interrupt_signal(); !completed && sig) {
+  if (const int sig = mpi::interrupt_signal(); !completed && sig) {
     std::fprintf(stderr, "nbody: interrupted at t = %s; %s\n", RealTraits<T>::format(sim.state().t).c_str(),
                  o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
     return 128 + sig;
@@ -257,7 +259,7 @@ int run_typed(const RunOptions& o) {
   if (resumed) {
     const std::string was_engine = resumed->parameters.value("engine", std::string("?")),
                       was_device = resumed->parameters.value("device", std::string());
-    if (was_engine != engine || was_device != device)
+    if (local_engine_name(was_engine) != local_engine_name(engine) || was_device != device)  // ranks: the same bits
       std::fprintf(stderr, "nbody: note: the checkpoint was written with engine %s%s, this part ran with %s%s: the continuation is not bit for bit the uninterrupted run\n",
                    was_engine.c_str(), was_device.empty() ? "" : (" (" + was_device + ")").c_str(), engine.c_str(),
                    device.empty() ? "" : (" (" + device + ")").c_str());
@@ -269,7 +271,7 @@ int run_typed(const RunOptions& o) {
   const auto d = sampled_at_end ? last->drift : DriftTracker<T>(sim.initial_snapshot()).update(now);
   const int order = steps.order ? steps.order : find_entry(integrator_table<T>(), o.integrator, "integrator").order;
   const T dE_rel_max = last ? std::max(d.dE_rel_max, last->drift.dE_rel_max) : d.dE_rel_max;
-  const nlohmann::json summary = {
+  nlohmann::json summary = {
       {"integrator", o.integrator},
       {"method_order", order},  // the order of the method as run (Adams: --order)
       {"precision", o.precision},
@@ -295,6 +297,9 @@ int run_typed(const RunOptions& o) {
       {"step_wall_s", sim.stepping_seconds()},  // of wall_s, the steps alone (no samples, outputs, checkpoints)
       {"period", period_value ? nlohmann::json(static_cast<double>(*period_value)) : nlohmann::json()},
   };
+  if (const RankProfile r = sim.engine().last_rank_profile(); r.ranks > 0)  // mpi:<engine>: rank 0's times
+    summary["mpi"] = {{"ranks", r.ranks}, {"exchange", r.exchange}, {"compute_s", r.total_compute_seconds},
+                      {"exchange_s", r.total_exchange_seconds}};
 
   std::optional<AtomicFile> final_state, summary_file;
   if (is_hdf5_path(o.final_state)) {

@@ -70,7 +70,7 @@ DeferInterrupts::~DeferInterrupts() { --deferring; }
 
 RegisteredTemporary::RegisteredTemporary(const std::string& path) : slot_(-1) {
   install_handlers();
-  if (path.size() >= kPathBytes) return;
+  if (path.empty() || path.size() >= kPathBytes) return;
   for (int i = 0; i < kSlots; ++i) {
     if (slots[i].claimed.exchange(true)) continue;
     std::memcpy(slots[i].path, path.c_str(), path.size() + 1);

@@ -48,6 +48,14 @@ struct TreeProfile {
 template <class T>
 void direct_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi);
 
+// What the last evaluation of an MPI engine cost on this rank (engines/mpi.hpp); ranks 0: not one.
+struct RankProfile {
+  int ranks = 0;
+  std::string exchange;  // allgatherv or ring
+  double compute_seconds = 0, exchange_seconds = 0;              // the last evaluation
+  double total_compute_seconds = 0, total_exchange_seconds = 0;  // every evaluation so far
+};
+
 template <class T>
 class ForceEngine {
  public:
@@ -55,6 +63,14 @@ class ForceEngine {
   virtual ~ForceEngine() = default;
   // pos: 3n values, SoA (x[n] y[n] z[n]); mass: n; acc: 3n values written, SoA.
   virtual void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) = 0;
+  // The same for the bodies [first, first + count) alone, written to their places in acc (3n,
+  // SoA), each body's sum formed exactly as accelerations() forms it, so that the blocks of any
+  // split put together equal one evaluation bit for bit (mpi:<engine>, engines/mpi.hpp). Only the
+  // engines whose capabilities say block_forces.
+  virtual void accelerations_of(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t count, T* acc) {
+    (void)pos, (void)mass, (void)n, (void)first, (void)count, (void)acc;
+    throw InputError("this engine computes all bodies at once (no block_forces)");
+  }
   const ForceLaw<T>& law() const { return law_; }
   // The potential at points (direct_potentials' contract); potential_method() says how and where.
   virtual void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi) {
@@ -74,6 +90,9 @@ class ForceEngine {
   // Device-resident stepping (engines/resident.hpp), for the engines that offer it; else nullptr.
   virtual ResidentStepper<T>* resident() { return nullptr; }
   virtual TreeProfile last_tree_profile() const { return {}; }
+  // MPI engines: the ranks and the last evaluation's time in the local engine and in the
+  // exchange (waiting for the other ranks included), and their sums over the run.
+  virtual RankProfile last_rank_profile() const { return {}; }
 
  protected:
   ForceLaw<T> law_;
@@ -92,6 +111,7 @@ struct EngineCapabilities {
   std::vector<Knob> launch;         // its --launch knobs in this precision (GPU kernels' specs); empty: none
   TreeKind tree = TreeKind::none;   // Barnes-Hut: the tree, and so the flags that steer it
   unsigned leaf_size = 0;           // tree engines: the --leaf-size it takes when none is given
+  bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
 };
 
 template <class T>
@@ -111,7 +131,11 @@ const std::vector<EngineEntry<T>>& engine_table();
 template <class T>
 const EngineEntry<T>& find_engine(std::string_view name);
 
-// Constructs `name` for T; InputError if it has no compensated force sums and law.compensated asks
+// The local engine of mpi:<engine> and mpi-ring:<engine> (engines/mpi.hpp); any other name itself.
+std::string_view local_engine_name(std::string_view name);
+
+// Constructs `name` for T (mpi:<engine>: its local engine, split over the MPI ranks; InputError
+// when that engine cannot compute a block of bodies alone); InputError if it has no compensated force sums and law.compensated asks
 // for them, naming the engines that have.
 template <class T>
 std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLaw<T>& law);

@@ -20,6 +20,7 @@ class OpenMPEngine final : public ForceEngine<T> {
     static EngineCapabilities capabilities() {
       EngineCapabilities c;
       c.compensated_forces = true;
+      c.block_forces = !std::is_same_v<T, dd>;  // dd's vectorised kernel (openmp_dd.hpp) takes all bodies
       return c;
     }
   };
@@ -45,13 +46,23 @@ class OpenMPEngine final : public ForceEngine<T> {
     if constexpr (std::is_same_v<T, dd>) {  // dd: vectorised kernel, openmp_dd.hpp
       if (!this->law_.compensated) return openmp_dd_accelerations(this->law_, pos, mass, n, acc);
     }
+    sum_bodies(pos, mass, n, 0, n, acc);
+  }
+  void accelerations_of(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t count, T* acc) override {
+    if constexpr (std::is_same_v<T, dd>) ForceEngine<T>::accelerations_of(pos, mass, n, first, count, acc);  // refuses
+    else sum_bodies(pos, mass, n, first, count, acc);
+  }
+
+ private:
+  void sum_bodies(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t block, T* acc) {
     const T *x = pos, *y = pos + n, *z = pos + 2 * n;
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+    const std::ptrdiff_t i_begin = static_cast<std::ptrdiff_t>(first), i_end = i_begin + static_cast<std::ptrdiff_t>(block);
     // Below ~128 bodies the work does not pay for waking the thread team (and on a loaded
     // machine the team's barrier can cost far more than the loop).
-#pragma omp parallel for schedule(static) if (count >= 128)
-    for (std::ptrdiff_t i = 0; i < count; ++i) {
+#pragma omp parallel for schedule(static) if (i_end - i_begin >= 128)
+    for (std::ptrdiff_t i = i_begin; i < i_end; ++i) {
       const T xi = x[i], yi = y[i], zi = z[i];
       T ax{0}, ay{0}, az{0};
       if (this->law_.compensated) {

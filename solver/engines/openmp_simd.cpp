@@ -112,17 +112,17 @@ int vector_width(Isa isa) {
 }
 
 template <class T>
-void accelerations(Isa isa, int newton_steps, bool aos, const ForceLaw<T>& law, const T* pos, const T* mass,
-                   std::size_t n, T* acc, std::vector<T>& scratch) {
+void accelerations_of(Isa isa, int newton_steps, bool aos, const ForceLaw<T>& law, const T* pos, const T* mass,
+                      std::size_t n, std::size_t first, std::size_t count, T* acc, std::vector<T>& scratch) {
   // The clamp costs one instruction per interaction: compiled out when r_min = 0, where
   // max(0, s^2) = s^2 for every s^2 >= 0 (and NaN stays NaN), so the result is the same.
   const cpu::BlockKernel<T> k = kernel_for<T>(isa, newton_steps, aos, law.rmin2 > T(0));
   if (k.fn == nullptr)
     throw std::invalid_argument("openmp-simd: " + std::to_string(newton_steps) + " Newton steps requested, " +
                                 std::string(isa_name(isa)) + " ships " + std::to_string(shipped_newton_steps<T>(isa)));
-  if (n == 0) return;
+  if (count == 0) return;
   const T *x = pos, *y = pos + n, *z = pos + 2 * n;
-  cpu::AllPairsArgs<T> a{x, y, z, x, y, z, mass, n, law.eps2, law.rmin2, law.G, acc, acc + n, acc + 2 * n};
+  cpu::AllPairsArgs<T> a{x, y, z, x, y, z, mass, n, first + count, law.eps2, law.rmin2, law.G, acc, acc + n, acc + 2 * n};
   if (aos) {  // pack the j stream into {x, y, z, m} records (O(N), part of the timed work)
     scratch.resize(4 * n);
     for (std::size_t j = 0; j < n; ++j) {
@@ -130,17 +130,19 @@ void accelerations(Isa isa, int newton_steps, bool aos, const ForceLaw<T>& law, 
     }
     a.jx = scratch.data(), a.jy = scratch.data() + 1, a.jz = scratch.data() + 2, a.jm = scratch.data() + 3;
   }
-  const std::ptrdiff_t blocks = static_cast<std::ptrdiff_t>((n + k.block - 1) / k.block);
+  // Each body's lanes do the same operations wherever its block starts, so any split of the
+  // bodies gives the same bits.
+  const std::ptrdiff_t blocks = static_cast<std::ptrdiff_t>((count + k.block - 1) / k.block);
   // Below ~128 bodies the work does not pay for waking the thread team (as in `openmp`).
-#pragma omp parallel for schedule(static) if (n >= 128)
-  for (std::ptrdiff_t b = 0; b < blocks; ++b) k.fn(a, static_cast<std::size_t>(b) * k.block);
+#pragma omp parallel for schedule(static) if (count >= 128)
+  for (std::ptrdiff_t b = 0; b < blocks; ++b) k.fn(a, first + static_cast<std::size_t>(b) * k.block);
 }
 
 #define NBODY_SIMD_INSTANTIATE(T)                                                                         \
   template int shipped_newton_steps<T>(Isa);                                                              \
   template int vector_width<T>(Isa);                                                                      \
-  template void accelerations<T>(Isa, int, bool, const ForceLaw<T>&, const T*, const T*, std::size_t, T*, \
-                                 std::vector<T>&);
+  template void accelerations_of<T>(Isa, int, bool, const ForceLaw<T>&, const T*, const T*, std::size_t,      \
+                                    std::size_t, std::size_t, T*, std::vector<T>&);
 NBODY_SIMD_INSTANTIATE(float)
 NBODY_SIMD_INSTANTIATE(double)
 

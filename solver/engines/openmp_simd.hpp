@@ -42,9 +42,15 @@ int vector_width(Isa isa);
 // shipped; -1: shipped), j bodies read from SoA arrays or (aos) from packed {x, y, z, m}
 // records; otherwise as ForceEngine::accelerations. `scratch` holds the packed records (aos).
 // Throws std::invalid_argument for an instruction set this CPU lacks or too many steps.
+// accelerations_of: the bodies [first, first + count) alone (ForceEngine::accelerations_of).
+template <class T>
+void accelerations_of(Isa isa, int newton_steps, bool aos, const ForceLaw<T>& law, const T* pos, const T* mass,
+                      std::size_t n, std::size_t first, std::size_t count, T* acc, std::vector<T>& scratch);
 template <class T>
 void accelerations(Isa isa, int newton_steps, bool aos, const ForceLaw<T>& law, const T* pos, const T* mass,
-                   std::size_t n, T* acc, std::vector<T>& scratch);
+                   std::size_t n, T* acc, std::vector<T>& scratch) {
+  accelerations_of<T>(isa, newton_steps, aos, law, pos, mass, n, 0, n, acc, scratch);
+}
 
 }  // namespace simd
 
@@ -60,6 +66,7 @@ class OpenMPSimdEngine final : public ForceEngine<T> {
     static EngineCapabilities capabilities() {
       EngineCapabilities c;
       c.simd = simd::isa_name(simd::best_isa());
+      c.block_forces = true;
       return c;
     }
   };
@@ -67,6 +74,9 @@ class OpenMPSimdEngine final : public ForceEngine<T> {
 
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
     simd::accelerations<T>(isa_, -1, AoS, this->law_, pos, mass, n, acc, scratch_);
+  }
+  void accelerations_of(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t count, T* acc) override {
+    simd::accelerations_of<T>(isa_, -1, AoS, this->law_, pos, mass, n, first, count, acc, scratch_);
   }
   // The instruction set this engine dispatches to (its capabilities name it).
   simd::Isa isa() const { return isa_; }

@@ -8,6 +8,7 @@
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
 #include "engines/kdtree/cpu.hpp"
+#include "engines/mpi.hpp"
 #include "engines/octree/cpu.hpp"
 #include "engines/openmp.hpp"
 #include "engines/openmp_block.hpp"
@@ -68,6 +69,8 @@ std::string engines_with_compensated_sums() {
   return names_of(engine_table<T>() | std::views::filter([](const auto& e) { return e.can.compensated_forces; }));
 }
 
+constexpr std::string_view kMpiPrefix = "mpi:", kMpiRingPrefix = "mpi-ring:";
+
 }  // namespace
 
 template <class T>
@@ -99,8 +102,15 @@ const std::vector<EngineName>& all_engines() {
   return all;
 }
 
+std::string_view local_engine_name(std::string_view name) {
+  for (std::string_view prefix : {kMpiPrefix, kMpiRingPrefix})
+    if (name.starts_with(prefix)) return name.substr(prefix.size());
+  return name;
+}
+
 template <class T>
 const EngineEntry<T>& find_engine(std::string_view name) {
+  name = local_engine_name(name);  // mpi:<engine> has its local engine's capabilities
   const auto& table = engine_table<T>();
   for (const auto& e : table)
     if (e.name == name) return e;
@@ -120,7 +130,18 @@ std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLa
   if (law.compensated && !e.can.compensated_forces)
     throw InputError("engine '" + std::string(name) + "' has no compensated force sums (--compensated forces or both); " +
                      "engines with them: " + engines_with_compensated_sums<T>());
-  return e.make(law);
+  if (local_engine_name(name) == name) return e.make(law);
+  if (!e.can.block_forces)
+    throw InputError("engine '" + std::string(e.name) + "' computes all bodies at once, so " +
+                     std::string(name.substr(0, name.size() - e.name.size())) + " cannot split it over ranks; engines it can split in " +
+                     std::string(RealTraits<T>::name) + ": " +
+                     names_of(engine_table<T>() | std::views::filter([](const auto& x) { return x.can.block_forces; })));
+#if NBODY_WITH_CUDA
+  // One GPU per rank: the node's ranks take its GPUs in turn.
+  if (e.can.device == Device::cuda && cuda::device_count() > 0) cuda::use_device(mpi::local_rank() % cuda::device_count());
+#endif
+  const auto how = name.starts_with(kMpiRingPrefix) ? mpi::Exchange::ring : mpi::Exchange::allgatherv;
+  return std::make_unique<MpiEngine<T>>(e.make(law), how);
 }
 
 #define NBODY_INSTANTIATE(T)                                                 \

@@ -15,15 +15,17 @@ class SimpleEngine final : public ForceEngine<T> {
     static EngineCapabilities capabilities() {
       EngineCapabilities c;
       c.compensated_forces = true;
+      c.block_forces = true;
       return c;
     }
   };
   using ForceEngine<T>::ForceEngine;
 
-  void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
+  void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override { accelerations_of(pos, mass, n, 0, n, acc); }
+  void accelerations_of(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t count, T* acc) override {
     const T *x = pos, *y = pos + n, *z = pos + 2 * n;
     const auto& law = this->law_;
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = first; i < first + count; ++i) {
       T ax{0}, ay{0}, az{0};
       if (law.compensated) {
         compensated_pair_sum(pos, mass, n, i, law, ax, ay, az);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "mpi/ranks.hpp"
 
 namespace nbody {
 
@@ -15,13 +16,15 @@ std::filesystem::path temporary_for(const std::filesystem::path& path) {
 }  // namespace
 
 AtomicFile::AtomicFile(std::filesystem::path path)
-    : path_(std::move(path)), tmp_(temporary_for(path_)), registration_(tmp_.string()) {
-  out_.open(tmp_, std::ios::out | std::ios::trunc);
+    : path_(std::move(path)),
+      tmp_(mpi::writes_files() ? temporary_for(path_) : std::filesystem::path("/dev/null")),
+      registration_(mpi::writes_files() ? tmp_.string() : std::string()) {
+  out_.open(tmp_, std::ios::out | (mpi::writes_files() ? std::ios::trunc : std::ios::openmode{}));
   if (!out_) throw InputError("cannot write '" + path_.string() + "' (does its directory exist?)");
 }
 
 AtomicFile::~AtomicFile() {
-  if (!committed_) {
+  if (!committed_ && mpi::writes_files()) {
     out_.close();
     std::error_code ec;
     std::filesystem::remove(tmp_, ec);
@@ -32,6 +35,9 @@ void AtomicFile::commit() {
   out_.flush();
   if (!out_) throw RunError("error while writing '" + path_.string() + "' (disk full?)");
   out_.close();
+  committed_ = true;
+  if (!mpi::writes_files()) return;  // an MPI rank other than 0: rank 0 writes the file
+  committed_ = false;
   std::error_code ec;
   std::filesystem::rename(tmp_, path_, ec);
   if (ec) throw RunError("cannot rename '" + tmp_.string() + "' to '" + path_.string() + "': " + ec.message());

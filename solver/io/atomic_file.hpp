@@ -2,7 +2,8 @@
 // An output file that appears under its name only when complete: it is written to a temporary
 // name in the same directory and renamed on commit(); if the writer fails or throws, the
 // destructor removes the temporary file, so no half-written output is ever left behind; a signal
-// removes it too (core/interrupt.hpp).
+// removes it too (core/interrupt.hpp). Under mpiexec only rank 0 writes: on the other ranks the
+// stream goes to /dev/null (mpi/ranks.hpp).
 #include <filesystem>
 #include <fstream>
 #include <string>

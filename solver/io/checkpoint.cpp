@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
+#include "mpi/ranks.hpp"
 
 namespace nbody {
 
@@ -29,6 +30,7 @@ std::filesystem::path checkpoint_backup(const std::filesystem::path& path) {
 }
 
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
+  if (!mpi::writes_files()) return;  // an MPI rank other than 0: rank 0 keeps the checkpoint (and its .bak)
   ArchiveWriter w;
   w.put_text(c.parameters.dump());
   w.put_text(c.state);

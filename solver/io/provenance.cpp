@@ -11,6 +11,7 @@
 #include "engines/gpu_engines.hpp"
 #include "git_info.hpp"
 #include "io/atomic_file.hpp"
+#include "mpi/ranks.hpp"
 
 namespace nbody {
 
@@ -26,6 +27,7 @@ nlohmann::json build_info() {
       {"cuda_compiler_found", std::string(NBODY_CUDA_COMPILER_FOUND) == "ON"},
       {"opencl_found", std::string(NBODY_OPENCL_FOUND) == "TRUE" || std::string(NBODY_OPENCL_FOUND) == "1"},
       {"gpu_engines", gpu_engine_names()},
+      {"mpi", mpi::built() ? nlohmann::json(mpi::library()) : nlohmann::json()},  // null: built without MPI
   };
 }
 
@@ -40,7 +42,8 @@ nlohmann::json host_info() {
   }
   return {{"cpu_model", model},
           {"logical_cores", std::thread::hardware_concurrency()},
-          {"openmp_max_threads", omp_get_max_threads()}};
+          {"openmp_max_threads", omp_get_max_threads()},  // per rank
+          {"mpi_ranks", mpi::size()}};
 }
 
 std::string utc_timestamp() {

@@ -11,6 +11,7 @@
 #include "core/real.hpp"
 #include "io/atomic_file.hpp"
 #include "io/provenance.hpp"
+#include "mpi/ranks.hpp"
 
 namespace nbody {
 
@@ -226,6 +227,7 @@ Hdf5Snapshots::~Hdf5Snapshots() {
 
 template <class T>
 void write_hdf5_snapshot(const fs::path& path, const State<T>& s, const nlohmann::json& parameters) {
+  if (!mpi::writes_files()) return;  // an MPI rank other than 0
   fs::path temporary = path;
   temporary += ".tmp." + std::to_string(::getpid());
   RegisteredTemporary registration(temporary.string());
@@ -243,6 +245,7 @@ void write_hdf5_snapshot(const fs::path& path, const State<T>& s, const nlohmann
 
 template <class T>
 void Hdf5Snapshots::write(const State<T>& s) {
+  if (!mpi::writes_files()) return;  // an MPI rank other than 0: rank 0 writes the files
   File f;
   f.final = hdf5_snapshot_file(name_, next_index());
   f.temporary = f.final;
@@ -257,6 +260,7 @@ void Hdf5Snapshots::write(const State<T>& s) {
 }
 
 void Hdf5Snapshots::commit() {
+  if (!mpi::writes_files()) return;
   for (File& f : files_) {
     std::error_code ec;
     fs::rename(f.temporary, f.final, ec);

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "core/error.hpp"
@@ -61,16 +62,21 @@ Launch resolve(const Launch& req, std::size_t n, bool clamp) {
 template <class T>
 struct KernelOps {
   std::string_view name;
+  bool block_forces = false;
   Launch (*resolve)(const Launch&, std::size_t, bool) = nullptr;
   void (*launch)(const Launch&, const ForceArgs<T>&, Scratch<T>&, cudaStream_t) = nullptr;
 };
 
 template <class T, class Kernel>
 constexpr KernelOps<T> ops_of() {
+  constexpr bool blocks = [] {
+    if constexpr (requires { Kernel::block_forces; }) return Kernel::block_forces;
+    return false;
+  }();
   if constexpr (Kernel::template runs_in<T>)
-    return {Kernel::name, &resolve<Kernel, T>, &Launcher<Kernel>::template launch<T>};
+    return {Kernel::name, blocks, &resolve<Kernel, T>, &Launcher<Kernel>::template launch<T>};
   else
-    return {Kernel::name};
+    return {Kernel::name, blocks};
 }
 template <class T, class... K>
 constexpr auto kernel_ops(KernelList<K...>*) {
@@ -173,10 +179,12 @@ Launch Backend<T>::last_launch() const {
 }
 
 template <class T>
-void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t n, T G, T eps2,
-                         T rmin2, T* acc) {
+void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t n,
+                         std::size_t first, std::size_t count, T G, T eps2, T rmin2, T* acc) {
   Impl& m = *impl_;
   const detail::KernelOps<T>& k = Impl::kernels.at(kernel);
+  if ((first != 0 || count != n) && !k.block_forces)
+    throw std::logic_error(std::string(k.name) + " computes all bodies at once (no block_forces)");
   if (!k.launch) throw InputError(std::string(k.name) + " is not compiled for this real type (its spec's runs_in)");
   if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
   const bool clamp = rmin2 > T(0);
@@ -189,11 +197,15 @@ void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, co
   if (n == 0) return;
   m.upload_bodies(pos, mass, n);
   NBODY_CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-  k.launch(l, ForceArgs<T>{m.d_bodies, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc}, m.scratch, m.stream);
+  if (count == 0) return;
+  k.launch(l, ForceArgs<T>{m.d_bodies, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc, static_cast<int>(first), static_cast<int>(count)},
+           m.scratch, m.stream);
   NBODY_CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.h_acc, m.d_acc, 3 * n * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
+  for (std::size_t c = 0; c < 3; ++c)  // the block's rows of x, y and z
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(m.h_acc + c * n + first, m.d_acc + c * n + first, count * sizeof(T),
+                                     cudaMemcpyDeviceToHost, m.stream));
   m.finish_timed();
-  std::memcpy(acc, m.h_acc, 3 * n * sizeof(T));
+  for (std::size_t c = 0; c < 3; ++c) std::memcpy(acc + c * n + first, m.h_acc + c * n + first, count * sizeof(T));
 }
 
 template <class T>

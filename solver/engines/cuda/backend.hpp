@@ -15,13 +15,16 @@ namespace nbody::cuda {
 int device_count() noexcept;
 // Why there is no device (the runtime's message), for the skip and error messages.
 std::string no_device_reason();
-// Device 0: name, compute capability, SMs, clocks, memory, driver and runtime versions (JSON).
+// Makes `device` (0 .. device_count() - 1) the one this process's CUDA engines use (MPI: one GPU
+// per rank); before any engine is made. Otherwise device 0.
+void use_device(int device);
+// The device in use: name, compute capability, SMs, clocks, memory, driver and runtime versions (JSON).
 std::string device_json();
 std::string device_name();
 // Device name and CUDA driver version: the key of the tuning cache.
 std::string device_key();
 
-// The force kernels of kernels.hpp on device 0, for one real type.
+// The force kernels of kernels.hpp on the device in use (use_device), for one real type.
 template <class T>
 class Backend {
  public:
@@ -31,11 +34,13 @@ class Backend {
   Backend& operator=(const Backend&) = delete;
 
   // acc (3n, SoA) = G sum_j m_j (r_j - r_i) / s^3 for pos (3n, SoA) and mass (n), by the kernel at
-  // position `kernel` of the list Kernels (kernels.hpp). The launch shape is resolved (0 = the
-  // kernel's choice) and checked against the kernel's spec and the device (InputError naming the
-  // valid values when it cannot run); every CUDA call is checked (RunError).
-  void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n, T G, T eps2,
-               T rmin2, T* acc);
+  // position `kernel` of the list Kernels (kernels.hpp), for the bodies i in [first, first + count)
+  // (all but kernels with block_forces: 0, n). The launch shape is resolved for n (0 = the
+  // kernel's choice), so that every block is computed with the same shape, and checked against
+  // the kernel's spec and the device (InputError naming the valid values when it cannot run);
+  // every CUDA call is checked (RunError).
+  void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n, std::size_t first,
+               std::size_t count, T G, T eps2, T rmin2, T* acc);
   // phi (m) = -G sum_j m_j k(|x_j - p|) at the m points `at` (3m, SoA): the potential of the bodies
   // (kernels/cuda/potential.cuh), each point's sum in body order.
   void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2, T* phi);

@@ -28,10 +28,14 @@ std::string no_device_reason() {
   return count == 0 ? "no CUDA device found" : "";
 }
 
+void use_device(int device) { NBODY_CUDA_CHECK(cudaSetDevice(device)); }
+
 std::string device_name() {
   if (device_count() == 0) return "none";
+  int dev = 0;
+  NBODY_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp p{};
-  NBODY_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  NBODY_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
   return p.name;
 }
 

@@ -22,7 +22,8 @@ class CudaEngine final : public ForceEngine<T> {
  public:
   explicit CudaEngine(const ForceLaw<T>& law) : ForceEngine<T>(law) {}
 
-  void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
+  // Kernels without block_forces (the registry says so) take only first = 0, count = n.
+  void accelerations_of(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t count, T* acc) override {
     if (!explicit_launch_ && n != cached_n_) {  // the tuned shape for this N, if `nbody tune` stored one
       cached_n_ = n;
       const auto spec = tune_cache::lookup(cuda::device_key(), std::string(Kernel::name), std::string(RealTraits<T>::name), n);
@@ -30,9 +31,10 @@ class CudaEngine final : public ForceEngine<T> {
     }
     Launch force = explicit_launch_ ? launch_ : cached_;
     force.cluster = 0;  // device-resident steps' knob only
-    backend_.compute(cuda::Kernels::index_of<Kernel>(), force, pos, mass, n, this->law_.G, this->law_.eps2,
+    backend_.compute(cuda::Kernels::index_of<Kernel>(), force, pos, mass, n, first, count, this->law_.G, this->law_.eps2,
                      this->law_.rmin2, acc);
   }
+  void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override { accelerations_of(pos, mass, n, 0, n, acc); }
   // The force kernel's knobs and, in the real types that have them, the device-resident steps'.
   void set_launch(std::string_view spec) override {
     const Launch l = parse_launch(spec);

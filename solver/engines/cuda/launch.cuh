@@ -30,7 +30,7 @@ namespace nbody::cuda {
 template <class Kernel>
 struct Launcher;
 
-// Device 0's properties, queried once; InputError when there is no device.
+// The properties of the device in use, queried once; InputError when there is no device.
 inline const cudaDeviceProp& device_properties() {
   static const cudaDeviceProp p = [] {
     cudaDeviceProp d{};
@@ -68,6 +68,7 @@ struct ForceArgs {
   T G, eps2, rmin2;
   bool clamp;  // rmin2 > 0
   T* acc;      // 3n, SoA
+  int first, count;  // the bodies whose accelerations are wanted (all: 0, n); only kernels with block_forces take fewer
 };
 
 // Makes p hold at least `count` values of U (device memory): a larger buffer replaces a smaller

@@ -12,6 +12,7 @@ struct Naive {
       "CUDA, one thread per body, j read from global memory (seed S1's basic kernel)";
   template <class T>
   static constexpr bool runs_in = one_of<T, float, double, dd, qd>;
+  static constexpr bool block_forces = true;  // one thread per body: any range of bodies
   template <class T>
   static std::vector<Knob> knobs() {
     return {block_knob()};
@@ -46,8 +47,8 @@ struct Launcher<Naive> {
   }
   template <class T>
   static void launch(const Launch& l, const ForceArgs<T>& a, Scratch<T>&, cudaStream_t stream) {
-    const unsigned grid = static_cast<unsigned>((a.n + l.block - 1) / l.block);
-    function<T>(a.clamp)<<<grid, l.block, 0, stream>>>(a.bodies, a.n, a.eps2, a.rmin2, a.G, a.acc);
+    const unsigned grid = static_cast<unsigned>((a.count + l.block - 1) / l.block);
+    function<T>(a.clamp)<<<grid, l.block, 0, stream>>>(a.bodies, a.n, a.first, a.first + a.count, a.eps2, a.rmin2, a.G, a.acc);
     NBODY_CUDA_CHECK_LAUNCH("cuda-naive launch");
   }
 };

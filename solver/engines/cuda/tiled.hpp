@@ -16,6 +16,7 @@ struct Tiled {
       "CUDA, shared-memory tiles of packed (x,y,z,m), unrolled inner loop (S2, S4)";
   template <class T>
   static constexpr bool runs_in = one_of<T, float, double, dd, qd>;
+  static constexpr bool block_forces = true;  // blocks of bodies i against all j: any range of bodies
 
   // The compiled variants: inner-loop unroll factors and bodies per thread. dd and qd code is large
   // and register-hungry: fewer of them (qd, ~4x dd's registers: one body per thread, no unrolling);
@@ -55,6 +56,7 @@ struct Split {
       "CUDA, tiles with each body's j-range split over blocks, summed in a fixed order (S1)";
   template <class T>
   static constexpr bool runs_in = Tiled::runs_in<T>;
+  static constexpr bool block_forces = true;
   // The automatic split gives each block at least this many tiles of j; one tile of qd
   // interactions already keeps a warp busy for long, so qd splits finer.
   template <class T>
@@ -156,12 +158,12 @@ struct TiledLauncher {
   template <class T>
   static void launch(const Launch& l, const ForceArgs<T>& a, Scratch<T>& s, cudaStream_t stream) {
     const std::size_t n = a.n, per_block = static_cast<std::size_t>(l.block) * l.ipt;
-    const unsigned gx = static_cast<unsigned>((n + per_block - 1) / per_block);
+    const unsigned gx = static_cast<unsigned>((static_cast<std::size_t>(a.count) + per_block - 1) / per_block);
     const std::size_t ntiles = (n + l.block - 1) / l.block;
     const bool pieces = l.split > 1;
     TiledArgs<T> t{a.bodies, a.n, a.eps2, a.rmin2, a.G, a.acc,
                    pieces ? s.partial(static_cast<std::size_t>(l.split) * 3 * n) : nullptr, pieces ? s.tickets(gx) : nullptr,
-                   static_cast<int>((ntiles + l.split - 1) / l.split)};
+                   static_cast<int>((ntiles + l.split - 1) / l.split), a.first, a.first + a.count};
     const dim3 grid(gx, static_cast<unsigned>(l.split));
     const std::size_t smem = static_cast<std::size_t>(l.block) * sizeof(Body4<T>);
     function<T>(l, a.clamp)<<<grid, l.block, smem, stream>>>(t);

@@ -1,0 +1,82 @@
+#pragma once
+// The MPI ranks of a run under `mpiexec` (Open MPI from Debian; cmake/mpi.cmake). Every rank holds
+// the whole state and integrates it identically; only the force evaluation is split, by the
+// mpi:<engine> engines (engines/mpi.hpp). Rank 0 writes every file and every line of output; the
+// other ranks' stdout and stderr go to /dev/null.
+//
+// Failures: a rank that fails must not leave the others waiting in a collective. Every collective
+// of a run is preceded by agree(), which all ranks reach at the same points (each force
+// evaluation, and Session::finish at the exit): a failed rank goes straight to finish(), whose
+// agree() meets the others' next one. The ranks that learn of another's failure there throw
+// PeerFailed and end with its exit code in silence; the lowest failing rank prints its one line.
+// The interrupt signals (SIGINT, SIGTERM) travel in the same agreement, so all ranks stop after
+// the same step.
+//
+// Without MPI in the build, or without mpiexec, there is one rank and none of this costs anything.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace nbody::mpi {
+
+bool built();           // this build has MPI
+std::string library();  // the MPI library's version line, or "" without MPI
+int rank();             // 0 .. size() - 1; 0 without mpiexec
+int size();             // 1 without mpiexec
+int local_rank();       // the rank among those on this node (the GPU it takes)
+inline bool writes_files() { return rank() == 0; }
+
+// The process's MPI life: MPI_Init when launched by mpiexec (its environment says so), and on
+// ranks other than 0 stdout and stderr to /dev/null. finish(code) is the exit code: every rank
+// agrees on the worst (unless an earlier agreement already found a failure) and the lowest
+// failing rank prints its line (report()).
+class Session {
+ public:
+  Session();
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  int finish(int code);
+};
+
+// The error line of this process ("nbody: error: ..."): printed now with one rank, else kept for
+// Session::finish, which prints it on the rank that reports for all.
+void report(const std::string& line);
+
+// What all ranks agreed: the worst exit code (0: all well), the lowest rank that failed (-1:
+// none), and an interrupt signal that any rank received (0: none).
+struct Agreement {
+  int code = 0, reporter = -1, signal = 0;
+};
+// Collective (every rank, at the same point): this rank's exit code so far and its recorded
+// interrupt signal in, the agreement out.
+Agreement agree(int code, int signal);
+
+// Thrown where an agreement finds that another rank failed: end with `code`, printing nothing.
+struct PeerFailed {
+  int code;
+};
+
+// The interrupt signal the ranks agreed on at the last agreement (one rank: the one recorded,
+// core/interrupt.hpp), so that every rank stops after the same step.
+int interrupt_signal();
+
+// The bodies of each rank: rank r computes [bounds[r], bounds[r + 1]) of n, as even as whole
+// blocks of 64 bodies allow (the last rank takes the rest).
+std::vector<std::size_t> block_bounds(std::size_t n);
+// The next bounds from the last ones and each rank's seconds for its block: each rank's share of
+// the n bodies in proportion to the rate it showed (bodies per second), halfway from the last
+// share (measurements are noisy), on whole blocks of 64 bodies. Cores of one machine do not run
+// alike (clocks, shared cores of a virtual machine), and every rank waits for the slowest. The
+// same inputs give every rank the same bounds; which rank computes a body does not change its bits.
+std::vector<std::size_t> balanced_bounds(const std::vector<std::size_t>& bounds, const std::vector<double>& seconds);
+// Collective: every rank's value, in rank order.
+std::vector<double> allgather(double value);
+
+// How the ranks' blocks of a result reach every rank.
+enum class Exchange { allgatherv, ring };
+// Collective: each rank's block [bounds[r], bounds[r + 1]) of `data` (elements of elem_bytes) to
+// every rank, in place: MPI_Allgatherv, or P - 1 steps of MPI_Sendrecv around the ring.
+void exchange_blocks(void* data, std::size_t elem_bytes, const std::vector<std::size_t>& bounds, Exchange how);
+
+}  // namespace nbody::mpi

@@ -1,0 +1,152 @@
+"""`nbody run` under mpiexec (solver/mpi/ranks.hpp, solver/engines/mpi.hpp), against a built
+`nbody`:
+
+- runs on 2 ranks with mpi:<engine> and mpi-ring:<engine> write the same files, byte for byte,
+  as the 1-process run with <engine>: a fixed-step integrator (leapfrog, with CSV snapshots and
+  a checkpoint) and an adaptive one whose controller rejects steps (dopri5);
+- a 2-rank run stopped part way resumes on 1 process to the uninterrupted run's bits;
+- a rank that fails (bad input on one rank only; a GPU missing there) ends every rank, with one
+  line on stderr, exit 2, and no file written, within the timeout (never a hang); so do a local
+  engine under several ranks and a subcommand that is not distributed.
+
+Open MPI refuses to run as root unless told: the variables are set here, for these runs only.
+
+    test_mpi_runs.py NBODY MPIEXEC [--timeout 120]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import report  # noqa: E402
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+
+FIXED = ["--ic", "plummer", "--n", "300", "--seed", "3", "--integrator", "leapfrog", "--dt", "0.01", "--t-end", "0.5",
+         "--eps", "0.01", "--diag-every", "0.1"]
+BAD_DT = [("-1" if FIXED[k - 1] == "--dt" else a) for k, a in enumerate(FIXED)]
+# A cold Plummer sphere with close pairs, a loose tolerance and a large first step: the PI
+# controller rejects steps.
+ADAPTIVE = ["--ic", "plummer", "--n", "97", "--seed", "11", "--integrator", "dopri5", "--tol", "1e-9", "--dt", "0.5",
+            "--t-end", "0.4", "--diag-every", "0.1"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("nbody")
+    ap.add_argument("mpiexec")
+    ap.add_argument("--timeout", type=float, default=120)
+    args = ap.parse_args()
+    args.nbody = str(Path(args.nbody).resolve())  # the runs happen in their own folders
+    failures = []
+    checks = 0
+
+    def run(cmd, cwd):
+        try:
+            return subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            failures.append(f"hung for {args.timeout} s: {' '.join(cmd)}")
+            return None
+
+    def mpiexec(ranks, argv):
+        return [args.mpiexec, "--oversubscribe", "-n", str(ranks), *argv]
+
+    def outputs(folder, stem):
+        return [f"--diagnostics={folder}/{stem}_diag.csv", f"--final-state={folder}/{stem}_final.csv",
+                f"--summary={folder}/{stem}_summary.json"]
+
+    def same_files(folder, a, b, what, suffixes=("_diag.csv", "_final.csv")):
+        nonlocal checks
+        for suffix in suffixes:
+            checks += 1
+            fa, fb = Path(folder, a + suffix), Path(folder, b + suffix)
+            if not (fa.exists() and fb.exists()):
+                failures.append(f"{what}: {fa.name} or {fb.name} missing")
+            elif fa.read_bytes() != fb.read_bytes():
+                failures.append(f"{what}: {fb.name} differs from {fa.name}")
+
+    def succeeded(r, what):
+        nonlocal checks
+        checks += 1
+        if r is not None and r.returncode != 0:
+            failures.append(f"{what}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+        return r is not None and r.returncode == 0
+
+    with tempfile.TemporaryDirectory() as d:
+        # 1. Bit for bit: the fixed-step and the adaptive integrator, 1 process against 2 ranks.
+        for name, flags in [("fixed", FIXED), ("adaptive", ADAPTIVE)]:
+            snaps = name == "fixed"
+            def extra(stem):
+                return ([f"--snapshots={d}/{stem}_snaps.csv", "--snapshot-every", "0.25", f"--checkpoint={d}/{stem}.ckpt"]
+                        if snaps else [])
+            one = run([args.nbody, "run", *flags, "--engine", "openmp-simd", *outputs(d, f"{name}_one"), *extra(f"{name}_one")], d)
+            if not succeeded(one, f"{name}, 1 process"):
+                continue
+            for prefix in ["mpi", "mpi-ring"]:
+                stem = f"{name}_{prefix}"
+                r = run(mpiexec(2, [args.nbody, "run", *flags, "--engine", f"{prefix}:openmp-simd", *outputs(d, stem),
+                                    *extra(stem)]), d)
+                if not succeeded(r, f"{name}, 2 ranks, {prefix}:"):
+                    continue
+                same_files(d, f"{name}_one", stem, f"{name} on 2 ranks ({prefix}:openmp-simd)",
+                           ("_diag.csv", "_final.csv", "_snaps.csv") if snaps else ("_diag.csv", "_final.csv"))
+                summary = json.loads(Path(d, f"{stem}_summary.json").read_text())
+                checks += 1
+                if summary.get("mpi", {}).get("ranks") != 2:
+                    failures.append(f"{stem}: the summary's mpi.ranks is {summary.get('mpi')}, not 2")
+                if name == "adaptive":
+                    checks += 1
+                    if summary["rejected"] < 1:
+                        failures.append(f"{stem}: no step was rejected; the adaptive case must exercise rejections")
+            # Only rank 0 wrote: no temporary or stray files of the other rank.
+            checks += 1
+            stray = [p.name for p in Path(d).iterdir() if ".tmp." in p.name]
+            if stray:
+                failures.append(f"{name}: temporary files left: {stray}")
+
+        # 2. Stopped on 2 ranks, resumed on 1 process: the uninterrupted run's bits.
+        r = run(mpiexec(2, [args.nbody, "run", *FIXED, "--engine", "mpi:openmp-simd", f"--checkpoint={d}/part.ckpt",
+                            "--stop-at", "0.2"]), d)
+        if succeeded(r, "stopped on 2 ranks"):
+            r = run([args.nbody, "run", "--resume", f"{d}/part.ckpt", "--engine", "openmp-simd", f"--final-state={d}/resumed_final.csv"], d)
+            if succeeded(r, "resumed on 1 process"):
+                same_files(d, "fixed_one", "resumed", "stopped on 2 ranks, resumed on 1", ("_final.csv",))
+
+        # 3. Failures end every rank with one line and no file. Each case: its MPMD parts (ranks,
+        # arguments after `nbody`), the exit code and a phrase of the line.
+        cases = [
+            ("bad input on rank 1 only", [(1, ["run", *FIXED, "--engine", "mpi:openmp-simd"]),
+                                          (1, ["run", *BAD_DT, "--engine", "mpi:openmp-simd"])], 2, "--dt"),
+            ("no GPU on rank 1", [(1, ["run", *FIXED, "--engine", "mpi:cuda-tiled"]),
+                                  (1, ["run", *FIXED, "--engine", "mpi:cuda-tiled"], "CUDA_VISIBLE_DEVICES=")], 2, "CUDA"),
+            ("a local engine on 2 ranks", [(2, ["run", *FIXED, "--engine", "openmp-simd"])], 2, "--engine mpi:openmp-simd"),
+            ("sph on 2 ranks", [(2, ["sph", "--case", "hydrostatic", "--t-end", "0.01"])], 2, "one process"),
+        ]
+        for k, (what, parts, code, phrase) in enumerate(cases):
+            folder = Path(d, f"fail{k}")
+            folder.mkdir()
+            cmd = [args.mpiexec, "--oversubscribe"]
+            for m, (ranks, argv, *env) in enumerate(parts):
+                outs = [f"--final-state={folder}/final.csv", f"--diagnostics={folder}/diag.csv"] if argv[0] == "run" else []
+                cmd += ([":"] if m else []) + ["-n", str(ranks)] + (["env", *env] if env else []) + [args.nbody, *argv, *outs]
+            r = run(cmd, folder)
+            if r is None:
+                continue
+            checks += 1
+            lines = [line for line in r.stderr.splitlines() if line.startswith("nbody:")]
+            left = sorted(p.name for p in folder.iterdir())
+            if r.returncode != code:
+                failures.append(f"{what}: exit {r.returncode}, expected {code}: {r.stderr.strip()[-400:]}")
+            elif len(lines) != 1 or phrase not in lines[0]:
+                failures.append(f"{what}: expected one 'nbody:' line naming {phrase!r}, got {lines}")
+            elif left:
+                failures.append(f"{what}: files left behind: {left}")
+    return report(failures, f"{checks} checks of nbody under mpiexec")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Issue 25 on the GPU host (one GPU, 16 cores; Open MPI from its Ubuntu image): the MPI engines'
+# checks and E25's CPU scaling. Run from the repository root with build-gpu-carry carried:
+#
+#   PART=checks  tools/gpu/mpi_batch.sh   # tests, compute-sanitizer, ranks sharing the GPU, then E25
+#   PART=e25     tools/gpu/mpi_batch.sh   # E25 only, resuming from the carried results/.points
+#
+# checks: nbody_tests [mpi] and [engines] (every CUDA kernel with block_forces computes any block
+# as one evaluation does, bit for bit); tests/runner/test_mpi_runs.py (2 CPU ranks equal 1
+# process; a rank without a GPU ends all in one line); `mpiexec -n 2` with mpi:<cuda kernel>
+# (two ranks sharing the GPU) against the 1-process run, bit for bit, float and double, N = 5000
+# (no multiple of any block); compute-sanitizer memcheck, racecheck and synccheck on the kernels
+# whose body range changed, one process and two ranks. Then E25 through the runner (--profile
+# full), bounded by LIMIT seconds; its points come back in points_E25*.tar.gz for the next call.
+NAME=mpi_${PART:-checks}; . tools/gpu/batch_start.sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # the device runs as root
+MPIEXEC=$(command -v mpiexec)
+{ "$MPIEXEC" --version; ldd "$NB" | grep -i mpi; } >> "$W/provenance.txt" 2>&1
+E25=${E25:-E25_mpi_scaling}
+
+if [ "${PART:-checks}" = checks ]; then
+  run_tests "[mpi]" "[engines]"
+
+  step "test_mpi_runs.py"
+  python3 tests/runner/test_mpi_runs.py "$NB" "$MPIEXEC" > "$W/test_mpi_runs.log" 2>&1
+  echo "test_mpi_runs rc=$?" | tee -a "$W/steps.log"
+  tail -3 "$W/test_mpi_runs.log" | tee -a "$W/steps.log"
+  pack
+
+  step "two ranks sharing the GPU against one process"
+  cd "$W" || exit 1
+  common="--ic plummer --n 5000 --seed 4 --integrator rk4 --dt 0.001 --t-end 0.02 --eps 0.01 --stepping host"
+  for p in float double; do
+    for e in cuda-naive cuda-tiled cuda-split; do
+      "$NB" run $common --precision $p --engine $e --final-state one.csv --quiet > /dev/null 2>> errors.log
+      for m in mpi mpi-ring; do
+        [ $m = mpi-ring ] && [ $e != cuda-tiled ] && continue
+        "$MPIEXEC" -n 2 "$NB" run $common --precision $p --engine $m:$e --final-state two.csv --quiet > /dev/null 2>> errors.log
+        if cmp -s one.csv two.csv; then r=same; else r=DIFFERENT; fi
+        echo "$p $m:$e 2 ranks vs 1 process: $r" | tee -a gpu_ranks.log
+        rm -f two.csv two.meta.json
+      done
+      rm -f one.csv one.meta.json
+    done
+  done
+  cat gpu_ranks.log >> steps.log
+  cd - > /dev/null
+  pack
+
+  step "compute-sanitizer"
+  for e in cuda-naive cuda-tiled cuda-split; do
+    for tool in memcheck racecheck synccheck; do
+      sanitize $tool bench --engine $e --precision float --n 3000 --repeats 1
+    done
+    # Two ranks: each computes its half of the bodies (the body range this issue added).
+    for tool in memcheck racecheck synccheck; do
+      echo "--- $tool 2 ranks mpi:$e" >> "$W/sanitizer_$tool.log"
+      "$MPIEXEC" -n 2 "$SAN" --tool $tool --error-exitcode 99 "$NB" bench --engine mpi:$e --precision double --n 3000 \
+        --repeats 1 >> "$W/sanitizer_$tool.log" 2>&1
+      echo "rc=$? ($tool 2 ranks mpi:$e)" >> "$W/sanitizer_summary.log"
+    done
+  done
+  sanitizer_summary
+fi
+
+# E25: the CPU ranks' scaling, one thread per rank (the runner's ranks and threads_per_rank).
+LIMIT=${LIMIT:-300} FORCE=${FORCE-} run_experiments "$E25"
+kill $smi_pid 2> /dev/null
+pack
