@@ -2,8 +2,8 @@
 # Issue 25 on the GPU host (one GPU, 16 cores; Open MPI from its Ubuntu image): the MPI engines'
 # checks and E25's CPU scaling. Run from the repository root with build-gpu-carry carried:
 #
-#   PART=checks  tools/gpu/mpi_batch.sh   # tests, compute-sanitizer, ranks sharing the GPU, then E25
-#   PART=e25     tools/gpu/mpi_batch.sh   # E25 only, resuming from the carried results/.points
+#   PARTS="tests ranks sanitizer e25" tools/gpu/mpi_batch.sh   # (the default: all of them)
+#   PARTS=e25 FORCE= tools/gpu/mpi_batch.sh   # E25 only, resuming from the carried results/.points
 #
 # checks: nbody_tests [mpi] and [engines] (every CUDA kernel with block_forces computes any block
 # as one evaluation does, bit for bit); tests/runner/test_mpi_runs.py (2 CPU ranks equal 1
@@ -12,13 +12,15 @@
 # (no multiple of any block); compute-sanitizer memcheck, racecheck and synccheck on the kernels
 # whose body range changed, one process and two ranks. Then E25 through the runner (--profile
 # full), bounded by LIMIT seconds; its points come back in points_E25*.tar.gz for the next call.
-NAME=mpi_${PART:-checks}; . tools/gpu/batch_start.sh
+PARTS=${PARTS:-tests ranks sanitizer e25}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+NAME=mpi_${PARTS// /_}; . tools/gpu/batch_start.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # the device runs as root
 MPIEXEC=$(command -v mpiexec)
-{ "$MPIEXEC" --version; ldd "$NB" | grep -i mpi; } >> "$W/provenance.txt" 2>&1
+{ "$MPIEXEC" --version; ldd "$NB" | grep -i mpi; lscpu; } >> "$W/provenance.txt" 2>&1
 E25=${E25:-E25_mpi_scaling}
 
-if [ "${PART:-checks}" = checks ]; then
+if part tests; then
   run_tests "[mpi]" "[engines]"
 
   step "test_mpi_runs.py"
@@ -26,7 +28,9 @@ if [ "${PART:-checks}" = checks ]; then
   echo "test_mpi_runs rc=$?" | tee -a "$W/steps.log"
   tail -3 "$W/test_mpi_runs.log" | tee -a "$W/steps.log"
   pack
+fi
 
+if part ranks; then
   step "two ranks sharing the GPU against one process"
   cd "$W" || exit 1
   common="--ic plummer --n 5000 --seed 4 --integrator rk4 --dt 0.001 --t-end 0.02 --eps 0.01 --stepping host"
@@ -46,7 +50,9 @@ if [ "${PART:-checks}" = checks ]; then
   cat gpu_ranks.log >> steps.log
   cd - > /dev/null
   pack
+fi
 
+if part sanitizer; then
   step "compute-sanitizer"
   for e in cuda-naive cuda-tiled cuda-split; do
     for tool in memcheck racecheck synccheck; do
@@ -64,6 +70,6 @@ if [ "${PART:-checks}" = checks ]; then
 fi
 
 # E25: the CPU ranks' scaling, one thread per rank (the runner's ranks and threads_per_rank).
-LIMIT=${LIMIT:-300} FORCE=${FORCE-} run_experiments "$E25"
+part e25 && LIMIT=${LIMIT:-300} run_experiments "$E25"
 kill $smi_pid 2> /dev/null
 pack
