@@ -44,6 +44,9 @@ TEST_CASE("balanced_blocks_give_faster_ranks_more_bodies_until_the_ranks_take_eq
   };
   const double before = spread(times());
   CHECK(before == Approx(2.0));
+  b = mpi::balanced_bounds(b, times());  // from the even split: at once
+  check_partition(b, n);
+  CHECK(spread(times()) < 1.01);
   for (int k = 0; k < 20; ++k) {
     b = mpi::balanced_bounds(b, times());
     check_partition(b, n);

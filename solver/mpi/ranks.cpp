@@ -166,14 +166,18 @@ Agreement agree(int code, int signal) {
 
 int interrupt_signal() { return g.size == 1 ? nbody::interrupt_signal() : g.signal; }
 
-std::vector<std::size_t> block_bounds(std::size_t n) {
-  const std::size_t p = static_cast<std::size_t>(g.size);
+namespace {
+// n bodies over p ranks: n r / p without overflow, rounded down to whole SIMD blocks of
+// openmp-simd (at most 64 bodies).
+std::vector<std::size_t> even_bounds(std::size_t n, std::size_t p) {
   std::vector<std::size_t> b(p + 1);
-  // n r / p without overflow, rounded down to whole SIMD blocks of openmp-simd (at most 64 bodies).
   for (std::size_t r = 1; r < p; ++r) b[r] = (n / p * r + n % p * r / p) / 64 * 64;
   b[p] = n;
   return b;
 }
+}  // namespace
+
+std::vector<std::size_t> block_bounds(std::size_t n) { return even_bounds(n, static_cast<std::size_t>(g.size)); }
 
 std::vector<std::size_t> balanced_bounds(const std::vector<std::size_t>& bounds, const std::vector<double>& seconds) {
   const std::size_t p = seconds.size(), n = bounds.back();
@@ -190,11 +194,12 @@ std::vector<std::size_t> balanced_bounds(const std::vector<std::size_t>& bounds,
     if (!(x > 0)) x = measured / static_cast<double>(ranks_measured);  // a rank without bodies: the mean rate
     total += x;
   }
+  const double step = bounds == even_bounds(n, p) ? 1.0 : 0.5;  // the first measurement sets the shares
   std::vector<std::size_t> next(p + 1, 0);
   double share_sum = 0;
   for (std::size_t r = 0; r + 1 < p; ++r) {
     const double was = static_cast<double>(bounds[r + 1] - bounds[r]) / static_cast<double>(n);
-    share_sum += 0.5 * (was + rate[r] / total);
+    share_sum += was + step * (rate[r] / total - was);
     const auto b = static_cast<std::size_t>(share_sum * static_cast<double>(n)) / 64 * 64;
     next[r + 1] = std::min(n, std::max(b, next[r]));
   }

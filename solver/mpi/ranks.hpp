@@ -65,8 +65,8 @@ int interrupt_signal();
 // blocks of 64 bodies allow (the last rank takes the rest).
 std::vector<std::size_t> block_bounds(std::size_t n);
 // The next bounds from the last ones and each rank's seconds for its block: each rank's share of
-// the n bodies in proportion to the rate it showed (bodies per second), halfway from the last
-// share (measurements are noisy), on whole blocks of 64 bodies. Cores of one machine do not run
+// the n bodies in proportion to the rate it showed (bodies per second), on whole blocks of 64
+// bodies; from the even split at once, later halfway from the last share (the rates are noisy). Cores of one machine do not run
 // alike (clocks, shared cores of a virtual machine), and every rank waits for the slowest. The
 // same inputs give every rank the same bounds; which rank computes a body does not change its bits.
 std::vector<std::size_t> balanced_bounds(const std::vector<std::size_t>& bounds, const std::vector<double>& seconds);
