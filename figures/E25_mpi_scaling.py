@@ -7,7 +7,7 @@ the GPU host's 16-core CPU, committed with its .meta.json); writes
   figures/E25_mpi_scaling.pdf, .png     one row of panels per machine:
       (a) strong scaling: parallel efficiency T(Pb) Pb / (P T(P)) against P, one line per N and
           exchange; Pb = 1, or the fewest ranks measured at that N (said in the legend);
-      (b) the time of one evaluation at the largest strong-scaling N, split into rank 0's compute
+      (b) the time of one evaluation at the largest strong-scaling N measured on several P, split into rank 0's compute
           and exchange (which includes waiting for slower ranks), a bar per P and exchange;
       (c) weak scaling (n0 bodies per rank, N = n0 P): efficiency per interaction,
           T(1) / T(P) x W(P) / (P W(1)), W = N (N - 1), i.e. each rank's interaction rate
@@ -64,6 +64,14 @@ def series(rows, scaling):
             continue
         p, n = int(r["ranks"]), int(r["n"])
         out.setdefault((exchange(r["engine"]), n if scaling == "strong" else n // p), {})[p] = r
+    # One rank exchanges nothing: its point is the same computation for both exchanges, so a
+    # series without one borrows the other's (the ring was measured only where it differs).
+    for (ex, size), by_p in out.items():
+        if 1 not in by_p:
+            for (ex2, size2), other in out.items():
+                if size2 == size and 1 in other:
+                    by_p[1] = other[1]
+                    break
     return out
 
 
@@ -93,6 +101,8 @@ def draw_efficiency(ax, by_key, efficiency, what):
     colour = dict(zip(sizes, COLOURS * 3))
     ps = set()
     for (ex, size), by_p in sorted(by_key.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if len(by_p) < 2:
+            continue  # one point (N = 2^20 on 16 ranks alone): no efficiency to draw
         base, eff = efficiency(by_p)
         pp = sorted(eff)
         ps |= set(pp)
@@ -137,9 +147,9 @@ def main():
             below(ax)
         ax_a.text(0.02, 0.98, NITADORI, transform=ax_a.transAxes, ha="left", va="top", fontsize=5.8,
                   bbox={"facecolor": "white", "edgecolor": "0.7", "lw": 0.5, "pad": 2})
-        # (b) compute and exchange at the largest strong-scaling N.
+        # (b) compute and exchange at the largest strong-scaling N measured on several P.
         if strong:
-            nmax = max(size for _, size in strong)
+            nmax = max(size for (_, size), by_p in strong.items() if len(by_p) > 1 or len(strong) == 1)
             exes = [ex for ex in EXCHANGES if (ex, nmax) in strong]
             ps = sorted({p for ex in exes for p in strong[(ex, nmax)]})
             width = 0.8 / max(1, len(exes))
@@ -200,14 +210,16 @@ def write_table(machines_rows, sources):
                 base, eff = efficiency(by_p)
                 cells = [scaling, EXCHANGES.get(ex, (ex,))[0],
                          f"${pow2(size)}$" + (r"\,/\,rank" if scaling == "weak" else "")
-                         + (f" (from $P = {base}$)" if base != 1 else "")]
-                cells += [f"{float(by_p[p]['seconds_per_eval']):.3g} ({eff[p]:.2f})" if p in by_p else "---"
-                          for p in ps_all]
+                         + (f" (from $P = {base}$)" if base != 1 and len(by_p) > 1 else "")]
+                alone = len(by_p) == 1  # no base to compare with: the time alone
+                cells += [(f"{float(by_p[p]['seconds_per_eval']):.3g}" + ("" if alone else f" ({eff[p]:.2f})"))
+                          if p in by_p else "---" for p in ps_all]
                 lines.append(" & ".join(cells) + r" \\")
     lines += [r"\midrule",
               rf"\multicolumn{{{cols + 3}}}{{p{{0.9\linewidth}}}}{{\footnotesize Efficiency: strong "
-              r"$P_b\,T(P_b) / (P\,T(P))$ from $P_b = 1$ or the fewest ranks measured; weak, per "
-              r"interaction, $T(1)\,W(P) / (P\,T(P)\,W(1))$, $W = N(N-1)$.} \\",
+              r"$P_b\,T(P_b) / (P\,T(P))$ from $P_b = 1$ or the fewest ranks measured (one rank exchanges "
+              r"nothing: its point serves both exchanges); weak, per interaction, $T(1)\,W(P) / (P\,T(P)\,W(1))$, "
+              r"$W = N(N-1)$.} \\",
               r"\bottomrule", r"\end{tabular}", ""]
     paper.write_tex("E25_table.tex", "\n".join(lines), __file__, sources)
 
