@@ -262,6 +262,10 @@ def write_numbers(machines_rows, sources):
                      if {1, TARGET_RANKS} <= set(strong.get((ex, TARGET_N), {}))}
         out[f"{prefix}TargetAllgatherEff"] = f"{at_target['mpi']:.2f}" if "mpi" in at_target else M
         out[f"{prefix}TargetRingEff"] = f"{at_target['mpi-ring']:.2f}" if "mpi-ring" in at_target else M
+        # The interactions per second at the target N on 1 rank and on the target's ranks (mpi:).
+        target = strong.get(("mpi", TARGET_N), {})
+        for key, p in (("OneRankRate", 1), ("TargetRate", TARGET_RANKS)):
+            out[f"{prefix}{key}"] = paper.tex_sci(float(target[p]["interactions_per_s"])) if p in target else M
         out[f"{prefix}Verdict"] = (M if not at_target else
                                    "met" if max(at_target.values()) >= TARGET_EFFICIENCY else "not met")
         out[f"{prefix}MaxRanks"] = str(max(p for by_p in strong.values() for p in by_p)) if strong else M
