@@ -4,6 +4,7 @@
 #
 #   PARTS="tests ranks sanitizer e25" tools/gpu/mpi_batch.sh   # (the default: all of them)
 #   PARTS=e25 FORCE= tools/gpu/mpi_batch.sh   # E25 only, resuming from the carried results/.points
+#   PARTS=gpus tools/gpu/mpi_batch.sh          # on a machine with several GPUs: one GPU per rank
 #
 # checks: nbody_tests [mpi] and [engines] (every CUDA kernel with block_forces computes any block
 # as one evaluation does, bit for bit); tests/runner/test_mpi_runs.py (2 CPU ranks equal 1
@@ -49,6 +50,35 @@ if part ranks; then
   done
   cat gpu_ranks.log >> steps.log
   cd - > /dev/null
+  pack
+fi
+
+# gpus (a machine with several GPUs): one GPU per rank, chosen from the node-local rank. 2 ranks
+# against 1 process, bit for bit; then one force evaluation of mpi:cuda-tiled at N = 2^20 and 2^22
+# on 1 and 2 ranks (rows in timings.csv).
+if part gpus; then
+  step "one GPU per rank"
+  nvidia-smi -L | tee -a "$W/steps.log"
+  cd "$W" || exit 1
+  common="--ic plummer --n 5000 --seed 4 --integrator rk4 --dt 0.001 --t-end 0.02 --eps 0.01 --stepping host"
+  for p in float double; do
+    "$NB" run $common --precision $p --engine cuda-tiled --final-state one.csv --quiet > /dev/null 2>> errors.log
+    "$MPIEXEC" -n 2 "$NB" run $common --precision $p --engine mpi:cuda-tiled --final-state two.csv --summary two.json \
+      --quiet > /dev/null 2>> errors.log
+    if cmp -s one.csv two.csv; then r=same; else r=DIFFERENT; fi
+    echo "$p mpi:cuda-tiled, 2 ranks on $(nvidia-smi -L | wc -l) GPUs vs 1 process: $r ($(grep -o '"device": "[^"]*"' two.json))" | tee -a gpus.log
+    rm -f one.csv one.meta.json two.csv two.meta.json two.json
+  done
+  cd - > /dev/null
+  cat "$W/gpus.log" >> "$W/steps.log"
+  for p in float double; do
+    for n in 1048576 4194304; do
+      for r in 1 2; do
+        timing_row ranks_launched "$r" "$MPIEXEC" -n $r "$NB" bench --engine mpi:cuda-tiled --precision $p --n $n --repeats 5
+      done
+    done
+  done
+  cut -d, -f1-7,13,14,30-32 "$W/timings.csv" | tee -a "$W/steps.log"
   pack
 fi
 
