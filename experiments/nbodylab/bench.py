@@ -21,7 +21,7 @@ that for final numbers on a quiet machine).
 A point with `ranks` (and `threads_per_rank`; nbodylab/mpi.py) runs as
 `OMP_NUM_THREADS=T mpiexec -n P --bind-to core --map-by slot:PE=T nbody bench ...`: its launch is
 part of its hash and of its recorded command. Rank 0 writes the row (with nbody's own columns
-ranks, compute_seconds, exchange_seconds).
+ranks, compute_seconds, exchange_seconds, kernel_seconds).
 """
 import csv
 import io

@@ -46,7 +46,7 @@ int bench_typed(const BenchOptions& o) {
   // GPU engines: seconds_per_eval is the kernels' device time (events), wall_seconds_per_eval
   // adds the host<->device copies; CPU engines: both are the wall time.
   // Tree engines also time the build and the walk apart (their medians).
-  std::vector<double> seconds, wall, build_times, walk_times, moments_times, compute_times, exchange_times;
+  std::vector<double> seconds, wall, build_times, walk_times, moments_times, compute_times, exchange_times, kernel_times;
   for (int r = 0; r < o.repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());
@@ -58,6 +58,7 @@ int bench_typed(const BenchOptions& o) {
     moments_times.push_back(engine->last_tree_profile().moments_seconds);
     compute_times.push_back(engine->last_rank_profile().compute_seconds);
     exchange_times.push_back(engine->last_rank_profile().exchange_seconds);
+    kernel_times.push_back(engine->last_rank_profile().kernel_seconds);
   }
   const double median = median_of(seconds);
   const double wall_median = median_of(wall);
@@ -114,13 +115,18 @@ int bench_typed(const BenchOptions& o) {
     error_columns = buf;
   }
   const std::string timing = engine->last_device_seconds() >= 0 ? "device-events" : "wall";
-  // mpi:<engine>: the ranks, and rank 0's medians of its local engine's time and of the exchange
-  // (waiting for the slowest rank included).
-  std::string rank_columns = ",,";
+  // mpi:<engine>: the ranks, and rank 0's medians of its local engine's time (a GPU engine's copies
+  // included), of the exchange (waiting for the slowest rank included) and, for a GPU engine, of
+  // its kernels alone (device events).
+  std::string rank_columns = ",,,";
   if (const RankProfile r = engine->last_rank_profile(); r.ranks > 0) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%d,%.6g,%.6g", r.ranks, median_of(compute_times), median_of(exchange_times));
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%d,%.6g,%.6g,", r.ranks, median_of(compute_times), median_of(exchange_times));
     rank_columns = buf;
+    if (r.kernel_seconds >= 0) {
+      std::snprintf(buf, sizeof buf, "%.6g", median_of(kernel_times));
+      rank_columns += buf;
+    }
   }
   const double interactions = static_cast<double>(s.size()) * static_cast<double>(s.size() - 1);
   const auto host = host_info();
@@ -128,7 +134,7 @@ int bench_typed(const BenchOptions& o) {
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
   const std::string& simd_isa = find_engine<T>(engine_name).can.simd;
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds\n");
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds\n");
   std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)

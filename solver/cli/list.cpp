@@ -37,6 +37,7 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"device", device_name(entry.can.device)},
          {"precisions", e.precisions},
          {"compensated_forces", entry.can.compensated_forces},
+         {"block_forces", entry.can.block_forces},
          {"tree", tree_name(entry.can.tree)},
          {"leaf_size", entry.can.leaf_size},
          {"simd", entry.can.simd},
@@ -61,6 +62,7 @@ int list_engines(bool json, std::string_view precision) {
     for (std::size_t k = 0; k < j["precisions"].size(); ++k) text += (k ? ", " : "") + j["precisions"][k].get<std::string>();
     text += "]";
     if (j["compensated_forces"].get<bool>()) text += " [--compensated forces]";
+    if (j["block_forces"].get<bool>()) text += " [mpi:" + j["name"].get<std::string>() + " splits it over MPI ranks]";
     const std::string leaf = " (default " + std::to_string(j["leaf_size"].get<unsigned>()) + ")";
     if (j["tree"] == "kdtree") text += " [approximate: --lambda-crit, --leaf-size" + leaf + ", --split-axis]";
     if (j["tree"] == "octree") text += " [approximate: --theta, --leaf-size" + leaf + ", --moments]";

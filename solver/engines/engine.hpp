@@ -53,6 +53,7 @@ struct RankProfile {
   int ranks = 0;
   std::string exchange;  // allgatherv or ring
   double compute_seconds = 0, exchange_seconds = 0;              // the last evaluation
+  double kernel_seconds = -1;  // the last evaluation's local kernels on the device (events; -1: a CPU engine)
   double total_compute_seconds = 0, total_exchange_seconds = 0;  // every evaluation so far
 };
 

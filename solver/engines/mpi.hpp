@@ -57,6 +57,7 @@ class MpiEngine final : public ForceEngine<T> {
     }
     for (int c = 0; c < 3; ++c) mpi::exchange_blocks(acc + c * n, sizeof(T), bounds, how_);
     profile_.compute_seconds = std::chrono::duration<double>(t1 - t0).count();
+    profile_.kernel_seconds = local_->last_device_seconds();
     bounds_ = mpi::balanced_bounds(bounds, mpi::allgather(profile_.compute_seconds));  // for the next evaluation
     const auto t2 = clock::now();
     profile_.exchange_seconds = std::chrono::duration<double>(t2 - t1).count();
@@ -70,11 +71,13 @@ class MpiEngine final : public ForceEngine<T> {
   }
   std::string potential_method() const override { return local_->potential_method(); }
   void set_launch(std::string_view spec) override { local_->set_launch(spec); }
-  double last_device_seconds() const override { return local_->last_device_seconds(); }
-  std::string device_info() const override {
-    const std::string local = local_->device_info();
-    return std::to_string(profile_.ranks) + " MPI ranks (" + profile_.exchange + ")" + (local.empty() ? "" : "; " + local);
-  }
+  // None: an evaluation's time is its wall time, the exchange included (the local kernels' device
+  // time is the rank profile's kernel_seconds).
+  double last_device_seconds() const override { return -1; }
+  // The local engine's alone (the ranks and the exchange are in the summary's mpi section): a run
+  // resumed on another number of ranks, or as the local engine on one process, continues bit for
+  // bit, and the resume compares this text to say whether it does.
+  std::string device_info() const override { return local_->device_info(); }
   RankProfile last_rank_profile() const override { return profile_; }
 
  private:

@@ -4,7 +4,7 @@
 - runs on 2 ranks with mpi:<engine> and mpi-ring:<engine> write the same files, byte for byte,
   as the 1-process run with <engine>: a fixed-step integrator (leapfrog, with CSV snapshots and
   a checkpoint) and an adaptive one whose controller rejects steps (dopri5);
-- a 2-rank run stopped part way resumes on 1 process to the uninterrupted run's bits;
+- a 2-rank run stopped part way resumes on 1 process to the uninterrupted run's bits, with no note that it would not;
 - a rank that fails (bad input on one rank only; a GPU missing there) ends every rank, with one
   line on stderr, exit 2, and no file written, within the timeout (never a hang); so do a local
   engine under several ranks and a subcommand that is not distributed.
@@ -115,6 +115,9 @@ def main():
             r = run([args.nbody, "run", "--resume", f"{d}/part.ckpt", "--engine", "openmp-simd", f"--final-state={d}/resumed_final.csv"], d)
             if succeeded(r, "resumed on 1 process"):
                 same_files(d, "fixed_one", "resumed", "stopped on 2 ranks, resumed on 1", ("_final.csv",))
+                checks += 1  # and says nothing else: the ranks do not change the bits
+                if "not bit for bit" in r.stderr:
+                    failures.append(f"resumed on 1 process: a false note: {r.stderr.strip()}")
 
         # 3. Failures end every rank with one line and no file. Each case: its MPMD parts (ranks,
         # arguments after `nbody`), the exit code and a phrase of the line.

@@ -4,7 +4,7 @@
 #
 #   PARTS="tests ranks sanitizer e25" tools/gpu/mpi_batch.sh   # (the default: all of them)
 #   PARTS=e25 FORCE= tools/gpu/mpi_batch.sh   # E25 only, resuming from the carried results/.points
-#   PARTS=gpus tools/gpu/mpi_batch.sh          # on a machine with several GPUs: one GPU per rank
+#   PARTS=gpus tools/gpu/mpi_batch.sh          # on 2-4 GPUs of one host: one GPU per rank (E25_multi_gpu_scaling)
 #
 # checks: nbody_tests [mpi] and [engines] (every CUDA kernel with block_forces computes any block
 # as one evaluation does, bit for bit); tests/runner/test_mpi_runs.py (2 CPU ranks equal 1
@@ -55,33 +55,57 @@ if part ranks; then
   pack
 fi
 
-# gpus (a machine with several GPUs): one GPU per rank, chosen from the node-local rank. 2 ranks
-# against 1 process, bit for bit; then one force evaluation of mpi:cuda-tiled at N = 2^20 and 2^22
-# on 1 and 2 ranks (rows in timings.csv).
+# gpus (a machine with several GPUs): one GPU per rank, chosen from the node-local rank. First a
+# probe of mpiexec (bounded; with Open MPI's isolated launcher if the default one does not answer),
+# then 2 and 4 ranks against 1 process, bit for bit (which GPU each rank used: apps.csv), memcheck
+# on 4 ranks, then E25_multi_gpu_scaling through the runner (its points come back for a next call).
 if part gpus; then
   step "one GPU per rank"
-  nvidia-smi -L | tee -a "$W/steps.log"
+  export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader  # one host: shared memory only, no network probing
+  { nvidia-smi -L; nvidia-smi topo -m; env | grep -E '^(OMPI_MCA|NCCL)_' | sort; } 2>&1 | tee -a "$W/steps.log"
+  probe() {
+    timeout 30 "$MPIEXEC" -n 4 --oversubscribe hostname >> "$W/probe.log" 2>&1
+    local rc=$?
+    echo "probe $* rc=$rc" | tee -a "$W/steps.log"
+    return $rc
+  }
+  probe default || { export OMPI_MCA_plm=isolated; probe plm=isolated; } || { pack; kill $smi_pid; exit 1; }
   cd "$W" || exit 1
   common="--ic plummer --n 5000 --seed 4 --integrator rk4 --dt 0.001 --t-end 0.02 --eps 0.01 --stepping host"
   for p in float double; do
     "$NB" run $common --precision $p --engine cuda-tiled --final-state one.csv --quiet > /dev/null 2>> errors.log
-    timeout 120 "$MPIEXEC" -n 2 "$NB" run $common --precision $p --engine mpi:cuda-tiled --final-state two.csv \
-      --summary two.json --quiet > /dev/null 2>> errors.log
-    if cmp -s one.csv two.csv; then r=same; else r=DIFFERENT; fi
-    echo "$p mpi:cuda-tiled, 2 ranks on $(nvidia-smi -L | wc -l) GPUs vs 1 process: $r ($(grep -o '"device": "[^"]*"' two.json))" | tee -a gpus.log
-    rm -f one.csv one.meta.json two.csv two.meta.json two.json
+    for r in 2 4; do
+      for e in mpi:cuda-tiled mpi-ring:cuda-tiled mpi:cuda-split mpi:cuda-naive; do
+        [ $r = 2 ] && [ $e != mpi:cuda-tiled ] && continue
+        [ $e = mpi:cuda-naive ] && [ $p = float ] && continue
+        # cuda-split and cuda-naive sum in another order than cuda-tiled: their own 1-process run.
+        local_e=${e#*:}
+        [ $local_e = cuda-tiled ] || "$NB" run $common --precision $p --engine $local_e --final-state ref.csv --quiet > /dev/null 2>> errors.log
+        ref=one.csv; [ $local_e = cuda-tiled ] || ref=ref.csv
+        timeout 120 "$MPIEXEC" -n $r "$NB" run $common --precision $p --engine $e --final-state many.csv \
+          --summary many.json --quiet > /dev/null 2>> errors.log
+        if [ -s many.csv ] && cmp -s $ref many.csv; then v=same; else v=DIFFERENT; fi
+        echo "$p $e, $r ranks on $(nvidia-smi -L | wc -l) GPUs vs 1 process ($local_e): $v" | tee -a gpus.log
+        rm -f many.csv many.meta.json many.json ref.csv ref.meta.json
+      done
+    done
+    rm -f one.csv one.meta.json
   done
   cd - > /dev/null
   cat "$W/gpus.log" >> "$W/steps.log"
-  for p in float double; do
-    for n in 1048576 4194304; do
-      for r in 1 2; do
-        timing_row ranks_launched "$r" timeout 120 "$MPIEXEC" -n $r "$NB" bench --engine mpi:cuda-tiled --precision $p \
-          --n $n --repeats 5
-      done
-    done
+  pack
+  step "memcheck, 4 ranks"
+  for e in mpi:cuda-tiled mpi:cuda-split; do
+    timeout 120 "$MPIEXEC" -n 4 "$SAN" --tool memcheck --error-exitcode 99 "$NB" bench --engine $e --precision double \
+      --n 3000 --repeats 1 >> "$W/sanitizer_memcheck.log" 2>&1
+    echo "rc=$? (memcheck 4 ranks $e)" >> "$W/sanitizer_summary.log"
   done
-  cut -d, -f1-7,13,14,30-32 "$W/timings.csv" | tee -a "$W/steps.log"
+  sanitizer_summary
+  # Which GPU each process used while the scaling runs.
+  nvidia-smi --query-compute-apps=timestamp,pid,gpu_bus_id,used_memory --format=csv -lms 2000 > "$W/apps.csv" 2>&1 &
+  apps_pid=$!
+  LIMIT=${LIMIT:-420} run_experiments E25_multi_gpu_scaling
+  kill $apps_pid 2> /dev/null
   pack
 fi
 
