@@ -197,6 +197,45 @@ TEMPLATE_TEST_CASE("every_engine_with_block_forces_computes_any_block_as_one_eva
   }
 }
 
+// mpi:<engine> splits an engine with pass_forces (cuda-pairs) by its passes: each rank computes the
+// sums of its passes, and the ranks add them on in turn. Done here in one process, rank after rank,
+// for several splits of the passes (an empty share among them), it must give one evaluation's bits;
+// so must mpi:<engine> on one rank.
+TEMPLATE_TEST_CASE("every_engine_with_pass_forces_added_in_turn_over_any_split_of_its_passes_equals_one_evaluation_bit_for_bit",
+                   "[engines][gpu][mpi]", float, double) {
+  using T = TestType;
+  const ForceLaw<T> law;
+  for (const auto& e : engine_table<T>()) {
+    if (!e.can.pass_forces || !runnable(e)) continue;
+    for (std::string launch : {"", "split=3", "split=8"}) {
+      auto engine = make_engine<T>(e.name, law);
+      engine->set_launch(launch);
+      auto over_ranks = make_engine<T>("mpi:" + std::string(e.name), law);
+      over_ranks->set_launch(launch);
+      for (std::size_t n : {1, 17, 1031, 4099, 20000}) {
+        const Bodies<T> b = random_bodies<T>(n, 91 + n);
+        const std::vector<T> whole = engine_accelerations(*engine, b);
+        const std::size_t passes = engine->pass_count(n);
+        INFO(e.name << " in " << RealTraits<T>::name << ", launch '" << launch << "', n " << n << ", " << passes << " passes");
+        CHECK(engine_accelerations(*over_ranks, b) == whole);
+        const std::vector<std::vector<std::size_t>> splits = {
+            {0, passes}, {0, passes / 2, passes}, {0, 0, passes}, {0, passes / 3, passes - passes / 3, passes}};
+        for (const auto& bounds : splits) {
+          std::vector<T> a(3 * n, T(12345.0));  // what rank 0 starts from is never read
+          for (std::size_t r = 0; r + 1 < bounds.size(); ++r) {
+            engine->pass_sums(b.pos.data(), b.mass.data(), n, bounds[r], bounds[r + 1]);
+            engine->fold_pass_sums(n, bounds[r] == 0, bounds[r + 1] == passes, a.data());
+          }
+          std::size_t differing = 0;
+          for (std::size_t k = 0; k < 3 * n; ++k) differing += !(a[k] == whole[k]);
+          INFO(bounds.size() - 1 << " shares of the passes");
+          CHECK(differing == 0);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("mpi_engines_run_as_one_rank_without_mpiexec_and_equal_their_local_engine", "[engines][mpi]") {
   const Bodies<double> b = random_bodies<double>(333, 5);
   const ForceLaw<double> law;

@@ -15,7 +15,9 @@
 // The j-side sums of tile row+d go to slot 1 + d - d_first of a [slots][3][n] buffer, the rows' own
 // sums to slot 0; pairs_reduce_kernel adds them per body in the order slot 0, d = d_first..d_last.
 // The distances are done in passes [d_first, d_last] (`split=` passes; the buffer holds one pass),
-// each pass adding onto the previous passes' sums.
+// each pass's sum added onto the previous passes' sums. MPI ranks split the passes (mpi:cuda-pairs):
+// each keeps its passes' sums, and the ranks add them on in pass order, one after the other
+// (pass_fold_kernel), which is the order of one process.
 #include <cuda_runtime.h>
 
 #include "common/interaction.hpp"
@@ -140,18 +142,17 @@ __global__ void __launch_bounds__(pairs_max_block) pairs_kernel(PairsArgs<T> a) 
   }
 }
 
-// acc (3n, SoA) = previous passes' sums (unless first) + slot 0 + the j-side slots of this pass in
-// the order of d; the last pass applies G.
+// The pass's sum of each body (3n, SoA): slot 0 + the j-side slots of this pass in the order of d,
+// added to the previous passes' sums unless first (acc = acc + pass sum), times G on the last pass.
+// With first and not last it leaves the pass's sum alone in acc: MPI ranks that split the passes
+// keep them so (pass_fold_kernel adds them on).
 template <class T>
 __global__ void pairs_reduce_kernel(const T* __restrict__ slots, int n, int P, int ntiles, int d_first, int d_last,
                                     bool first, bool last, T G, T* __restrict__ acc) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const int col = i / P;
-  T sx = first ? T(0) : acc[i], sy = first ? T(0) : acc[n + i], sz = first ? T(0) : acc[2 * n + i];
-  sx += slots[i];
-  sy += slots[n + i];
-  sz += slots[2 * n + i];
+  T sx = slots[i], sy = slots[n + i], sz = slots[2 * n + i];
   for (int d = d_first; d <= d_last; ++d) {
     if (d > pair_band((col - d + ntiles) % ntiles, ntiles)) continue;  // row col-d does not own this tile
     const T* s = slots + static_cast<size_t>(1 + d - d_first) * 3 * n;
@@ -159,9 +160,26 @@ __global__ void pairs_reduce_kernel(const T* __restrict__ slots, int n, int P, i
     sy += s[n + i];
     sz += s[2 * n + i];
   }
+  if (!first) sx = acc[i] + sx, sy = acc[n + i] + sy, sz = acc[2 * n + i] + sz;
   acc[i] = last ? G * sx : sx;
   acc[n + i] = last ? G * sy : sy;
   acc[2 * n + i] = last ? G * sz : sz;
+}
+
+// acc = the pass sums `sums` (count x 3n, in pass order) added onto acc one after the other, as the
+// reduction of one process adds them (the first onto nothing when first), times G when last.
+template <class T>
+__global__ void pass_fold_kernel(const T* __restrict__ sums, int count, int n, bool first, bool last, T G,
+                                 T* __restrict__ acc) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  T s[3];
+  for (int c = 0; c < 3; ++c) {
+    const T* sum = sums + static_cast<size_t>(c) * n + i;
+    s[c] = first ? sum[0] : acc[c * n + i] + sum[0];
+    for (int k = 1; k < count; ++k) s[c] = s[c] + sum[static_cast<size_t>(k) * 3 * n];
+    acc[c * n + i] = last ? G * s[c] : s[c];
+  }
 }
 
 }  // namespace nbody::cuda

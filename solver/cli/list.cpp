@@ -38,6 +38,7 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"precisions", e.precisions},
          {"compensated_forces", entry.can.compensated_forces},
          {"block_forces", entry.can.block_forces},
+         {"pass_forces", entry.can.pass_forces},
          {"tree", tree_name(entry.can.tree)},
          {"leaf_size", entry.can.leaf_size},
          {"simd", entry.can.simd},
@@ -63,6 +64,7 @@ int list_engines(bool json, std::string_view precision) {
     text += "]";
     if (j["compensated_forces"].get<bool>()) text += " [--compensated forces]";
     if (j["block_forces"].get<bool>()) text += " [mpi:" + j["name"].get<std::string>() + " splits it over MPI ranks]";
+    if (j["pass_forces"].get<bool>()) text += " [mpi:" + j["name"].get<std::string>() + " splits its passes over MPI ranks]";
     const std::string leaf = " (default " + std::to_string(j["leaf_size"].get<unsigned>()) + ")";
     if (j["tree"] == "kdtree") text += " [approximate: --lambda-crit, --leaf-size" + leaf + ", --split-axis]";
     if (j["tree"] == "octree") text += " [approximate: --theta, --leaf-size" + leaf + ", --moments]";

@@ -226,7 +226,8 @@ int run_cli(int argc, char** argv) {
                       "force engine (`nbody list engines`; default: the first of that list that runs in --precision, "
                       "with --compensated forces the first that has them); under `mpiexec -n P`, mpi:<engine> splits the "
                       "force evaluation over the P ranks (each computes its block of bodies from all positions, with the "
-                      "bits of one process), mpi-ring:<engine> the same with a ring exchange")
+                      "bits of one process; cuda-pairs: its passes, summed in turn), mpi-ring:<engine> the same with a "
+                      "ring exchange")
       ->check(engine_name);
   run_cmd->add_option("--launch", run.launch, launch_help());
   run_cmd->add_option("--stepping", run.stepping,

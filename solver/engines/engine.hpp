@@ -72,6 +72,23 @@ class ForceEngine {
     (void)pos, (void)mass, (void)n, (void)first, (void)count, (void)acc;
     throw InputError("this engine computes all bodies at once (no block_forces)");
   }
+  // Engines whose sum is one per pass, added in pass order (capabilities: pass_forces; cuda-pairs'
+  // passes over its tile distances), for mpi:<engine>, whose ranks split the passes: their number
+  // for n bodies; the sums of passes [first, end), kept by the engine; and acc (3n, SoA) = those
+  // sums added onto acc in pass order (onto nothing when first), times G when last. Ranks that do
+  // the last in turn, in pass order, form each body's sum exactly as accelerations() does.
+  virtual std::size_t pass_count(std::size_t n) {
+    (void)n;
+    throw InputError("this engine's sum has no passes to split (no pass_forces)");
+  }
+  virtual void pass_sums(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t end) {
+    (void)pos, (void)mass, (void)n, (void)first, (void)end;
+    throw InputError("this engine's sum has no passes to split (no pass_forces)");
+  }
+  virtual void fold_pass_sums(std::size_t n, bool first, bool last, T* acc) {
+    (void)n, (void)first, (void)last, (void)acc;
+    throw InputError("this engine's sum has no passes to split (no pass_forces)");
+  }
   const ForceLaw<T>& law() const { return law_; }
   // The potential at points (direct_potentials' contract); potential_method() says how and where.
   virtual void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi) {
@@ -113,6 +130,7 @@ struct EngineCapabilities {
   TreeKind tree = TreeKind::none;   // Barnes-Hut: the tree, and so the flags that steer it
   unsigned leaf_size = 0;           // tree engines: the --leaf-size it takes when none is given
   bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
+  bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
 };
 
 template <class T>

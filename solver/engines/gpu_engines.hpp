@@ -33,6 +33,7 @@ EngineEntry<T> entry(Device device) {
   can.launch = Kernel::template knobs<T>();
   if constexpr (requires { Kernel::tree; }) can.tree = Kernel::tree, can.leaf_size = Kernel::leaf_size;
   if constexpr (requires { Kernel::block_forces; }) can.block_forces = Kernel::block_forces;
+  if constexpr (requires { Kernel::pass_forces; }) can.pass_forces = Kernel::pass_forces;
   return {Kernel::name, Kernel::description, std::move(can),
           [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<Engine<T, Kernel>>(law); }};
 }

@@ -9,6 +9,11 @@
 // The blocks follow the ranks' speeds: each evaluation's compute times set the next one's blocks
 // (mpi::balanced_bounds), so that no rank waits long for a slower one.
 //
+// A local engine that sums in passes instead (pass_forces: cuda-pairs, whose pair tiles add to the
+// rows of both bodies, so no block of rows stands alone) is split by its passes: each rank computes
+// the sums of its share of them, then the ranks add theirs on in turn, in pass order (rank r after
+// r - 1, mpi::in_turn), which is the order of one process, and the last rank's result goes to all.
+//
 // The exchange moves 3 N numbers per evaluation, as an exchange of positions would. Its two
 // forms: MPI_Allgatherv (mpi:, the library picks its algorithm) and a ring of P - 1
 // MPI_Sendrecv (mpi-ring:). Before either, one agreement (a 3-int MPI_Allreduce) carries a
@@ -28,37 +33,41 @@ namespace nbody {
 template <class T>
 class MpiEngine final : public ForceEngine<T> {
  public:
-  MpiEngine(std::unique_ptr<ForceEngine<T>> local, mpi::Exchange how)
-      : ForceEngine<T>(local->law()), local_(std::move(local)), how_(how) {
+  // by_passes: the local engine sums in passes (pass_forces) instead of computing blocks.
+  MpiEngine(std::unique_ptr<ForceEngine<T>> local, mpi::Exchange how, bool by_passes = false)
+      : ForceEngine<T>(local->law()), local_(std::move(local)), how_(how), by_passes_(by_passes) {
     profile_.ranks = mpi::size();
-    profile_.exchange = how == mpi::Exchange::ring ? "ring" : "allgatherv";
+    profile_.exchange = by_passes ? "in turn" : how == mpi::Exchange::ring ? "ring" : "allgatherv";
   }
 
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
-    if (bounds_.empty() || bounds_.back() != n) bounds_ = mpi::block_bounds(n);
-    const std::vector<std::size_t> bounds = bounds_;
-    const std::size_t first = bounds[mpi::rank()], count = bounds[mpi::rank() + 1] - first;
-    std::exception_ptr failure;
-    int code = 0;
-    try {
-      local_->accelerations_of(pos, mass, n, first, count, acc);
-    } catch (const InputError&) {
-      failure = std::current_exception(), code = 2;
-    } catch (...) {
-      failure = std::current_exception(), code = 3;
+    Failure f;
+    std::vector<std::size_t> bounds;
+    const bool by_passes = by_passes_ && mpi::size() > 1;  // one rank: the local engine's own evaluation
+    if (by_passes) {
+      f.run([&] { pass_sums(pos, mass, n); });
+    } else {
+      if (bounds_.empty() || bounds_.back() != n) bounds_ = mpi::block_bounds(n);
+      bounds = bounds_;
+      const std::size_t first = bounds[mpi::rank()], count = bounds[mpi::rank() + 1] - first;
+      f.run([&] { local_->accelerations_of(pos, mass, n, first, count, acc); });
     }
     const auto t1 = clock::now();
-    const mpi::Agreement agreed = mpi::agree(code, nbody::interrupt_signal());
-    if (agreed.code != 0) {
-      if (failure) std::rethrow_exception(failure);
-      throw mpi::PeerFailed{agreed.code};
+    f.agree();
+    if (by_passes) {
+      // Rank r adds its passes' sums onto those of the ranks before it, in pass order.
+      mpi::in_turn(acc, 3 * n, sizeof(T), [&] {
+        if (pass_end_ > pass_first_) f.run([&] { local_->fold_pass_sums(n, pass_first_ == 0, pass_end_ == passes_, acc); });
+      });
+      f.agree();  // a failure in a rank's turn (the turn went on, so that no rank waits)
+    } else {
+      for (int c = 0; c < 3; ++c) mpi::exchange_blocks(acc + c * n, sizeof(T), bounds, how_);
     }
-    for (int c = 0; c < 3; ++c) mpi::exchange_blocks(acc + c * n, sizeof(T), bounds, how_);
     profile_.compute_seconds = std::chrono::duration<double>(t1 - t0).count();
     profile_.kernel_seconds = local_->last_device_seconds();
-    bounds_ = mpi::balanced_bounds(bounds, mpi::allgather(profile_.compute_seconds));  // for the next evaluation
+    if (!by_passes) bounds_ = mpi::balanced_bounds(bounds, mpi::allgather(profile_.compute_seconds));  // for the next evaluation
     const auto t2 = clock::now();
     profile_.exchange_seconds = std::chrono::duration<double>(t2 - t1).count();
     profile_.total_compute_seconds += profile_.compute_seconds;
@@ -81,8 +90,42 @@ class MpiEngine final : public ForceEngine<T> {
   RankProfile last_rank_profile() const override { return profile_; }
 
  private:
+  // This rank's failure, if any: its exception and exit code; agree() shares it with every rank
+  // (all reach it at the same points) and ends each with the failing rank's code.
+  struct Failure {
+    std::exception_ptr failure;
+    int code = 0;
+    template <class F>
+    void run(F&& f) {
+      try {
+        f();
+      } catch (const InputError&) {
+        failure = std::current_exception(), code = 2;
+      } catch (...) {
+        failure = std::current_exception(), code = 3;
+      }
+    }
+    void agree() const {
+      const mpi::Agreement agreed = mpi::agree(code, nbody::interrupt_signal());
+      if (agreed.code != 0) {
+        if (failure) std::rethrow_exception(failure);
+        throw mpi::PeerFailed{agreed.code};
+      }
+    }
+  };
+
+  // This rank's passes, as even as whole passes allow, computed and kept by the local engine.
+  void pass_sums(const T* pos, const T* mass, std::size_t n) {
+    const std::size_t p = static_cast<std::size_t>(mpi::size()), r = static_cast<std::size_t>(mpi::rank());
+    passes_ = local_->pass_count(n);
+    pass_first_ = passes_ * r / p, pass_end_ = passes_ * (r + 1) / p;
+    local_->pass_sums(pos, mass, n, pass_first_, pass_end_);
+  }
+
   std::unique_ptr<ForceEngine<T>> local_;
   mpi::Exchange how_;
+  bool by_passes_;
+  std::size_t passes_ = 0, pass_first_ = 0, pass_end_ = 0;
   std::vector<std::size_t> bounds_;  // the ranks' blocks of the next evaluation (balanced by the last)
   RankProfile profile_;
 };

@@ -131,17 +131,17 @@ std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLa
     throw InputError("engine '" + std::string(name) + "' has no compensated force sums (--compensated forces or both); " +
                      "engines with them: " + engines_with_compensated_sums<T>());
   if (local_engine_name(name) == name) return e.make(law);
-  if (!e.can.block_forces)
+  if (!e.can.block_forces && !e.can.pass_forces)
     throw InputError("engine '" + std::string(e.name) + "' computes all bodies at once, so " +
                      std::string(name.substr(0, name.size() - e.name.size())) + " cannot split it over ranks; engines it can split in " +
                      std::string(RealTraits<T>::name) + ": " +
-                     names_of(engine_table<T>() | std::views::filter([](const auto& x) { return x.can.block_forces; })));
+                     names_of(engine_table<T>() | std::views::filter([](const auto& x) { return x.can.block_forces || x.can.pass_forces; })));
 #if NBODY_WITH_CUDA
   // One GPU per rank: the node's ranks take its GPUs in turn.
   if (e.can.device == Device::cuda && cuda::device_count() > 0) cuda::use_device(mpi::local_rank() % cuda::device_count());
 #endif
   const auto how = name.starts_with(kMpiRingPrefix) ? mpi::Exchange::ring : mpi::Exchange::allgatherv;
-  return std::make_unique<MpiEngine<T>>(e.make(law), how);
+  return std::make_unique<MpiEngine<T>>(e.make(law), how, !e.can.block_forces);  // else by its passes
 }
 
 #define NBODY_INSTANTIATE(T)                                                 \

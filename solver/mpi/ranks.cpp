@@ -241,4 +241,20 @@ void exchange_blocks([[maybe_unused]] void* data, [[maybe_unused]] std::size_t e
 #endif
 }
 
+void in_turn(void* data, [[maybe_unused]] std::size_t count, [[maybe_unused]] std::size_t elem_bytes,
+             const std::function<void()>& step) {
+#if NBODY_WITH_MPI
+  if (g.size > 1) {
+    const MPI_Datatype t = element_type(elem_bytes);
+    if (g.rank > 0) check(MPI_Recv(data, as_int(count), t, g.rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    step();
+    if (g.rank + 1 < g.size) check(MPI_Send(data, as_int(count), t, g.rank + 1, 0, MPI_COMM_WORLD), "MPI_Send");
+    check(MPI_Bcast(data, as_int(count), t, g.size - 1, MPI_COMM_WORLD), "MPI_Bcast");
+    return;
+  }
+#endif
+  (void)data;
+  step();
+}
+
 }  // namespace nbody::mpi

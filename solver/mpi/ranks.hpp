@@ -14,6 +14,7 @@
 //
 // Without MPI in the build, or without mpiexec, there is one rank and none of this costs anything.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,5 +79,11 @@ enum class Exchange { allgatherv, ring };
 // Collective: each rank's block [bounds[r], bounds[r + 1]) of `data` (elements of elem_bytes) to
 // every rank, in place: MPI_Allgatherv, or P - 1 steps of MPI_Sendrecv around the ring.
 void exchange_blocks(void* data, std::size_t elem_bytes, const std::vector<std::size_t>& bounds, Exchange how);
+
+// Collective: `data` (count elements of elem_bytes) built by the ranks in turn: rank r receives it
+// from rank r - 1 (rank 0 starts it), applies `step` and passes it on to r + 1; then the last
+// rank's result goes to every rank. `step` must not throw (a rank that fails still passes the
+// data on, so that none waits; an agreement after it carries the failure).
+void in_turn(void* data, std::size_t count, std::size_t elem_bytes, const std::function<void()>& step);
 
 }  // namespace nbody::mpi

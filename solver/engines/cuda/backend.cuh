@@ -65,18 +65,24 @@ struct KernelOps {
   bool block_forces = false;
   Launch (*resolve)(const Launch&, std::size_t, bool) = nullptr;
   void (*launch)(const Launch&, const ForceArgs<T>&, Scratch<T>&, cudaStream_t) = nullptr;
+  // Kernels with pass_forces (their spec says so): the passes of a resolved shape, and some of them.
+  int (*pass_count)(const Launch&, std::size_t) = nullptr;
+  void (*launch_passes)(const Launch&, const ForceArgs<T>&, Scratch<T>&, cudaStream_t, int, int, T*) = nullptr;
 };
 
 template <class T, class Kernel>
 constexpr KernelOps<T> ops_of() {
-  constexpr bool blocks = [] {
-    if constexpr (requires { Kernel::block_forces; }) return Kernel::block_forces;
-    return false;
-  }();
-  if constexpr (Kernel::template runs_in<T>)
-    return {Kernel::name, blocks, &resolve<Kernel, T>, &Launcher<Kernel>::template launch<T>};
-  else
-    return {Kernel::name, blocks};
+  KernelOps<T> k{Kernel::name};
+  if constexpr (requires { Kernel::block_forces; }) k.block_forces = Kernel::block_forces;
+  if constexpr (Kernel::template runs_in<T>) {
+    k.resolve = &resolve<Kernel, T>;
+    k.launch = &Launcher<Kernel>::template launch<T>;
+    if constexpr (requires { Kernel::pass_forces; }) {
+      k.pass_count = &Launcher<Kernel>::template pass_count<T>;
+      k.launch_passes = &Launcher<Kernel>::template launch_passes<T>;
+    }
+  }
+  return k;
 }
 template <class T, class... K>
 constexpr auto kernel_ops(KernelList<K...>*) {
@@ -116,6 +122,23 @@ struct Backend<T>::Impl {
     Launch shape;
   };
   std::optional<Resolved> resolved;
+  DeviceBuffer<T> d_pass_sums;  // compute_passes(): this rank's pass sums, 3n each, for fold_passes()
+  int kept_passes = 0;
+
+  // A kernel with pass_forces, or why not.
+  static const detail::KernelOps<T>& pass_kernel(std::size_t kernel, std::size_t n) {
+    const detail::KernelOps<T>& k = kernels.at(kernel);
+    if (!k.launch_passes) throw std::logic_error(std::string(k.name) + " has no passes to split (no pass_forces)");
+    if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+    return k;
+  }
+  // The shape of kernel k for (request, n, clamp), resolved once and kept for the next call.
+  const Launch& shape(std::size_t kernel, const Launch& req, std::size_t n, bool clamp) {
+    const auto& r = resolved;
+    if (!r || r->kernel != kernel || !(r->request == req) || r->n != n || r->clamp != clamp)
+      resolved = Resolved{kernel, req, n, clamp, kernels.at(kernel).resolve(req, n, clamp)};
+    return resolved->shape;
+  }
 
   Impl() {
     (void)device_properties();
@@ -188,10 +211,7 @@ void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, co
   if (!k.launch) throw InputError(std::string(k.name) + " is not compiled for this real type (its spec's runs_in)");
   if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
   const bool clamp = rmin2 > T(0);
-  const auto& r = m.resolved;
-  if (!r || r->kernel != kernel || !(r->request == req) || r->n != n || r->clamp != clamp)
-    m.resolved = typename Impl::Resolved{kernel, req, n, clamp, k.resolve(req, n, clamp)};
-  const Launch l = m.resolved->shape;
+  const Launch l = m.shape(kernel, req, n, clamp);
   m.last = l;
   m.last_ms = -1;
   if (n == 0) return;
@@ -206,6 +226,50 @@ void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, co
                                      cudaMemcpyDeviceToHost, m.stream));
   m.finish_timed();
   for (std::size_t c = 0; c < 3; ++c) std::memcpy(acc + c * n + first, m.h_acc + c * n + first, count * sizeof(T));
+}
+
+template <class T>
+int Backend<T>::pass_count(std::size_t kernel, const Launch& req, std::size_t n, T rmin2) {
+  const detail::KernelOps<T>& k = Impl::pass_kernel(kernel, n);
+  return k.pass_count(impl_->shape(kernel, req, n, rmin2 > T(0)), n);
+}
+
+template <class T>
+void Backend<T>::compute_passes(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t n,
+                                int pass_first, int pass_end, T G, T eps2, T rmin2) {
+  Impl& m = *impl_;
+  const detail::KernelOps<T>& k = Impl::pass_kernel(kernel, n);
+  const bool clamp = rmin2 > T(0);
+  const Launch l = m.shape(kernel, req, n, clamp);
+  m.last = l;
+  m.last_ms = -1;
+  m.kept_passes = 0;
+  if (n == 0 || pass_end <= pass_first) return;
+  m.upload_bodies(pos, mass, n);
+  m.d_pass_sums.reserve(static_cast<std::size_t>(pass_end - pass_first) * 3 * n);
+  NBODY_CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  k.launch_passes(l, ForceArgs<T>{m.d_bodies, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc, 0, static_cast<int>(n)},
+                  m.scratch, m.stream, pass_first, pass_end, m.d_pass_sums.p);
+  NBODY_CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  m.finish_timed();
+  m.kept_passes = pass_end - pass_first;
+}
+
+template <class T>
+void Backend<T>::fold_passes(std::size_t n, bool first, bool last, T G, T* acc) {
+  Impl& m = *impl_;
+  if (n == 0 || m.kept_passes == 0) return;  // none here: acc goes on as it came
+  const std::size_t bytes = 3 * n * sizeof(T);
+  if (!first) {
+    std::memcpy(m.h_acc, acc, bytes);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_acc, m.h_acc, bytes, cudaMemcpyHostToDevice, m.stream));
+  }
+  pass_fold_kernel<T><<<static_cast<unsigned>((n + 255) / 256), 256, 0, m.stream>>>(
+      m.d_pass_sums.p, m.kept_passes, static_cast<int>(n), first, last, G, m.d_acc);
+  NBODY_CUDA_CHECK_LAUNCH("cuda-pairs pass fold launch");
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.h_acc, m.d_acc, bytes, cudaMemcpyDeviceToHost, m.stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  std::memcpy(acc, m.h_acc, bytes);
 }
 
 template <class T>

@@ -41,6 +41,15 @@ class Backend {
   // every CUDA call is checked (RunError).
   void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n, std::size_t first,
                std::size_t count, T G, T eps2, T rmin2, T* acc);
+  // Kernels whose sum is one per pass, added in pass order (pass_forces: cuda-pairs), for MPI ranks
+  // that split the passes: the passes of the shape resolved for n; the sums of passes
+  // [pass_first, pass_end), kept on the device; and acc (3n, SoA, host) = those sums added onto
+  // acc in pass order (onto nothing when first), times G when last: the ranks doing this in turn
+  // form each body's sum as compute() does on one device, bit for bit.
+  int pass_count(std::size_t kernel, const Launch& requested, std::size_t n, T rmin2);
+  void compute_passes(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n,
+                      int pass_first, int pass_end, T G, T eps2, T rmin2);
+  void fold_passes(std::size_t n, bool first, bool last, T G, T* acc);
   // phi (m) = -G sum_j m_j k(|x_j - p|) at the m points `at` (3m, SoA): the potential of the bodies
   // (kernels/cuda/potential.cuh), each point's sum in body order.
   void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2, T* phi);

@@ -24,15 +24,19 @@ class CudaEngine final : public ForceEngine<T> {
 
   // Kernels without block_forces (the registry says so) take only first = 0, count = n.
   void accelerations_of(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t count, T* acc) override {
-    if (!explicit_launch_ && n != cached_n_) {  // the tuned shape for this N, if `nbody tune` stored one
-      cached_n_ = n;
-      const auto spec = tune_cache::lookup(cuda::device_key(), std::string(Kernel::name), std::string(RealTraits<T>::name), n);
-      cached_ = spec ? parse_launch(*spec) : Launch{};
-    }
-    Launch force = explicit_launch_ ? launch_ : cached_;
-    force.cluster = 0;  // device-resident steps' knob only
-    backend_.compute(cuda::Kernels::index_of<Kernel>(), force, pos, mass, n, first, count, this->law_.G, this->law_.eps2,
-                     this->law_.rmin2, acc);
+    backend_.compute(kernel, force_launch(n), pos, mass, n, first, count, this->law_.G, this->law_.eps2, this->law_.rmin2,
+                     acc);
+  }
+  // Kernels with pass_forces (the registry says so).
+  std::size_t pass_count(std::size_t n) override {
+    return static_cast<std::size_t>(backend_.pass_count(kernel, force_launch(n), n, this->law_.rmin2));
+  }
+  void pass_sums(const T* pos, const T* mass, std::size_t n, std::size_t first, std::size_t end) override {
+    backend_.compute_passes(kernel, force_launch(n), pos, mass, n, static_cast<int>(first), static_cast<int>(end),
+                            this->law_.G, this->law_.eps2, this->law_.rmin2);
+  }
+  void fold_pass_sums(std::size_t n, bool first, bool last, T* acc) override {
+    backend_.fold_passes(n, first, last, this->law_.G, acc);
   }
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override { accelerations_of(pos, mass, n, 0, n, acc); }
   // The force kernel's knobs and, in the real types that have them, the device-resident steps'.
@@ -82,6 +86,20 @@ class CudaEngine final : public ForceEngine<T> {
     return l;
   }
 
+  // The force kernel's shape for n: --launch, else the tuned shape for this N if `nbody tune`
+  // stored one, else the kernel's choice.
+  Launch force_launch(std::size_t n) {
+    if (!explicit_launch_ && n != cached_n_) {
+      cached_n_ = n;
+      const auto spec = tune_cache::lookup(cuda::device_key(), std::string(Kernel::name), std::string(RealTraits<T>::name), n);
+      cached_ = spec ? parse_launch(*spec) : Launch{};
+    }
+    Launch force = explicit_launch_ ? launch_ : cached_;
+    force.cluster = 0;  // device-resident steps' knob only
+    return force;
+  }
+
+  static constexpr std::size_t kernel = cuda::Kernels::index_of<Kernel>();
   static constexpr bool has_resident = cuda::Resident::runs_in<T>;
   cuda::Backend<T> backend_;
   std::unique_ptr<std::conditional_t<has_resident, cuda::ResidentBackend<T>, ResidentStepper<T>>> resident_;  // on first use

@@ -19,6 +19,9 @@ struct Pairs {
   template <class T>
   static constexpr int default_block = std::is_same_v<T, float> ? 256 : 128;
   static constexpr int default_ipt = 8;
+  // Its sum is one per pass over the tile distances, added in pass order: MPI ranks split the
+  // passes (launch_passes) and add their sums on in turn, bit for bit the sum of one process.
+  static constexpr bool pass_forces = true;
 
   template <class T>
   static std::vector<Knob> knobs() {
@@ -103,19 +106,48 @@ struct Launcher<Pairs> {
     check_grid<Pairs>(l, rows(l, n), p.maxGridSize[0], p);
     l.split = passes(l.split, rows(l, n), 3 * n * sizeof(T)).passes;
   }
-  // Per pass: the pair kernel (one block per row of tiles), then the ordered reduction.
+  // Per pass: the pair kernel (one block per row of tiles), then the ordered reduction onto acc.
   template <class T>
   static void launch(const Launch& l, const ForceArgs<T>& a, Scratch<T>& s, cudaStream_t stream) {
+    const int npasses = pass_count<T>(l, a.n);
+    run_passes(l, a, s, stream, 0, npasses, [&](int pass) { return Reduce<T>{a.acc, pass == 0, pass == npasses - 1}; });
+  }
+  // The passes of a resolved launch (its split= as finish() left it).
+  template <class T>
+  static int pass_count(const Launch& l, std::size_t n) {
+    return passes(l.split, rows(l, n), 3 * n * sizeof(T)).passes;
+  }
+  // Passes [pass_first, pass_end) of the launch (pass_count in all), each pass's sum to its own
+  // 3n of `sums`, in pass order (mpi:cuda-pairs: the ranks split the passes; pass_fold_kernel adds
+  // the sums on as launch() does).
+  template <class T>
+  static void launch_passes(const Launch& l, const ForceArgs<T>& a, Scratch<T>& s, cudaStream_t stream, int pass_first,
+                            int pass_end, T* sums) {
+    run_passes(l, a, s, stream, pass_first, pass_end, [&](int pass) {
+      return Reduce<T>{sums + static_cast<std::size_t>(pass - pass_first) * 3 * a.n, true, false};
+    });
+  }
+
+ private:
+  template <class T>
+  struct Reduce {
+    T* to;
+    bool first, last;
+  };
+  template <class T, class Target>
+  static void run_passes(const Launch& l, const ForceArgs<T>& a, Scratch<T>& s, cudaStream_t stream, int pass_first,
+                         int pass_end, Target target) {
     const int n = a.n, P = l.block * l.ipt, nrows = static_cast<int>(rows(l, n)), dmax = nrows / 2;
-    const auto [npasses, per_pass] = passes(l.split, nrows, 3 * static_cast<std::size_t>(n) * sizeof(T));
+    const int per_pass = passes(l.split, nrows, 3 * static_cast<std::size_t>(n) * sizeof(T)).per_pass;
     T* slots = s.partial((1 + static_cast<std::size_t>(per_pass)) * 3 * n);  // slot 0 + one per distance
     const auto fn = function<T>(l, a.clamp);
-    for (int pass = 0; pass < npasses; ++pass) {
+    for (int pass = pass_first; pass < pass_end; ++pass) {
       const int d_first = 1 + pass * per_pass, d_last = std::min(dmax, d_first + per_pass - 1);
       fn<<<nrows, l.block, 0, stream>>>(PairsArgs<T>{a.bodies, n, nrows, a.eps2, a.rmin2, d_first, d_last, slots});
       NBODY_CUDA_CHECK_LAUNCH("cuda-pairs launch");
-      pairs_reduce_kernel<T><<<(n + 255) / 256, 256, 0, stream>>>(slots, n, P, nrows, d_first, d_last, pass == 0,
-                                                                  pass == npasses - 1, a.G, a.acc);
+      const Reduce<T> r = target(pass);
+      pairs_reduce_kernel<T><<<(n + 255) / 256, 256, 0, stream>>>(slots, n, P, nrows, d_first, d_last, r.first, r.last,
+                                                                  a.G, r.to);
       NBODY_CUDA_CHECK_LAUNCH("cuda-pairs reduction launch");
     }
   }
