@@ -262,7 +262,9 @@ def measurement(meta):
     cuda_host = any("cuda" in (h.get("features") or []) for h in hosts)
     needs_gpu = "cuda" in str(tomllib.loads(meta["experiment_toml"]).get("requires", "")) \
         if meta.get("experiment_toml") else True  # a collector reads device logs
-    gpu = ", ".join(devices) or ("a CUDA GPU, model not recorded" if cuda_host and needs_gpu else None)
+    smi = [g["name"] for g in host.get("nvidia_smi") or []]  # every GPU of the host: "4 x NVIDIA H200"
+    gpu = ", ".join(f"{smi.count(d)} x {d}" if smi.count(d) > 1 else d for d in devices) or \
+        ("a CUDA GPU, model not recorded" if cuda_host and needs_gpu else None)
     cpu = host.get("cpu_model") or next((h["cpu_model"] for h in hosts if h.get("cpu_model")), None)
     cores = host.get("cpu_count") or next((h["logical_cores"] for h in hosts if h.get("logical_cores")), None)
     starts = [r.get("started_utc") or r.get("start_utc") for r in runs + (meta.get("batches") or [])]
