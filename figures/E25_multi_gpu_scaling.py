@@ -14,6 +14,7 @@ Reads results/E25_multi_gpu_scaling.csv; writes
   paper/generated/E25_gpu_table.tex     seconds per evaluation (efficiency) on 1, 2 and 4 GPUs
   paper/generated/E25_gpu_numbers.tex   \\newcommand macros for the numbers the text quotes
 """
+import re
 import sys
 
 import style
@@ -28,7 +29,7 @@ TARGET_EFFICIENCY, TARGET_GPUS, TARGET_N, TARGET_PRECISION = 0.90, 4, 2 ** 22, "
 ENGINES = {"mpi:cuda-tiled": ("Tiled", "o"), "mpi:cuda-pairs": ("Pairs", "D")}  # macro part, marker
 PRECISION_LINES = {"float": "-", "double": "--"}
 SIZE_COLOURS = {2 ** 20: "tab:blue", 2 ** 22: "tab:red"}
-ENGINE_COLOURS = {"mpi:cuda-tiled": "tab:blue", "mpi:cuda-pairs": "tab:red"}
+ENGINE_COLOURS = {"mpi:cuda-tiled": "tab:green", "mpi:cuda-pairs": "tab:purple"}  # (c), (d)
 GPUS = (1, 2, 4)
 
 
@@ -116,7 +117,7 @@ def main():
         ps = sorted(by_p)
         colour = ENGINE_COLOURS[engine]
         ax_c.plot(ps, [float(by_p[p]["interactions_per_s"]) for p in ps], ls=PRECISION_LINES[precision],
-                  marker=ENGINES[engine][1], color=colour)
+                  marker=ENGINES[engine][1], color=colour, mfc="none" if engine == "mpi:cuda-pairs" else None)
         if 1 in by_p:
             ax_c.plot(ps, [p * float(by_p[1]["interactions_per_s"]) for p in ps], ls=":", color=colour, lw=0.7)
     gpu_axis(ax_c)
@@ -145,13 +146,15 @@ def main():
     ax_d.set_xticklabels([str(p) for p in GPUS])
     ax_d.set_xlabel("GPUs P")
     ax_d.set_ylabel("% of one evaluation")
-    ax_d.set_title(f"(d) beside the kernels, $N = {pow2(nmax)}$: copies (light), exchange")
+    ax_d.set_title(f"(d) beside the kernels, $N = {pow2(nmax)}$")
 
-    handles = [Line2D([], [], color=SIZE_COLOURS[n], label=f"$N$ or $n_0 P$ from ${pow2(n)}$ (a, b)") for n in SIZE_COLOURS]
+    handles = [Line2D([], [], color=SIZE_COLOURS[2 ** 20], label="(a) $N = 2^{20}$; (b) $2^{20}$ per GPU"),
+               Line2D([], [], color=SIZE_COLOURS[2 ** 22], label="(a) $N = 2^{22}$")]
     handles += [Line2D([], [], color="0.3", ls=ls, label=prec) for prec, ls in PRECISION_LINES.items()]
     handles += [Line2D([], [], color=ENGINE_COLOURS[e], marker=m, ls="none", mfc="none" if e == "mpi:cuda-pairs" else None,
-                       label=e) for e, (_, m) in ENGINES.items()]
-    handles += [Patch(facecolor="0.6", hatch="////", edgecolor="white", label="double (d)")]
+                       label=f"{e} (colour: c, d)") for e, (_, m) in ENGINES.items()]
+    handles += [Patch(facecolor="0.8", label="(d) packing, copies"), Patch(facecolor="0.45", label="(d) exchange, wait"),
+                Patch(facecolor="0.6", hatch="////", edgecolor="white", label="(d) double")]
     style.legend_below(fig, handles, ncol=4, fontsize=6.5)
     fig.suptitle(f"E25 on {gpu}, one GPU per rank", fontsize=8)
     style.save(fig, EXP)
@@ -174,7 +177,7 @@ def write_table(strong, weak, sources):
             eff = efficiency(by_p)
             cells = [scaling, rf"\code{{{engine.split(':')[1]}}}", prec,
                      f"${pow2(size)}$" + (r"\,/\,GPU" if scaling == "weak" else "")]
-            cells += [f"{seconds(by_p[p]):.3g} ({eff[p]:.2f})" if p in by_p and p in eff else "---" for p in GPUS]
+            cells += [f"{seconds(by_p[p]):#.3g} ({eff[p]:.2f})" if p in by_p and p in eff else "---" for p in GPUS]
             lines.append(" & ".join(cells) + r" \\")
     lines += [r"\midrule",
               r"\multicolumn{7}{p{0.9\linewidth}}{\footnotesize Wall time of one evaluation on rank 0 (upload, kernels, "
@@ -215,6 +218,10 @@ def write_numbers(meta, gpu, strong, weak, sources):
                 for part, pname in (("exchange", "Exchange"), ("copies", "Copies")):
                     macros[f"ETwentyFiveGpu{P}{name}Four{pname}Share"] = (
                         f"{100 * parts_of(r)[part] / seconds(r):.1f}" if r else M)
+                # cuda-pairs: its passes at this N, the launch's split= as resolved (the device column).
+                if engine == "mpi:cuda-pairs":
+                    split = re.search(r"split=(\d+)", (r or {}).get("device", ""))
+                    macros[f"ETwentyFiveGpu{P}{name}Passes"] = split.group(1) if split else M
                 # Rank 0's kernels on 4 GPUs against a quarter of the one-GPU kernels' time.
                 macros[f"ETwentyFiveGpu{P}{name}FourKernelEff"] = (
                     f"{float(one['kernel_seconds']) / (4 * float(r['kernel_seconds'])):.2f}" if one and r else M)
