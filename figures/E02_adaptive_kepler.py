@@ -129,10 +129,7 @@ def main():
     # Numbers the text quotes.
     host = meta["host"]
     macros = {
-        "ETwoMachine": paper.tex_escape(paper.machine(meta)),
-        "ETwoDate": meta["created_utc"][:10],
-        "ETwoCommit": paper.tex_escape(paper.commit(meta)),
-        "ETwoProfile": meta["profile"],
+        **paper.run_macros("ETwo", meta),
         "ETwoPoints": str(len(d["tol"])),
         "ETwoMethods": str(len(ms)),
         "ETwoWallTotal": f"{d['wall_s'].sum():.1f}",

@@ -174,10 +174,7 @@ def main():
     # Numbers the text quotes.
     fixed = paper.fixed_flags(meta)
     macros = {
-        "EThreeMachine": paper.tex_escape(paper.machine(meta)),
-        "EThreeDate": meta["created_utc"][:10],
-        "EThreeCommit": paper.tex_escape(paper.commit(meta)),
-        "EThreeProfile": meta["profile"],
+        **paper.run_macros("EThree", meta),
         "EThreeN": str(fixed["n"]),
         "EThreeTmax": str(fixed["t-end"]),
         "EThreePoints": str(len(d["fevals"]) + len(failed)),

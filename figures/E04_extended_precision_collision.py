@@ -96,10 +96,7 @@ def main():
         rf"{paper.tex_sci(max(abs(d['dE_rel_max']), FLOOR))} in dd" for q, d in agree) or "none run"
     reached = sorted({r["integrator"] for r in dd if abs(r["dE_rel_max"]) <= TARGET}, key=methods.sort_key)
     macros = {
-        "EFourMachine": paper.tex_escape(paper.machine(meta)),
-        "EFourDate": meta["created_utc"][:10],
-        "EFourCommit": paper.tex_escape(paper.commit(meta)),
-        "EFourProfile": meta["profile"],
+        **paper.run_macros("EFour", meta),
         "EFourN": str(paper.fixed_flags(meta).get("n")),
         "EFourRuns": str(len(rows)),
         "EFourBestMax": paper.tex_sci(max(abs(best["dE_rel_max"]), FLOOR)),

@@ -178,11 +178,8 @@ def render(exp, prefix):
                                            for r in emb_rows) + ")")
     total = sum(float(r["fevals"]) for r, _ in runs)
     macros.update({
-        f"{prefix}Machine": paper.tex_escape(paper.machine(meta)),
+        **paper.run_macros(prefix, meta),
         f"{prefix}FailedText": paper.failed_text(failed, lambda r: r["integrator"]),
-        f"{prefix}Date": meta["created_utc"][:10],
-        f"{prefix}Commit": paper.tex_escape(paper.commit(meta)),
-        f"{prefix}Profile": meta["profile"],
         f"{prefix}N": str(fixed["n"]),
         f"{prefix}Tmax": f"{t_end:g}",
         f"{prefix}DiagEvery": f"{float(fixed['diag-every']):g}",

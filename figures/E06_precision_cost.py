@@ -110,10 +110,7 @@ def main():
     loads = [float(r[k]) for r in rows for k in ("load_before", "load_after") if r.get(k)]
     fast_engine, fast_seconds = fastest_double(large)
     macros = {
-        "ESixMachine": paper.tex_escape(paper.machine(meta)),
-        "ESixProfile": meta["profile"],
-        "ESixCommit": paper.tex_escape(paper.commit(meta)),
-        "ESixDate": meta["created_utc"][:10],
+        **paper.run_macros("ESix", meta),
         "ESixThreads": str(max(int(r["threads"]) for r in rows)),
         "ESixSizes": ", ".join(str(n) for n in ns),
         "ESixNSmall": str(small),

@@ -132,11 +132,8 @@ def main():
     s0_best = S0_SECONDS["openmp + block + opt."][-1]
     s0_best_rate = S0_N[-1] * (S0_N[-1] - 1) / s0_best
     macros = {
-        "ESevenMachine": paper.tex_escape(paper.machine(meta)),
+        **paper.run_macros("ESeven", meta),
         "ESevenCpu": paper.tex_escape(name),
-        "ESevenProfile": meta["profile"],
-        "ESevenCommit": paper.tex_escape(paper.commit(meta)),
-        "ESevenDate": meta["created_utc"][:10],
         "ESevenNmax": str(nmax),
         "ESevenThreads": str(threads),
         "ESevenRepeats": rows[0]["repeats"],

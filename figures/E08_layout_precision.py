@@ -78,10 +78,7 @@ def main():
     loads = [float(r[k]) for r in rows for k in ("load_before", "load_after") if r.get(k)]
     simd_fd = (at("openmp-simd", "SoA", "float") or 0) / (at("openmp-simd", "SoA", "double") or float("inf"))
     macros = {
-        "EEightMachine": paper.tex_escape(paper.machine(meta)),
-        "EEightProfile": meta["profile"],
-        "EEightCommit": paper.tex_escape(paper.commit(meta)),
-        "EEightDate": meta["created_utc"][:10],
+        **paper.run_macros("EEight", meta),
         "EEightSizes": ", ".join(str(n) for n in ns),
         "EEightN": str(nmax),
         "EEightThreads": rows[0]["threads"],

@@ -134,10 +134,7 @@ def main():
     paper.write_tex("E21_table.tex", "\n".join(lines), __file__, sources)
     r0 = rows[0]
     macros.update({
-        "ETwentyOneMachine": paper.tex_escape(paper.machine(meta)),
-        "ETwentyOneDate": meta["created_utc"][:10],
-        "ETwentyOneCommit": paper.tex_escape(paper.commit(meta)),
-        "ETwentyOneProfile": meta["profile"],
+        **paper.run_macros("ETwentyOne", meta),
         "ETwentyOnePeriods": f"{float(r0['t']) / float(r0['period']):.0f}",
         "ETwentyOneSteps": paper.tex_sci(max(float(r["steps"]) for r in rows), 1),
         "ETwentyOneFitFrom": paper.tex_sci(FIT_FROM, 1),

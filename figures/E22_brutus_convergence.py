@@ -145,9 +145,7 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
     paper.write_tex(f"{tag}_methods.tex", "\n".join(lines), __file__, sources)
 
     macros = {
-        "Machine": paper.tex_escape(paper.machine(meta)),
-        "Commit": paper.tex_escape(paper.commit(meta)),
-        "Profile": meta["profile"],
+        **paper.run_macros("", meta),
         "Agree": f"{agree:g}",
         "Leave": paper.tex_sci(leave, 1),
         "TEnd": f"{t_end:g}",

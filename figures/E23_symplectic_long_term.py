@@ -163,11 +163,8 @@ def main():
     macros["ETwentyThreeVerdict"] = "holds" if holds else "holds only in part"
     r0 = runs[0][0]
     macros.update({
-        "ETwentyThreeMachine": paper.tex_escape(paper.machine(meta)),
+        **paper.run_macros("ETwentyThree", meta),
         "ETwentyThreeFailedText": paper.failed_text(failed, lambda r: f"{r['integrator']} at {r['cost']} per period"),
-        "ETwentyThreeDate": meta["created_utc"][:10],
-        "ETwentyThreeCommit": paper.tex_escape(paper.commit(meta)),
-        "ETwentyThreeProfile": meta["profile"],
         "ETwentyThreePeriods": f"{float(r0['t']) / float(r0['period']):.0f}",
         "ETwentyThreeCosts": ", ".join(str(c) for c in costs),
         "ETwentyThreeTopCost": str(top),

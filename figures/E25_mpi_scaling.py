@@ -272,11 +272,8 @@ def write_numbers(machines_rows, sources):
         return out
 
     macros = {
-        "ETwentyFiveMachine": paper.tex_escape(paper.machine(meta)),
+        **paper.run_macros("ETwentyFive", meta),
         "ETwentyFiveCpu": paper.tex_escape(name),
-        "ETwentyFiveProfile": meta["profile"],
-        "ETwentyFiveCommit": paper.tex_escape(paper.commit(meta)),
-        "ETwentyFiveDate": meta["created_utc"][:10],
         "ETwentyFiveMpi": paper.tex_escape(paper.build(meta).get("mpi") or M),
         "ETwentyFiveStrongSizes": ", ".join(f"${pow2(n)}$" for n in sorted({n for _, n in strong})) or M,
         "ETwentyFiveWeakSizes": ", ".join(f"${pow2(n)}$" for n in sorted({n for _, n in weak})) or M,

@@ -195,9 +195,7 @@ def write_numbers(meta, gpu, strong, weak, sources):
     best = max([e for e in (e_target, e_pairs) if e is not None], default=None)
     macros = {
         "ETwentyFiveGpuDevice": paper.tex_escape(gpu or M),
-        "ETwentyFiveGpuHost": paper.tex_escape(paper.machine(meta)),
-        "ETwentyFiveGpuCommit": paper.tex_escape(paper.commit(meta)),
-        "ETwentyFiveGpuDate": meta["created_utc"][:10],
+        **paper.run_macros("ETwentyFiveGpu", meta),
         "ETwentyFiveGpuMpi": paper.tex_escape(paper.build(meta).get("mpi") or M),
         "ETwentyFiveGpuTargetEff": f"{TARGET_EFFICIENCY:.2f}",
         "ETwentyFiveGpuTargetVerdict": M if best is None else ("met" if best >= TARGET_EFFICIENCY else "not met"),
