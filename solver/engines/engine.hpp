@@ -51,7 +51,7 @@ void direct_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std:
 // What the last evaluation of an MPI engine cost on this rank (engines/mpi.hpp); ranks 0: not one.
 struct RankProfile {
   int ranks = 0;
-  std::string exchange;  // allgatherv or ring
+  std::string exchange;  // allgatherv, ring, or in turn (an engine split by its passes)
   double compute_seconds = 0, exchange_seconds = 0;              // the last evaluation
   double kernel_seconds = -1;  // the last evaluation's local kernels on the device (events; -1: a CPU engine)
   double total_compute_seconds = 0, total_exchange_seconds = 0;  // every evaluation so far

@@ -44,14 +44,12 @@ class MpiEngine final : public ForceEngine<T> {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     Failure f;
-    std::vector<std::size_t> bounds;
     const bool by_passes = by_passes_ && mpi::size() > 1;  // one rank: the local engine's own evaluation
     if (by_passes) {
       f.run([&] { pass_sums(pos, mass, n); });
     } else {
       if (bounds_.empty() || bounds_.back() != n) bounds_ = mpi::block_bounds(n);
-      bounds = bounds_;
-      const std::size_t first = bounds[mpi::rank()], count = bounds[mpi::rank() + 1] - first;
+      const std::size_t first = bounds_[mpi::rank()], count = bounds_[mpi::rank() + 1] - first;
       f.run([&] { local_->accelerations_of(pos, mass, n, first, count, acc); });
     }
     const auto t1 = clock::now();
@@ -63,11 +61,11 @@ class MpiEngine final : public ForceEngine<T> {
       });
       f.agree();  // a failure in a rank's turn (the turn went on, so that no rank waits)
     } else {
-      for (int c = 0; c < 3; ++c) mpi::exchange_blocks(acc + c * n, sizeof(T), bounds, how_);
+      for (int c = 0; c < 3; ++c) mpi::exchange_blocks(acc + c * n, sizeof(T), bounds_, how_);
     }
     profile_.compute_seconds = std::chrono::duration<double>(t1 - t0).count();
     profile_.kernel_seconds = local_->last_device_seconds();
-    if (!by_passes) bounds_ = mpi::balanced_bounds(bounds, mpi::allgather(profile_.compute_seconds));  // for the next evaluation
+    if (!by_passes) bounds_ = mpi::balanced_bounds(bounds_, mpi::allgather(profile_.compute_seconds));  // for the next evaluation
     const auto t2 = clock::now();
     profile_.exchange_seconds = std::chrono::duration<double>(t2 - t1).count();
     profile_.total_compute_seconds += profile_.compute_seconds;

@@ -35,9 +35,10 @@ void AtomicFile::commit() {
   out_.flush();
   if (!out_) throw RunError("error while writing '" + path_.string() + "' (disk full?)");
   out_.close();
-  committed_ = true;
-  if (!mpi::writes_files()) return;  // an MPI rank other than 0: rank 0 writes the file
-  committed_ = false;
+  if (!mpi::writes_files()) {  // an MPI rank other than 0: rank 0 writes the file
+    committed_ = true;
+    return;
+  }
   std::error_code ec;
   std::filesystem::rename(tmp_, path_, ec);
   if (ec) throw RunError("cannot rename '" + tmp_.string() + "' to '" + path_.string() + "': " + ec.message());
