@@ -21,6 +21,29 @@ G, L, H, TANK = 9.81, 1.0, 2.0, 4.0  # gravity, the column's width and height, t
 KOSHIZUKA_OKA = [(0.266, 1.464), (0.414, 2.123), (0.565, 3.034), (0.751, 4.132)]
 MARTIN_MOYCE = [(1.219, 1.474), (1.997, 2.292), (2.547, 2.995), (3.345, 4.134)]
 T_SCALE = math.sqrt(2 * G / L)  # T = t sqrt(2 g / L)
+# Every record of the same collapse (a column twice as high as wide) at hand, to tell the
+# computation's lead from one record's: [(t s, x m)] scaled to L = 1 m, by the key of its macro.
+#   Koshizuka and Oka as DualSPHysics ships them beside its CaseDambreakVal2D
+#     (examples/main/01_DamBreak/EXP_X-DamTipPosition_Koshizula&Oka1996.txt): issue 23's four points
+#     are among them;
+#   Koshizuka and Oka as PySPH digitized them (pysph/examples/db_exp_data.py, Z against T);
+#   Martin and Moyce's two columns of their Figure 3, a = 2.25 in (issue 23's points) and
+#     a = 1.125 in, as PySPH digitized them.
+EXPERIMENT_RECORDS = {
+    "KoshizukaOkaDualSPHysics":
+     [(0.092, 1.128), (0.191, 1.244), (0.266, 1.464), (0.322, 1.695), (0.368, 1.903), (0.414, 2.123),
+      (0.447, 2.365), (0.496, 2.584), (0.522, 2.804), (0.565, 3.034), (0.594, 3.219), (0.637, 3.462),
+      (0.669, 3.704), (0.702, 3.900)],
+    "KoshizukaOkaPySPH":
+     [(T / T_SCALE, Z * L) for T, Z in [(0.381, 1.111), (0.769, 1.252), (1.153, 1.505), (1.537, 1.892),
+                                         (1.935, 2.241), (2.323, 2.615), (2.719, 3.003), (3.096, 3.624)]],
+    "MartinMoyceLarge":  # a = 2.25 in
+     [(T / T_SCALE, Z * L) for T, Z in [(0.832, 1.217), (1.219, 1.474), (1.997, 2.292), (2.547, 2.995),
+                                         (3.345, 4.134)]],
+    "MartinMoyceSmall":  # a = 1.125 in
+     [(T / T_SCALE, Z * L) for T, Z in [(0.849, 1.245), (1.212, 1.443), (1.602, 1.884), (2.283, 2.689),
+                                         (2.950, 3.728)]],
+}
 
 
 def front_at(series, t):
@@ -121,6 +144,17 @@ def main():
     early = [t - time_at(series[finest], x) for t, x in times if finest and time_at(series[finest], x) is not None]
     macros["EnineteenSphEarlyMinMs"] = f"{1e3 * min(early):.0f}" if early else paper.MISSING
     macros["EnineteenSphEarlyMaxMs"] = f"{1e3 * max(early):.0f}" if early else paper.MISSING
+    # The same lead in time over every record, at its points from 0.15 s (where the lead has formed)
+    # to the far wall; and at the first point of DualSPHysics's record, before it forms.
+    for key, points in EXPERIMENT_RECORDS.items():
+        ahead = [t - time_at(series[finest], x) for t, x in points
+                 if 0.15 <= t and x < TANK and finest and time_at(series[finest], x) is not None]
+        macros[f"EnineteenSphAhead{key}"] = f"{1e3 * min(ahead):.0f}--{1e3 * max(ahead):.0f}" if ahead else paper.MISSING
+    first_t, first_x = EXPERIMENT_RECORDS["KoshizukaOkaDualSPHysics"][0]
+    first = front_at(series[finest], first_t) if finest else None
+    macros["EnineteenSphFirstRecordT"] = f"{first_t:.3f}"
+    macros["EnineteenSphFirstRecordX"] = f"{first_x:.3f}"
+    macros["EnineteenSphFirstRecordOurs"] = f"{first:.3f}" if first is not None else paper.MISSING
     paper.write_macros("E19_sph_numbers.tex", macros, __file__, sources)
 
 
