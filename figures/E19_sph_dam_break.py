@@ -3,8 +3,9 @@ tank 4 m wide), the front position against time at six particle spacings (three 
 machine's CPU, three finer on the H100), beside the experiments of Koshizuka and Oka (1996) and of
 Martin and Moyce (1952) as issue 23 tabulates them.
 
-Reads results/E19_sph_dam_break.csv and its _timeseries.csv (`make all`), and
-results/E19_sph_dam_break_gpu.csv and its _timeseries.csv (committed from the H100); writes
+Reads results/E19_sph_dam_break.csv and its _timeseries.csv (`make all`),
+results/E19_sph_dam_break_gpu.csv and its _timeseries.csv (committed from the H100), and
+results/E19_sph_dam_break_dualsphysics.csv (DualSPHysics's own run of the case, committed); writes
   figures/E19_sph_dam_break.pdf, .png   front x(t) per spacing with the experiments; the same in
                                         Martin and Moyce's variables Z = x / L, T = t sqrt(2 g / L)
   paper/generated/E19_sph_table.tex     the front at Koshizuka and Oka's times, per spacing
@@ -15,7 +16,7 @@ import math
 import style
 from nbodylab import paper
 
-EXP, GPU_EXP = "E19_sph_dam_break", "E19_sph_dam_break_gpu"
+EXP, GPU_EXP, DSPH_EXP = "E19_sph_dam_break", "E19_sph_dam_break_gpu", "E19_sph_dam_break_dualsphysics"
 G, L, H, TANK = 9.81, 1.0, 2.0, 4.0  # gravity, the column's width and height, the tank's width (m)
 # Issue 23's tables: Koshizuka and Oka (t s, x m), Martin and Moyce (T, Z).
 KOSHIZUKA_OKA = [(0.266, 1.464), (0.414, 2.123), (0.565, 3.034), (0.751, 4.132)]
@@ -72,11 +73,18 @@ def main():
     spacings = sorted({float(r["dx"]) for r in rows}, reverse=True)  # coarse to fine
     series = {dx: sorted((float(r["t"]), float(r["front"])) for r in ts if float(r["dx"]) == dx) for dx in spacings}
     colours = dict(zip(spacings, ["tab:cyan", "tab:blue", "tab:purple", "tab:red", "tab:orange", "black"]))
+    # DualSPHysics's front per spacing, moved into the case's frame: its lattice starts on its wall
+    # particles' line, half a spacing behind the wall face from which the case measures x.
+    dsph_rows = paper.load_results(DSPH_EXP)[0]
+    dsph = {dp: sorted((float(r["t"]), float(r["front"]) - dp / 2) for r in dsph_rows if float(r["dp"]) == dp)
+            for dp in sorted({float(r["dp"]) for r in dsph_rows}, reverse=True)}
 
     fig, axes = style.figure(1, 2, height=3.0)
     ax = axes[0]
     for dx in spacings:
         ax.plot(*zip(*series[dx]), color=colours[dx], lw=1.2, label=f"SPH, dx = {dx:g} m")
+    for dp, grey in zip(dsph, ["silver", "grey", "dimgrey"]):
+        ax.plot(*zip(*dsph[dp]), color=grey, ls="--", lw=1.2, label=f"DualSPHysics, dp = {dp:g} m")
     ax.plot(*zip(*KOSHIZUKA_OKA), "ks", ms=5, mfc="none", label="Koshizuka and Oka (1996)")
     t_end = max(t for s in series.values() for t, _ in s)
     ax.plot([0, t_end], [L, L + 2 * math.sqrt(G * H) * t_end], "k:", lw=0.8, label="Ritter's inviscid front")
@@ -112,6 +120,7 @@ def main():
                      + (rf" & {100 * dev:+.1f}\,\% \\" if dev is not None else rf" & {paper.MISSING} \\"))
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     sources = [f"results/{e}{part}.csv" for e in (EXP, GPU_EXP) for part in ("", "_timeseries")]
+    sources.append(f"results/{DSPH_EXP}.csv")
     paper.write_tex("E19_sph_table.tex", "\n".join(lines), __file__, sources)
 
     by_dx = {float(r["dx"]): r for r in rows}
@@ -155,6 +164,22 @@ def main():
     macros["EnineteenSphFirstRecordT"] = f"{first_t:.3f}"
     macros["EnineteenSphFirstRecordX"] = f"{first_x:.3f}"
     macros["EnineteenSphFirstRecordOurs"] = f"{first:.3f}" if first is not None else paper.MISSING
+    # DualSPHysics's lead over Koshizuka and Oka at their times, at its finest spacing, and its
+    # largest difference from nbody-lab's front at the same spacing.
+    if dsph:
+        dp = min(dsph)
+        theirs = [(front_at(dsph[dp], t), x, front_at(series.get(dp, []), t)) for t, x in times]
+        macros["EnineteenSphDualSPHysicsDp"] = f"{dp:g}"
+        macros["EnineteenSphDualSPHysicsLeads"] = ", ".join(f"{100 * (d / x - 1):+.0f}" for d, x, _ in theirs)
+        diffs = [abs(d / o - 1) for d, _, o in theirs if o is not None]
+        macros["EnineteenSphDualSPHysicsDiff"] = f"{100 * max(diffs):.1f}" if diffs else paper.MISSING
+        coarser = sorted(dsph)[1] if len(dsph) > 1 else None
+        changes = [abs(front_at(dsph[dp], t) / front_at(dsph[coarser], t) - 1) for t, _ in times] if coarser else []
+        macros["EnineteenSphDualSPHysicsCoarserDp"] = f"{coarser:g}" if coarser else paper.MISSING
+        macros["EnineteenSphDualSPHysicsLastChange"] = f"{100 * max(changes):.1f}" if changes else paper.MISSING
+    else:
+        for k in ("Dp", "Leads", "Diff", "CoarserDp", "LastChange"):
+            macros[f"EnineteenSphDualSPHysics{k}"] = paper.MISSING
     paper.write_macros("E19_sph_numbers.tex", macros, __file__, sources)
 
 

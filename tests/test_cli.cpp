@@ -1,8 +1,8 @@
 // The command line, through the real `nbody` binary: a state written by `nbody ic` starts a run
 // exactly as the built-in initial conditions do; `nbody` alone, `--version`, `list` (engines marked
 // where they cannot run), build information, snapshot files in full precision, and `bench`'s CSV
-// row; --order only for the methods that read it. Bad input and failed runs, case by case:
-// tests/bad_input/corpus.txt (tests/runner/test_bad_input.py).
+// row and the quoting of its text fields; --order only for the methods that read it. Bad input and
+// failed runs, case by case: tests/bad_input/corpus.txt (tests/runner/test_bad_input.py).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/parse.hpp"
+#include "cli/timing.hpp"
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
 #include "engines/openmp_simd.hpp"
@@ -158,6 +159,14 @@ TEST_CASE("nbody_bench_prints_a_csv_row_naming_the_simd_path_it_ran", "[engines]
     CHECK(row.find("," + std::string(simd::isa_name(simd::best_isa())) + ",") != std::string::npos);
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("csv_field_quotes_exactly_the_fields_with_a_comma_a_quote_or_a_line_break", "[cli]") {
+  CHECK(cli::csv_field("NVIDIA H100 80GB HBM3") == "NVIDIA H100 80GB HBM3");
+  CHECK(cli::csv_field("") == "");
+  CHECK(cli::csv_field("-O3 -DNDEBUG,x") == "\"-O3 -DNDEBUG,x\"");
+  CHECK(cli::csv_field("a \"b\"") == "\"a \"\"b\"\"\"");
+  CHECK(cli::csv_field("line\nbreak") == "\"line\nbreak\"");
 }
 
 TEST_CASE("order_is_read_by_exactly_the_methods_the_command_line_lets_choose_one", "[cli][input]") {

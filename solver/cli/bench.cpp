@@ -17,13 +17,6 @@ namespace nbody::cli {
 
 namespace {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 template <class T>
 int bench_typed(const BenchOptions& o) {
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));

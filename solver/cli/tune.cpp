@@ -72,13 +72,6 @@ std::vector<int> parse_list(const std::string& text, const std::string& flag) {
   return out;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 // The shapes to try: every combination of the engine's knobs, each knob over its --KEYs list (for
 // block, split, unroll and ipt) or, without one, the list its spec gives `nbody tune`.
 template <class T>
