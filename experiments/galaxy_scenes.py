@@ -128,20 +128,36 @@ def jpeg(image):
 
 def write_movie_parts(folder, scene, frames):
     """The frames as JPEG in tar files NAME_SCENE_movie_K.tar of at most MOVIE_PART_BYTES each (what
-    one file from the GPU machine may be)."""
-    part, size, tar = 0, 0, None
-    for k, (t, image) in enumerate(frames):
-        data = jpeg(image)
-        if tar is None or size + len(data) + 1024 > MOVIE_PART_BYTES:
-            if tar:
-                tar.close()
-            part, size = part + 1, 0
-            tar = tarfile.open(Path(folder) / f"{NAME}_{scene}_movie_{part}.tar", "w")
-        info = tarfile.TarInfo(f"frame_{k:04d}_t{t:.6g}.jpg")
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
-        size += len(data) + 1024
-    tar.close()
+    one file from the GPU machine may be). Each part is written under a temporary name and renamed
+    once whole, so a run that fails or is stopped leaves whole parts only."""
+    part, size, current = 0, 0, None  # current: (open tar, its temporary path, its final path)
+
+    def finish(tar, tmp, final):
+        tar.close()
+        os.replace(tmp, final)
+
+    try:
+        for k, (t, image) in enumerate(frames):
+            data = jpeg(image)
+            if current is None or size + len(data) + 1024 > MOVIE_PART_BYTES:
+                if current:
+                    finish(*current)
+                    current = None
+                part, size = part + 1, 0
+                final = Path(folder) / f"{NAME}_{scene}_movie_{part}.tar"
+                tmp = final.with_name(f"{final.name}.tmp.{os.getpid()}")
+                current = (tarfile.open(tmp, "w"), tmp, final)
+            info = tarfile.TarInfo(f"frame_{k:04d}_t{t:.6g}.jpg")
+            info.size = len(data)
+            current[0].addfile(info, io.BytesIO(data))
+            size += len(data) + 1024
+        if current:
+            finish(*current)
+            current = None
+    finally:
+        if current:
+            current[0].close()
+            current[1].unlink(missing_ok=True)
 
 
 def merged_rows(out, scene, rows):

@@ -1,6 +1,7 @@
 """experiments/galaxy_scenes.py's measures on bodies whose answer is known: a central body and
 three stars, one far out and faster than escape (escaped), one far out and slower (beyond 2 R,
-bound), one inside; their radii; and the movie's frames split into tar parts and read back whole.
+bound), one inside; their radii; and the movie's frames split into tar parts and read back whole,
+and a stopped run's parts whole or absent.
 Run by CTest with the virtual environment's Python.
 """
 import sys
@@ -52,6 +53,23 @@ def movie_parts():
         check(len(parts) >= 3, f"{len(parts)} tar parts for 12 frames of about a quarter of a part each")
         check(all(p.stat().st_size <= galaxy_scenes.MOVIE_PART_BYTES + 10240 for p in parts), "a part over its size")
         check(sorted(names) == names and len(names) == 12 and names[5].endswith("_t0.5.jpg"), f"frames {names}")
+    # A run stopped while it encodes the seventh frame (the second part open) leaves the first part
+    # whole and nothing else: no partial part, no temporary file.
+    def stopped(frames):
+        for k, frame in enumerate(frames):
+            if k == 6:
+                raise KeyboardInterrupt
+            yield frame
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            galaxy_scenes.write_movie_parts(tmp, "trial", stopped(frames))
+            check(False, "the stopped run went on")
+        except KeyboardInterrupt:
+            pass
+        left = sorted(p.name for p in Path(tmp).iterdir())
+        check(left == ["E20_galaxy_scenes_trial_movie_1.tar"], f"a stopped run left {left}")
+        check(len(tarfile.open(Path(tmp) / left[0]).getnames()) == 4 if left else False, "the first part not whole")
 
 
 def main():
