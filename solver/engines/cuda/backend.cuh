@@ -20,6 +20,11 @@
 
 namespace nbody::cuda {
 
+// The CUDA engines count bodies in int, 3 n of them in one buffer: at most 2^29.
+inline void check_body_count(std::size_t n) {
+  if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+}
+
 namespace detail {
 
 // Resolves a requested shape for kernel K and n bodies: every knob set and checked, or
@@ -129,7 +134,7 @@ struct Backend<T>::Impl {
   static const detail::KernelOps<T>& pass_kernel(std::size_t kernel, std::size_t n) {
     const detail::KernelOps<T>& k = kernels.at(kernel);
     if (!k.launch_passes) throw std::logic_error(std::string(k.name) + " has no passes to split (no pass_forces)");
-    if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+    check_body_count(n);
     return k;
   }
   // The shape of kernel k for (request, n, clamp), resolved once and kept for the next call.
@@ -209,7 +214,7 @@ void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, co
   if ((first != 0 || count != n) && !k.block_forces)
     throw std::logic_error(std::string(k.name) + " computes all bodies at once (no block_forces)");
   if (!k.launch) throw InputError(std::string(k.name) + " is not compiled for this real type (its spec's runs_in)");
-  if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+  check_body_count(n);
   const bool clamp = rmin2 > T(0);
   const Launch l = m.shape(kernel, req, n, clamp);
   m.last = l;
@@ -276,7 +281,7 @@ template <class T>
 void Backend<T>::potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2,
                             T* phi) {
   Impl& s = *impl_;
-  if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+  check_body_count(n);
   if (m > (std::size_t(1) << 29)) throw InputError("the CUDA potential takes at most 2^29 points, got " + std::to_string(m));
   s.last_ms = -1;
   if (m == 0) return;

@@ -284,7 +284,7 @@ namespace tree_detail {
 // n and m, after the checks of the input that the host build makes too.
 template <class T>
 std::pair<unsigned, unsigned> tree_size(const T* pos, std::size_t n, const TreeOptions& o) {
-  if (n > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(n));
+  check_body_count(n);
   for (std::size_t i = 0; i < 3 * n; ++i)
     if (!std::isfinite(pos[i])) throw RunError("a body's position is not finite: no tree can be built");
   const std::size_t k = std::max(1u, o.leaf_size);

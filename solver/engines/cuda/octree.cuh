@@ -287,7 +287,7 @@ unsigned OctreeBackend<T>::Impl::prepare(std::size_t kernel, const Launch& req, 
   last = resolved->shape;
   build_ms = moments_ms = walk_ms = -1;
   terms_per_body = cell_terms_per_body = -1;
-  if (count > (std::size_t(1) << 29)) throw InputError("the CUDA engines take at most 2^29 bodies, got " + std::to_string(count));
+  check_body_count(count);
   if (count > 0) reserve_bodies(count);
   return law.tree.leaf_size ? law.tree.leaf_size : w.grouped ? OctreeGroups::leaf_size : OctreeS4::leaf_size;
 }
