@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -35,6 +36,65 @@
 #endif
 
 namespace nbody::test {
+
+// ---- A gravity run through the run loop ----
+
+// What a test asks of a run besides its samples: progress lines, snapshots of the state at exact
+// times, checkpoints (periodic, and when it stops early), a stop at a time or when `interrupted`.
+template <class T>
+struct RunHooks {
+  std::function<void(const std::string&)> progress;
+  T snapshot_every{0};  // 0: no snapshots
+  std::function<void(const State<T>&)> snapshot;
+  T checkpoint_every{0};  // 0: no periodic checkpoints
+  std::function<void()> checkpoint;
+  T stop_at{RealTraits<T>::infinity()};
+  std::function<bool()> interrupted;
+};
+
+// The gravity model (driver/simulation.hpp) with the run loop (run/loop.hpp): run(t_end,
+// diag_every, observe, hooks) steps to t_end, observe(const Sample<T>&) seeing every sample; a
+// later call with a later t_end extends the run. save/load: the loop's checkpoint of the whole run.
+template <class T>
+class Driven : public Simulation<T> {
+ public:
+  using Simulation<T>::Simulation;
+
+  template <class Observer>
+  bool run(T t_end, T diag_every, Observer&& observe, const RunHooks<T>& hooks = {}) {
+    typename run::RunLoop<Simulation<T>>::Events events;
+    events.sample = [&](const Sample<T>& s) { observe(s); };
+    if (hooks.snapshot) events.snapshot = [&] { hooks.snapshot(this->state()); };
+    events.checkpoint = hooks.checkpoint;
+    events.interrupted = hooks.interrupted;
+    events.progress = hooks.progress;
+    if (!loop_) {
+      run::Schedule<T> s;
+      s.samples = run::Every<T>::of_time(diag_every);
+      if (hooks.snapshot) s.snapshots = run::Every<T>::of_time(hooks.snapshot_every);
+      s.checkpoints = run::Every<T>::of_time(hooks.checkpoint_every);
+      loop_ = std::make_unique<run::RunLoop<Simulation<T>>>(*this, s, events);
+      if (!clocks_.is_null()) loop_->resume(clocks_);
+    }
+    loop_->set_events(events);
+    loop_->set_end(run::Mark<T>::at_time(t_end), run::Mark<T>::at_time(hooks.stop_at));
+    return loop_->run();
+  }
+  // The checkpoint of the whole run (the loop's clocks and the model), once it has run.
+  void save(ArchiveWriter& w) const {
+    w.put_text(loop_->clocks().dump());
+    Simulation<T>::save(w);
+  }
+  // The model at once, the loop's clocks at the first run().
+  void load(ArchiveReader& r) {
+    clocks_ = nlohmann::json::parse(r.get_text());
+    Simulation<T>::load(r);
+  }
+
+ private:
+  std::unique_ptr<run::RunLoop<Simulation<T>>> loop_;
+  nlohmann::json clocks_;
+};
 
 // ---- The Kepler orbit, through the driver and stepped by hand ----
 
@@ -100,7 +160,7 @@ struct KeplerRun {
 inline KeplerRun kepler_run(const std::string& method, const StepOptions<double>& opt, const IcParams& ic, double periods = 1.0) {
   const State<double> s0 = make_initial_state<double>(ic);
   const double P = orbital_period(ic, s0, 1.0);
-  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, opt);
+  Driven<double> sim(s0, ForceLaw<double>{}, "simple", method, opt);
   sim.run(periods * P, periods * P, [](const auto&) {});
   return {position_error(sim.state(), kepler_state_at<double>(ic, periods * P)), sim.counters(), sim.force_evaluations()};
 }
@@ -117,7 +177,7 @@ inline double kepler_error(const std::string& integrator, const std::string& e, 
 // Runs `sim` to t_end (a sample every diag_every), checkpointing every `every`; returns the last
 // checkpoint written at t <= keep_until (empty when there was none), to resume a new run from.
 template <class T>
-std::string run_keeping_checkpoint(Simulation<T>& sim, T t_end, T diag_every, T every, T keep_until) {
+std::string run_keeping_checkpoint(Driven<T>& sim, T t_end, T diag_every, T every, T keep_until) {
   std::string saved;
   RunHooks<T> hooks;
   hooks.checkpoint_every = every;

@@ -35,15 +35,15 @@ void check_resume_is_exact(const std::string& method, const StepOptions<double>&
   const double T = 2 * orbital_period(ic, start, 1.0);
   const auto ignore = [](const auto&) {};
 
-  Simulation<double> whole(start, ForceLaw<double>{}, "simple", method, opt);
+  test::Driven<double> whole(start, ForceLaw<double>{}, "simple", method, opt);
   whole.run(T, T / 50, ignore);
 
   // The same run, checkpointed every T/7; the last checkpoint before 0.6 T is kept (mid-run).
-  Simulation<double> first(start, ForceLaw<double>{}, "simple", method, opt);
+  test::Driven<double> first(start, ForceLaw<double>{}, "simple", method, opt);
   const std::string saved = test::run_keeping_checkpoint(first, T, T / 50, T / 7, 0.6 * T);
   REQUIRE(!saved.empty());
 
-  Simulation<double> resumed(start, ForceLaw<double>{}, "simple", method, opt);
+  test::Driven<double> resumed(start, ForceLaw<double>{}, "simple", method, opt);
   ArchiveReader r(saved);
   resumed.load(r);
   REQUIRE(resumed.state().t < 0.6 * T);
@@ -265,7 +265,7 @@ TEST_CASE("snapshots_are_at_exact_times_on_the_true_orbit_and_continue_after_a_r
   RunHooks<double> whole_hooks;
   whole_hooks.snapshot_every = every;
   whole_hooks.snapshot = recorder(whole_shots);
-  Simulation<double> whole(start, ForceLaw<double>{}, "simple", "dop853", opt);
+  test::Driven<double> whole(start, ForceLaw<double>{}, "simple", "dop853", opt);
   whole.run(T, T / 50, ignore, whole_hooks);
   REQUIRE(whole_shots.size() == 11);
   for (std::size_t k = 0; k < whole_shots.size(); ++k) {
@@ -278,7 +278,7 @@ TEST_CASE("snapshots_are_at_exact_times_on_the_true_orbit_and_continue_after_a_r
   // Interrupted by a checkpoint near 0.55 T and resumed: the remaining snapshots are the same bits.
   std::vector<Shot> first_shots, resumed_shots;
   std::string saved;
-  Simulation<double> first(start, ForceLaw<double>{}, "simple", "dop853", opt);
+  test::Driven<double> first(start, ForceLaw<double>{}, "simple", "dop853", opt);
   RunHooks<double> hooks = whole_hooks;
   hooks.snapshot = recorder(first_shots);
   hooks.checkpoint = [&] {
@@ -288,7 +288,7 @@ TEST_CASE("snapshots_are_at_exact_times_on_the_true_orbit_and_continue_after_a_r
   };
   hooks.stop_at = 0.55 * T;
   REQUIRE_FALSE(first.run(T, T / 50, ignore, hooks));
-  Simulation<double> resumed(start, ForceLaw<double>{}, "simple", "dop853", opt);
+  test::Driven<double> resumed(start, ForceLaw<double>{}, "simple", "dop853", opt);
   ArchiveReader r(saved);
   resumed.load(r);
   RunHooks<double> resumed_hooks = whole_hooks;
@@ -304,7 +304,7 @@ TEST_CASE("snapshots_are_at_exact_times_on_the_true_orbit_and_continue_after_a_r
   // Fixed steps cannot be shortened onto a snapshot time: an interval they do not divide is refused.
   StepOptions<double> fixed;
   fixed.dt = every / 7.5;
-  Simulation<double> stepped(start, ForceLaw<double>{}, "simple", "rk4", fixed);
+  test::Driven<double> stepped(start, ForceLaw<double>{}, "simple", "rk4", fixed);
   CHECK_THROWS_AS(stepped.run(T, T / 50, ignore, whole_hooks), InputError);
 }
 
@@ -370,10 +370,10 @@ TEST_CASE("a_run_stopped_by_its_interrupted_hook_checkpoints_there_and_resumes_b
   const double T = 2 * orbital_period(ic, start, 1.0);
   const auto ignore = [](const auto&) {};
   for (const StepOptions<double>& opt : {fixed_step(T / 600), with_tol(1e-10)}) {
-    Simulation<double> whole(start, ForceLaw<double>{}, "simple", "dopri5", opt);
+    test::Driven<double> whole(start, ForceLaw<double>{}, "simple", "dopri5", opt);
     REQUIRE(whole.run(T, T / 50, ignore));
 
-    Simulation<double> stopped(start, ForceLaw<double>{}, "simple", "dopri5", opt);
+    test::Driven<double> stopped(start, ForceLaw<double>{}, "simple", "dopri5", opt);
     RunHooks<double> hooks;
     int polls = 0, checkpoints = 0;
     std::string saved;
@@ -388,7 +388,7 @@ TEST_CASE("a_run_stopped_by_its_interrupted_hook_checkpoints_there_and_resumes_b
     CHECK(checkpoints == 1);
     CHECK(stopped.counters().steps == 137);
 
-    Simulation<double> resumed(start, ForceLaw<double>{}, "simple", "dopri5", opt);
+    test::Driven<double> resumed(start, ForceLaw<double>{}, "simple", "dopri5", opt);
     ArchiveReader r(saved);
     resumed.load(r);
     REQUIRE(resumed.run(T, T / 50, ignore));
@@ -404,10 +404,10 @@ TEST_CASE("a_fixed_step_run_continues_only_from_one_of_its_step_times", "[checkp
   // the times t0 + k dt of further steps would not be the state's, so extending it is refused.
   const State<double> start = make_initial_state<double>(kepler("0.5"));
   const auto ignore = [](const auto&) {};
-  Simulation<double> on_grid(start, ForceLaw<double>{}, "simple", "rk4", fixed_step(0.125));
+  test::Driven<double> on_grid(start, ForceLaw<double>{}, "simple", "rk4", fixed_step(0.125));
   on_grid.run(1.0, 0.5, ignore);
   CHECK_NOTHROW(on_grid.run(2.0, 0.5, ignore));
-  Simulation<double> off_grid(start, ForceLaw<double>{}, "simple", "rk4", fixed_step(0.125));
+  test::Driven<double> off_grid(start, ForceLaw<double>{}, "simple", "rk4", fixed_step(0.125));
   off_grid.run(1.05, 0.5, ignore);
   CHECK_THROWS_WITH(off_grid.run(2.0, 0.5, ignore), Catch::Contains("continues only from one of them"));
 }

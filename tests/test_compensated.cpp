@@ -34,7 +34,7 @@ TEST_CASE("compensated_state_updates_keep_float_yoshida6_100_times_closer_to_the
     StepOptions<float> opt;
     opt.dt = P / 2000;
     opt.compensated = compensated;
-    Simulation<float> sim(s0, ForceLaw<float>{}, "simple", "yoshida6", opt);
+    test::Driven<float> sim(s0, ForceLaw<float>{}, "simple", "yoshida6", opt);
     sim.run(20 * P, 20 * P, [](const auto&) {});
     const State<double> ref = kepler_state_at<double>(ic, 20.0 * double(P));
     double worst = 0;

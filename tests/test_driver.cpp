@@ -11,7 +11,7 @@ using namespace nbody::test;
 TEST_CASE("fixed_step_run_ends_exactly_at_t_end", "[driver]") {
   StepOptions<double> opt;
   opt.dt = 0.3;  // 1.0 / 0.3 is not an integer: the last step is shorter
-  Simulation<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", "rk4", opt);
+  test::Driven<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", "rk4", opt);
   std::vector<double> dts;
   sim.run(1.0, 1.0, [&](const Sample<double>& s) { dts.push_back(s.dt); });
   CHECK(sim.state().t == 1.0);
@@ -27,7 +27,7 @@ TEST_CASE("diagnostic_samples_do_not_drift_over_long_runs", "[driver]") {
   const double P = orbital_period(ic, s0, 1.0);
   StepOptions<double> opt;
   opt.dt = P / 100;
-  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", "leapfrog", opt);
+  test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", "leapfrog", opt);
   std::vector<std::uint64_t> steps;
   sim.run(1000 * P, P, [&](const Sample<double>& s) { steps.push_back(s.counters.steps); });
   CHECK(steps.size() == 1001);

@@ -23,7 +23,7 @@ std::uint64_t sweeps_of(const Integrator<double>& integrator) {
 TEST_CASE("leapfrog_costs_one_force_evaluation_per_step", "[kepler]") {
   StepOptions<double> opt;
   opt.dt = 0.01;
-  Simulation<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", "leapfrog", opt);
+  test::Driven<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", "leapfrog", opt);
   sim.run(1.0, 1.0, [](const auto&) {});
   CHECK(sim.counters().steps == 100);
   CHECK(sim.force_evaluations() == 101);
@@ -34,7 +34,7 @@ TEST_CASE("force_evaluations_per_step_are_counted_honestly", "[adams][yoshida][f
   const State<double> s0 = make_initial_state<double>(kepler05());
   const std::uint64_t N = 40;
   auto fevals = [&](const char* method, int order) {
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, fixed_step(1.0 / 16, order));
+    test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", method, fixed_step(1.0 / 16, order));
     sim.run(double(N) / 16, 1.0, [](const auto&) {});
     CHECK(sim.counters().steps == N);
     CHECK(sim.counters().rejected == 0);
@@ -54,7 +54,7 @@ TEST_CASE("bulirsch_stoer_fixed_step_costs_1_plus_k_times_k_plus_1_evaluations_p
     StepOptions<double> opt;
     opt.dt = 0.01;
     opt.order = 2 * k;
-    Simulation<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", "bulirsch-stoer", opt);
+    test::Driven<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", "bulirsch-stoer", opt);
     sim.run(1.0, 1.0, [](const auto&) {});
     CHECK(sim.counters().steps == 100);
     CHECK(sim.force_evaluations() == std::uint64_t(100 * (1 + k * (k + 1))));

@@ -74,7 +74,7 @@ TEST_CASE("new_explicit_rk_methods_run_in_float_precision", "[precision]") {
   for (const std::string& method : explicit_rk_methods) {
     StepOptions<float> opt;
     opt.dt = P / (method == "midpoint" || method == "trapeze" ? 4096 : 256);
-    Simulation<float> sim(s0, ForceLaw<float>{}, "simple", method, opt);
+    test::Driven<float> sim(s0, ForceLaw<float>{}, "simple", method, opt);
     sim.run(P, P, [](const auto&) {});
     const float err = position_error(sim.state(), kepler_state_at<float>(ic, P));
     INFO(method << ": float error " << err);

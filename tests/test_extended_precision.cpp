@@ -60,7 +60,7 @@ mp50 ias15_kepler_error(const std::string& tol, int periods, Ias15Criterion crit
   opt.adaptive = true;
   opt.atol = opt.rtol = RealTraits<T>::parse(tol, "tol");
   opt.ias15_criterion = criterion;
-  Simulation<T> sim(s0, ForceLaw<T>{}, "simple", "gauss-radau15", opt);
+  test::Driven<T> sim(s0, ForceLaw<T>{}, "simple", "gauss-radau15", opt);
   sim.run(T(periods) * P, T(periods) * P, [](const auto&) {});
   const mp50 P_ref = orbital_period(ic, make_initial_state<mp50>(ic), mp50(1));
   return position_error_mp(sim.state(), kepler_state_at<mp50>(ic, mp50(periods) * P_ref));

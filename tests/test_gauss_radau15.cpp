@@ -95,7 +95,7 @@ TEST_CASE("gauss_radau15_at_a_binary_far_from_the_origin_prs23_steps_as_at_the_o
   for (std::size_t i = 0; i < far.size(); ++i) far.pos(0)[i] += 1e5;
   const double P = orbital_period(ic, far, 1.0);
   {
-    Simulation<double> sim(far, ForceLaw<double>{}, "simple", "gauss-radau15", with_tol(1e-9));
+    test::Driven<double> sim(far, ForceLaw<double>{}, "simple", "gauss-radau15", with_tol(1e-9));
     sim.run(10 * P, 10 * P, [](const auto&) {});
     const KeplerRun at_origin = kepler_run("gauss-radau15", with_tol(1e-9), ic, 10);
     INFO("prs23: " << sim.counters().steps << " steps at x = 1e5, " << at_origin.counters.steps << " at the origin");
@@ -146,7 +146,7 @@ TEST_CASE("gauss_radau15_keeps_kepler_e05_to_1e-10_over_1000_periods_in_1_1_mill
     const IcParams ic = kepler("0.5");
     const State<double> s0 = make_initial_state<double>(ic);
     const double P = orbital_period(ic, s0, 1.0);
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-radau15", with_tol(1e-8));
+    test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-radau15", with_tol(1e-8));
     double dE_max = 0;
     sim.run(1000 * P, P / 1000, [&](const Sample<double>& s) { dE_max = std::max(dE_max, std::abs(s.drift.dE_rel)); });
     const double err = position_error(sim.state(), kepler_state_at<double>(ic, 1000 * P));

@@ -189,7 +189,7 @@ TEST_CASE("gauss_legendre6_energy_error_does_not_drift_over_1000_periods", "[kep
   const double P = orbital_period(ic, s0, 1.0);
   StepOptions<double> opt;
   opt.dt = P / 100;
-  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-legendre6", opt);
+  test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-legendre6", opt);
   double worst = 0;
   sim.run(1000 * P, opt.dt, [&](const Sample<double>& s) {
     if (s.counters.steps % 100 == 0) worst = std::max(worst, std::abs(double(s.drift.dE_rel)));
@@ -243,7 +243,7 @@ TEST_CASE("implicit_methods_run_in_float", "[implicit][precision]") {
   const float P = orbital_period(ic, s0, 1.0f);
   StepOptions<float> opt;
   opt.dt = P / 256;
-  Simulation<float> sim(s0, ForceLaw<float>{}, "simple", "gauss-legendre6", opt);
+  test::Driven<float> sim(s0, ForceLaw<float>{}, "simple", "gauss-legendre6", opt);
   sim.run(P, P, [](const auto&) {});
   CHECK(position_error(sim.state(), kepler_state_at<float>(ic, P)) < 1e-4f);
   CHECK(sim.force_evaluations() < 3 * 8 * 256);  // float round-off is reached in a few sweeps

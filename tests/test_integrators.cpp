@@ -77,7 +77,7 @@ TEST_CASE("float_precision_runs_and_is_less_accurate_than_double", "[precision]"
   const float P = orbital_period(ic, s0, 1.0f);
   StepOptions<float> opt;
   opt.dt = P / 1000;
-  Simulation<float> sim(s0, ForceLaw<float>{}, "simple", "rk4", opt);
+  test::Driven<float> sim(s0, ForceLaw<float>{}, "simple", "rk4", opt);
   sim.run(P, P, [](const auto&) {});
   const float err_float = position_error(sim.state(), kepler_state_at<float>(ic, P));
   const double err_double = kepler_error("rk4", "0.5", 1.0, 1000);

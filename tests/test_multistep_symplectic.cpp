@@ -136,7 +136,7 @@ TEST_CASE("new_methods_follow_the_analytic_kepler_orbit_in_double_and_float", "[
     INFO(method);
     StepOptions<float> opt;
     opt.dt = P / 1000;
-    Simulation<float> sim(s0, ForceLaw<float>{}, "simple", method, opt);
+    test::Driven<float> sim(s0, ForceLaw<float>{}, "simple", method, opt);
     sim.run(P, P, [](const auto&) {});
     CHECK(position_error(sim.state(), kepler_state_at<float>(kEllipse, P)) < 1e-4f);
   }
@@ -228,7 +228,7 @@ TEST_CASE("symplectic_methods_keep_the_energy_error_bounded_over_1000_periods_wh
     double first, last;  // max |dE/E0| over the first and over the last 100 periods
   };
   auto energy_growth = [&](const char* method, long steps_per_period) {
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, fixed_step(P / double(steps_per_period)));
+    test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", method, fixed_step(P / double(steps_per_period)));
     Growth g{0, 0};
     sim.run(periods * P, P / 64, [&](const Sample<double>& s) {
       const double dE = std::abs(s.drift.dE_rel);

@@ -46,7 +46,7 @@ struct Outcome {
 };
 
 template <class T>
-Outcome<T> outcome(Simulation<T>& sim, std::vector<T> times) {
+Outcome<T> outcome(test::Driven<T>& sim, std::vector<T> times) {
   return {sim.state().y, std::move(times), sim.counters().steps, sim.counters().rejected, sim.force_evaluations(),
           sim.engine().device_info()};
 }
@@ -56,7 +56,7 @@ template <class T>
 Outcome<T> run_plummer(const std::string& integrator, StepOptions<T> opt, Stepping where, const ForceLaw<T>& law, T t_end,
                        T diag_every, const std::string& engine = "cuda-split") {
   opt.stepping = where;
-  Simulation<T> sim(test::plummer<T>(97, 7), law, engine, integrator, opt);
+  test::Driven<T> sim(test::plummer<T>(97, 7), law, engine, integrator, opt);
   std::vector<T> times;
   sim.run(t_end, diag_every, [&](const Sample<T>& s) { times.push_back(s.t); });
   return outcome(sim, std::move(times));
@@ -92,17 +92,17 @@ void check_bit_for_bit_however_cut(const std::string& engine, const std::string&
                                    const ForceLaw<double>& law, double t_end) {
   o.stepping = Stepping::device;
   const auto ignore = [](const auto&) {};
-  Simulation<double> whole(test::plummer<double>(97, 7), law, engine, integrator, o);
+  test::Driven<double> whole(test::plummer<double>(97, 7), law, engine, integrator, o);
   whole.run(t_end, t_end, ignore);
-  Simulation<double> first(test::plummer<double>(97, 7), law, engine, integrator, o);
+  test::Driven<double> first(test::plummer<double>(97, 7), law, engine, integrator, o);
   const std::string saved = test::run_keeping_checkpoint(first, t_end, t_end / 37, t_end / 9, 0.55 * t_end);
   REQUIRE(!saved.empty());
-  Simulation<double> resumed(test::plummer<double>(97, 7), law, engine, integrator, o);
+  test::Driven<double> resumed(test::plummer<double>(97, 7), law, engine, integrator, o);
   ArchiveReader r(saved);
   resumed.load(r);
   REQUIRE(resumed.state().t > 0.3 * t_end);
   resumed.run(t_end, t_end / 37, ignore);
-  for (Simulation<double>* other : {&first, &resumed}) {
+  for (test::Driven<double>* other : {&first, &resumed}) {
     CHECK(std::memcmp(whole.state().y.data(), other->state().y.data(), whole.state().y.size() * sizeof(double)) == 0);
     CHECK(whole.force_evaluations() == other->force_evaluations());
     CHECK(whole.counters().steps == other->counters().steps);
@@ -221,7 +221,7 @@ TEST_CASE("device_resident_cluster_and_grid_barriers_give_the_same_run_bit_for_b
   const ForceLaw<double> law = softened(0.01, 0.0);
   auto run_with = [&](const std::string& integrator, StepOptions<double> o, const std::string& launch) {
     o.stepping = Stepping::device;
-    Simulation<double> sim(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
+    test::Driven<double> sim(test::plummer<double>(97, 7), law, "cuda-split", integrator, o);
     sim.engine().set_launch(launch);
     std::vector<double> times;
     sim.run(0.3, 0.05, [&](const Sample<double>& s) { times.push_back(s.t); });
@@ -264,7 +264,7 @@ TEST_CASE("device_resident_runs_fail_as_host_runs_do", "[gpu][resident]") {
     State<double> s = test::plummer<double>(97, 7);
     if (collide)  // bodies 0 and 1 at one point, no softening: the forces are not finite
       for (int k = 0; k < 3; ++k) s.pos(k)[1] = s.pos(k)[0];
-    Simulation<double> sim(s, ForceLaw<double>{}, "cuda-split", integrator, o);
+    test::Driven<double> sim(s, ForceLaw<double>{}, "cuda-split", integrator, o);
     try {
       sim.run(0.5, 0.5, [](const auto&) {});
     } catch (const RunError& e) {

@@ -27,7 +27,7 @@ TEST_CASE("dopri5_controller_meets_tolerance_and_shrinks_steps_at_pericentre", "
     StepOptions<double> opt;
     opt.adaptive = true;
     opt.atol = opt.rtol = tol;
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", "dopri5", opt);
+    test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", "dopri5", opt);
     double dt_min = 1e300, dt_max = 0;
     sim.run(P, P / 200, [&](const Sample<double>& s) {
       if (s.dt > 0 && s.t < P) dt_min = std::min(dt_min, s.dt), dt_max = std::max(dt_max, s.dt);
@@ -63,7 +63,7 @@ TEST_CASE("gauss_radau15_epsilon_sets_the_error_and_steps_shrink_at_pericentre",
   const double P = orbital_period(ic, s0, 1.0);
   double previous_error = 1;
   for (double eps : {1e-3, 1e-5}) {
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-radau15", with_tol(eps));
+    test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-radau15", with_tol(eps));
     double dt_min = 1e300, dt_max = 0;
     sim.run(10 * P, P / 100, [&](const Sample<double>& s) {
       if (s.dt > 0 && s.t < 10 * P) dt_min = std::min(dt_min, s.dt), dt_max = std::max(dt_max, s.dt);
@@ -87,7 +87,7 @@ TEST_CASE("gauss_radau15_b6_epsilon_below_the_round_off_of_b6_is_raised_not_chas
     const double P = orbital_period(ic, s0, 1.0);
     StepOptions<double> opt = with_tol(1e-15);
     opt.ias15_criterion = Ias15Criterion::b6;
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-radau15", opt);
+    test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", "gauss-radau15", opt);
     sim.run(P, P, [](const auto&) {});
     const double err = position_error(sim.state(), kepler_state_at<double>(ic, P));
     INFO("double, --tol 1e-15: error " << err << " after " << sim.counters().steps << " steps");
@@ -101,7 +101,7 @@ TEST_CASE("gauss_radau15_b6_epsilon_below_the_round_off_of_b6_is_raised_not_chas
     opt.adaptive = true;
     opt.atol = opt.rtol = 1e-6f;
     opt.ias15_criterion = Ias15Criterion::b6;
-    Simulation<float> sim(s0, ForceLaw<float>{}, "simple", "gauss-radau15", opt);
+    test::Driven<float> sim(s0, ForceLaw<float>{}, "simple", "gauss-radau15", opt);
     sim.run(P, P, [](const auto&) {});
     const float err = position_error(sim.state(), kepler_state_at<float>(ic, P));
     INFO("float, --tol 1e-6: error " << err << " after " << sim.counters().steps << " steps");
@@ -133,7 +133,7 @@ TEST_CASE("dopri5_rejects_a_too_large_first_step_and_counts_its_force_evaluation
   opt.adaptive = true;
   opt.atol = opt.rtol = 1e-10;
   opt.dt = 1.0;  // first trial far too large
-  Simulation<double> sim(s0, ForceLaw<double>{}, "simple", "dopri5", opt);
+  test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", "dopri5", opt);
   sim.run(2.0, 2.0, [](const auto&) {});
   CHECK(sim.counters().rejected >= 1);
   // FSAL: 1 initial evaluation + 6 per trial, accepted or rejected.
@@ -160,7 +160,7 @@ TEST_CASE("step_size_underflow_below_h_min_is_an_error", "[adaptive]") {
   opt.adaptive = true;
   opt.atol = opt.rtol = 1e-14;
   opt.h_min = 0.01;
-  Simulation<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", "dopri5", opt);
+  test::Driven<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", "dopri5", opt);
   CHECK_THROWS_AS(sim.run(10.0, 10.0, [](const auto&) {}), RunError);
 }
 
@@ -171,7 +171,7 @@ TEST_CASE("accepted_steps_fail_rather_than_go_below_h_min", "[adaptive]") {
   for (const std::string method : {"dopri5", "gauss-radau15"}) {
     StepOptions<double> opt = with_tol(1e-10);
     opt.h_min = method == "gauss-radau15" ? 3e-3 : 1e-3;
-    Simulation<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", method, opt);
+    test::Driven<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", method, opt);
     double smallest = 1;
     INFO(method);
     CHECK_THROWS_AS(sim.run(10.0, 1e-9, [&](const Sample<double>& s) { if (s.dt > 0) smallest = std::min(smallest, s.dt); }),
@@ -187,7 +187,7 @@ TEST_CASE("a_step_cut_short_to_land_on_t_end_is_no_underflow_below_h_min", "[ada
   for (const std::string method : {"dopri5", "bulirsch-stoer", "gauss-radau15"}) {
     StepOptions<double> opt = with_tol(1e-10);
     opt.h_min = 1e-6;
-    Simulation<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", method, opt);
+    test::Driven<double> sim(make_initial_state<double>(kepler("0.5")), ForceLaw<double>{}, "simple", method, opt);
     INFO(method);
     REQUIRE(sim.run(1.0, 1.0, [](const auto&) {}));
     CHECK_NOTHROW(sim.run(1.0 + 1e-9, 1.0, [](const auto&) {}));
@@ -206,7 +206,7 @@ TEST_CASE("every_adaptive_method_stops_at_a_head_on_collision_instead_of_freezin
   std::vector<std::string> methods = embedded_methods;
   for (const char* m : {"dopri5", "bulirsch-stoer", "gauss-radau15"}) methods.emplace_back(m);
   for (const auto& method : methods) {
-    Simulation<double> sim(s0, ForceLaw<double>{}, "simple", method, with_tol(1e-9));
+    test::Driven<double> sim(s0, ForceLaw<double>{}, "simple", method, with_tol(1e-9));
     INFO(method);
     try {
       sim.run(5.0, 5.0, [](const auto&) {});
@@ -221,7 +221,7 @@ TEST_CASE("every_adaptive_method_stops_at_a_head_on_collision_instead_of_freezin
 TEST_CASE("gauss_radau15_stops_with_an_error_when_the_step_must_fall_below_h_min", "[gauss-radau15][adaptive]") {
   StepOptions<double> opt = with_tol(1e-9);
   opt.h_min = 0.05;
-  Simulation<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", "gauss-radau15", opt);
+  test::Driven<double> sim(make_initial_state<double>(kepler("0.9")), ForceLaw<double>{}, "simple", "gauss-radau15", opt);
   CHECK_THROWS_AS(sim.run(10.0, 10.0, [](const auto&) {}), RunError);
 }
 

@@ -1,25 +1,21 @@
-// `nbody dpd`: dissipative particle dynamics (seed S3; solver/shortrange/dpd.hpp) with the contract
-// of `nbody run`: outputs checked before the run and written whole at its end (AtomicFile), with
-// their provenance records; a checkpoint that resumes the run bit for bit; SIGINT or SIGTERM
-// stops it between two steps, writing the checkpoint only; bad input exit 2, a failed run exit 3.
-#include <chrono>
+// `nbody dpd`: dissipative particle dynamics (seed S3; solver/shortrange/dpd.hpp) through the run
+// contract (run/command.hpp): the flags, the run's identity, and the model made from them.
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
+#include <type_traits>
 
+#include "cli/model.hpp"
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
-#include "cli/model.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
-#include "core/progress.hpp"
 #include "core/real.hpp"
 #include "io/archive.hpp"
-#include "io/atomic_file.hpp"
-#include "io/checkpoint.hpp"
-#include "io/provenance.hpp"
+#include "run/command.hpp"
 #include "shortrange/cuda/cell_list.hpp"
 #include "shortrange/dpd.hpp"
+#include "shortrange/dpd_model.hpp"
 #if NBODY_WITH_CUDA
 #include "shortrange/cuda/dpd.hpp"
 #endif
@@ -27,7 +23,6 @@
 namespace nbody::cli {
 
 using shortrange::DpdCpu;
-using shortrange::DpdDiagnostics;
 using shortrange::DpdParameters;
 using shortrange::DpdState;
 
@@ -41,8 +36,8 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
       "Outputs and interruptions as `nbody run` (see `nbody run --help`): each output is written whole at the end; SIGINT or\n"
       "SIGTERM writes the checkpoint, if any, and exits 130 or 143; `nbody dpd --resume FILE --steps S` continues the run\n"
       "bit for bit to step S (the model's flags come from FILE; giving one with another value is an error).");
-  cmd.add_option("--steps", o.steps, "steps to take from the start (with --resume: the step to reach)")
-      ->required()
+  cmd.add_option("--steps", o.steps, "steps to take from the start (with --resume: the step to reach; the checkpoint's run's "
+                                     "unless given)")
       ->check(whole_number<long long>(1));
   cmd.add_option("--box", o.box, "the periodic box: L (a cube) or Lx,Ly,Lz")->delimiter(',')->capture_default_str()
       ->check(positive_real());
@@ -72,31 +67,36 @@ void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
       ->check(whole_number<std::uint64_t>());
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str()->check(CLI::IsMember({"float", "double"}));
   add_engine_options(cmd, o.engine, o.cell_list);
-  cmd.add_option("--diagnostics", o.diagnostics,
+  cmd.add_option("--diagnostics", o.contract.files.diagnostics,
                  "write t,step,kT,pressure,potential,kinetic,px,py,pz here (CSV, with its provenance record X.meta.json): at the "
                  "start, every --diag-every steps and at the end");
   cmd.add_option("--diag-every", o.diag_every, "steps between diagnostic samples (default: --steps / 100)")
       ->check(whole_number<long long>(1));
-  cmd.add_option("--snapshots", o.snapshots,
+  cmd.add_option("--snapshots", o.contract.files.snapshots,
                  "write every particle (t,id,species,x,y,z,vx,vy,vz; CSV, full precision, with X.meta.json) at the start, every "
                  "--snapshot-every steps and at the end");
   cmd.add_option("--snapshot-every", o.snapshot_every, "steps between snapshots (default: --steps / 10)")
       ->check(whole_number<long long>(1));
-  cmd.add_option("--final-state", o.final_state, "write the final particles here (as --snapshots, one time)");
-  cmd.add_option("--summary", o.summary,
+  cmd.add_option("--final-state", o.contract.files.final_state, "write the final particles here (as --snapshots, one time)");
+  cmd.add_option("--summary", o.contract.files.summary,
                  "write a JSON summary here (steps, time per step, the mean kT and pressure of the diagnostic samples: "
                  "without --diagnostics those of the start and the end, ...)");
-  add_checkpoint_options(cmd, o, o.checkpoint_every, o.stop_at);
-  add_quiet_option(cmd, o.quiet);
+  add_contract_options(cmd, o.contract, "steps", 1);
 }
 
 namespace {
 
-// The model's flags: what makes a run what it is (a resume must keep them), each with its key.
-constexpr auto dpd_fields = [](auto& o, auto&& f) {
+// The model's flags: what makes a run what it is (a resume takes them from its checkpoint).
+constexpr auto dpd_identity = [](auto& o, auto&& f) {
   f("precision", o.precision), f("box", o.box), f("density", o.density), f("rc", o.rc), f("gamma", o.gamma);
   f("kT", o.kT), f("dt", o.dt), f("lambda", o.lambda), f("species", o.species), f("a", o.a);
   f("body_force", o.body_force), f("layout", o.layout), f("seed", o.seed);
+};
+// What a part of the run chooses for itself, the checkpoint's unless given anew.
+constexpr auto dpd_part = [](auto& o, auto&& f) {
+  f("steps", o.steps), f("engine", o.engine), f("cell_list", o.cell_list), f("diag_every", o.diag_every);
+  f("snapshot_every", o.snapshot_every);
+  contract_part(o.contract, f);
 };
 
 DpdParameters parameters_of(const DpdOptions& o) {
@@ -125,35 +125,14 @@ DpdParameters parameters_of(const DpdOptions& o) {
 }
 
 template <class T>
-std::string particle_rows(const DpdState<T>& s, double t) {
-  std::string out;
-  const auto f = [](T x) { return RealTraits<T>::format(x); };
-  const std::size_t n = s.n;
-  for (std::size_t i = 0; i < n; ++i)
-    out += RealTraits<double>::format(t) + "," + std::to_string(i) + "," + std::to_string(s.species[i]) + "," + f(s.pos[i]) +
-           "," + f(s.pos[n + i]) + "," + f(s.pos[2 * n + i]) + "," + f(s.vel[i]) + "," + f(s.vel[n + i]) + "," +
-           f(s.vel[2 * n + i]) + "\n";
-  return out;
-}
-constexpr const char* kParticleHeader = "t,id,species,x,y,z,vx,vy,vz";
-
-template <class T, class Driver>
-int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Driver& dpd, const std::string& device,
-              std::chrono::steady_clock::time_point wall_start);
-
-template <class T>
-int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
-  const auto wall_start = std::chrono::steady_clock::now();
+int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed) {
   const DpdParameters p = parameters_of(o);
   const auto L = box_sides(o.box);
   DpdState<T> state;
   if (resumed) {
     ArchiveReader r(resumed->state);
-    r.get(state.step), r.get(state.box.L[0]), r.get(state.box.L[1]), r.get(state.box.L[2]);
-    r.get(state.species), r.get(state.pos), r.get(state.vel), r.get(state.force);
-    state.n = state.species.size();
-    if (state.pos.size() != 3 * state.n || state.vel.size() != 3 * state.n || state.force.size() != 3 * state.n)
-      throw InputError("--resume " + o.resume + ": the checkpoint's state is inconsistent");
+    state = shortrange::read_dpd_state<T>(r);
+    if (!r.at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
   } else {
     const double count = std::round(o.density * L[0] * L[1] * L[2]);
     if (!(count >= 2 && count < 4e9))
@@ -164,147 +143,61 @@ int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
   const auto start_step = static_cast<long long>(state.step);
   if (o.steps <= start_step)
     throw InputError("--steps " + std::to_string(o.steps) + ": the run " +
-                     (resumed ? "of checkpoint '" + o.resume + "' " : std::string()) + "is already at step " +
+                     (resumed ? "of checkpoint '" + o.contract.files.resume + "' " : std::string()) + "is already at step " +
                      std::to_string(start_step) + "; give a later one");
-  if (o.stop_at && o.stop_at <= start_step) throw InputError("--stop-at must be after the start step " + std::to_string(start_step));
+  run::Request<double> request;
+  run::Schedule<double>& s = request.schedule;
+  s.end = run::Mark<double>::at_step(o.steps);
+  if (!o.contract.stop_at.empty()) {
+    const std::uint64_t stop = parse_steps(o.contract.stop_at, "--stop-at");
+    if (stop <= std::uint64_t(start_step)) throw InputError("--stop-at must be after the start step " + std::to_string(start_step));
+    s.stop_at = run::Mark<double>::at_step(stop);
+  }
+  // Without --diagnostics the samples (the summary's means) are the start and the end only.
+  std::optional<run::Every<double>> diag_every;
+  if (o.diag_every > 0) diag_every = run::Every<double>::of_steps(o.diag_every);
+  s.sample(diag_every, run::Every<double>::of_steps(o.contract.files.diagnostics.empty() ? o.steps : std::max(1LL, o.steps / 100)),
+           o.contract.diag_budget);
+  if (!o.contract.files.snapshots.empty())
+    s.snapshots = run::Every<double>::of_steps(o.snapshot_every > 0 ? o.snapshot_every : std::max(1LL, o.steps / 10));
+  if (!o.contract.checkpoint_every.empty())
+    s.checkpoints = run::Every<double>::of_steps(parse_steps(o.contract.checkpoint_every, "--checkpoint-every"));
 
+  const nlohmann::json identity = fields_of(o, dpd_identity), part = fields_of(o, dpd_part),
+                       provenance = {{"command_line", o.contract.command_line}, {"steps", o.steps}};
+  const auto run_with = [&](auto& driver, const std::string& device) {
+    shortrange::DpdModel<T, std::remove_reference_t<decltype(driver)>> model(state, driver, p, o.engine, device);
+    return run::run_model(model, o.contract.files, request, resumed, identity, part, provenance);
+  };
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
     shortrange::DpdCuda<T> gpu(p, state, resumed.has_value(), shortrange::cell_builder_named(o.cell_list));
-    return dpd_steps(o, state, start_step, gpu, gpu.device_info(), wall_start);
+    return run_with(gpu, gpu.device_info());
 #else
     throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");
 #endif
   }
   DpdCpu<T> cpu(p, state, resumed.has_value());
-  return dpd_steps(o, state, start_step, cpu, "", wall_start);
-}
-
-// The time loop of either driver (DpdCpu, DpdCuda: step, sync, diagnostics), the samples, the
-// checkpoints and the outputs.
-template <class T, class Driver>
-int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Driver& dpd, const std::string& device,
-              std::chrono::steady_clock::time_point wall_start) {
-  const long long end = o.stop_at ? std::min(o.stop_at, o.steps) : o.steps;
-  // Without --diagnostics the samples (the summary's means) are the start and the end only.
-  const long long diag_every = o.diag_every ? o.diag_every : o.diagnostics.empty() ? o.steps : std::max(1LL, o.steps / 100);
-  const long long snapshot_every = o.snapshot_every ? o.snapshot_every : std::max(1LL, o.steps / 10);
-  const nlohmann::json identity = identity_of("dpd", o, dpd_fields);
-  nlohmann::json parameters = identity;
-  parameters.update({{"n", state.n}, {"engine", o.engine}, {"device", device}, {"steps", o.steps},
-                     {"command_line", o.command_line}, {"diag_every", diag_every}});
-  const auto save_checkpoint = [&] {
-    dpd.sync();
-    ArchiveWriter w;
-    w.put(state.step), w.put(state.box.L[0]), w.put(state.box.L[1]), w.put(state.box.L[2]);
-    w.put(state.species), w.put(state.pos), w.put(state.vel), w.put(state.force);
-    write_checkpoint(o.checkpoint, {identity, w.bytes()});
-  };
-
-  std::optional<AtomicFile> diagnostics, snapshots;
-  const auto t_now = [&] { return double(state.step) * o.dt; };
-  double kT_sum = 0, pressure_sum = 0;
-  long long samples = 0;
-  const auto sample = [&] {
-    const DpdDiagnostics d = dpd.diagnostics();
-    if (!std::isfinite(d.kT) || !std::isfinite(d.pressure))
-      throw RunError("the state is no longer finite at step " + std::to_string(state.step) + " (a smaller --dt?)");
-    kT_sum += d.kT, pressure_sum += d.pressure, ++samples;
-    if (diagnostics) {
-      const auto f = [](double x) { return RealTraits<double>::format(x); };
-      diagnostics->stream() << f(t_now()) << "," << state.step << "," << f(d.kT) << "," << f(d.pressure) << "," << f(d.potential)
-                            << "," << f(d.kinetic) << "," << f(d.momentum[0]) << "," << f(d.momentum[1]) << ","
-                            << f(d.momentum[2]) << "\n";
-    }
-  };
-  if (!o.diagnostics.empty()) {
-    diagnostics.emplace(o.diagnostics);
-    diagnostics->stream() << "t,step,kT,pressure,potential,kinetic,px,py,pz\n";
-  }
-  if (!o.snapshots.empty()) {
-    snapshots.emplace(o.snapshots);
-    snapshots->stream() << kParticleHeader << "\n" << particle_rows(state, t_now());
-  }
-  sample();
-
-  double stepping = 0, device_seconds = 0, cells_seconds = 0;
-  auto last_report = std::chrono::steady_clock::now();
-  while (static_cast<long long>(state.step) < end) {
-    const auto before = std::chrono::steady_clock::now();
-    dpd.step();
-    const auto after = std::chrono::steady_clock::now();
-    stepping += std::chrono::duration<double>(after - before).count();
-    if constexpr (requires { dpd.last_step_seconds(); })  // the GPU's own time of the step and of its cell list
-      device_seconds += dpd.last_step_seconds(), cells_seconds += dpd.last_cells_seconds();
-    const auto s = static_cast<long long>(state.step);
-    if (s % diag_every == 0 || s == end) sample();
-    if (snapshots && (s % snapshot_every == 0 || s == end)) {
-      dpd.sync();
-      snapshots->stream() << particle_rows(state, t_now());
-    }
-    if (!o.checkpoint.empty() && o.checkpoint_every && s % o.checkpoint_every == 0 && s != end) save_checkpoint();
-    if (const int sig = interrupt_signal()) {
-      if (!o.checkpoint.empty()) save_checkpoint();
-      std::fprintf(stderr, "nbody: interrupted at step %lld; %s\n", s,
-                   o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
-      return 128 + sig;
-    }
-    if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
-      std::fprintf(stderr, "nbody: %s\n",
-                   progress_line("dpd step " + std::to_string(s) + " of " + std::to_string(end),
-                                 double(s - start_step) / double(end - start_step), double(s - start_step), stepping)
-                       .c_str());
-      last_report = after;
-    }
-  }
-  if (!o.checkpoint.empty()) save_checkpoint();
-  dpd.sync();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const long long taken = static_cast<long long>(state.step) - start_step;
-  nlohmann::json summary = {{"model", "dpd"},
-                            {"precision", o.precision},
-                            {"engine", o.engine},
-                            {"device", device},
-                            {"n", state.n},
-                            {"step", state.step},
-                            {"t", t_now()},
-                            {"completed", static_cast<long long>(state.step) == o.steps},
-                            {"steps_taken", taken},
-                            {"kT_mean", kT_sum / double(samples)},
-                            {"pressure_mean", pressure_sum / double(samples)},
-                            {"samples", samples},
-                            {"threads", host_info().value("openmp_max_threads", 0)},
-                            {"wall_s", wall},
-                            {"step_wall_s", stepping},
-                            {"seconds_per_step", stepping / double(taken)}};
-  // The GPU's own time of a step and of its cell list (events); null on the CPU.
-  const auto per_step = [&](double seconds) { return device_seconds > 0 ? nlohmann::json(seconds / double(taken)) : nlohmann::json(); };
-  summary.update({{"device_seconds_per_step", per_step(device_seconds)}, {"cell_list_seconds_per_step", per_step(cells_seconds)}});
-  write_model_outputs(
-      o, diagnostics, snapshots, [&] { return kParticleHeader + ("\n" + particle_rows(state, t_now())); }, summary,
-      parameters);
-  std::printf("dpd %s %s: %zu particles, step %llu (t = %.6g), %.3g ms per step, <kT> = %.4g, <p> = %.4g, %.3g s\n",
-              o.precision.c_str(), o.engine.c_str(), state.n, static_cast<unsigned long long>(state.step), t_now(),
-              1e3 * stepping / double(taken), kT_sum / double(samples),
-              pressure_sum / double(samples), wall);
-  return 0;
+  return run_with(cpu, "");
 }
 
 }  // namespace
 
 int dpd_command(const DpdOptions& given) {
   DeferInterrupts defer;
-  check_engine_options(given.engine, given.cell_list, given.given("--cell-list"));
-  check_model_files(given, given.diag_every, given.snapshot_every, given.checkpoint_every || given.stop_at);
-
-  std::optional<Checkpoint> resumed;
   DpdOptions o = given;
-  if (!given.resume.empty()) {
-    resumed = read_checkpoint(given.resume);
-    o = resumed_options("dpd", given, resumed->parameters, dpd_fields);
+  std::optional<Checkpoint> resumed;
+  if (!given.contract.files.resume.empty()) {
+    resumed = run::read_run_checkpoint("dpd", given.contract.files.resume);
+    o = resumed_options(given, resumed->parameters["identity"], dpd_identity);
+    o = inherited_options(o, resumed->parameters.value("part", nlohmann::json::object()), dpd_part);
   }
-  if (o.precision == "float") return dpd_typed<float>(o, std::move(resumed));
-  return dpd_typed<double>(o, std::move(resumed));
+  if (o.steps == 0) throw InputError("--steps is required (the step to reach)");
+  check_engine_options(o.engine, o.cell_list, o.contract.given("--cell-list"));
+  check_particle_outputs(o.contract);
+  check_contract(o.contract, o.snapshot_every > 0);
+  if (o.precision == "float") return dpd_typed<float>(o, resumed);
+  return dpd_typed<double>(o, resumed);
 }
 
 }  // namespace nbody::cli

@@ -1,12 +1,15 @@
-// nbody: the one solver binary. Subcommands run / ic / bench / tune / dpd / sph / cells / list; `nbody SUBCOMMAND --help`.
+// nbody: the one solver binary. Subcommands run / dpd / sph (the models), ic / bench / tune / cells / list / potential;
+// `nbody SUBCOMMAND --help`.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <new>
+#include <utility>
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
-#include "cli/resume.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
@@ -69,6 +72,38 @@ void add_force_options(CLI::App& cmd, ForceOptions& f) {
                  "octree engines: monopole (mass at the centre of mass, as S4; the default) or quadrupole");
 }
 
+std::string launch_help() {
+  std::string text =
+      "GPU engines: launch shape KEY=N,... (default: the shape `nbody tune` cached for this device, precision and N, "
+      "else the engine's own choice; the summary names the shape used). Knobs:";
+  for (const auto& e : all_engines()) {
+    if (e.device == Device::cpu) continue;
+    dispatch_precision(e.precisions.front(), [&]<class T>() { text += " " + std::string(e.name) + " " + knob_keys(find_engine<T>(e.name).can.launch) + ";"; });
+  }
+#if NBODY_WITH_CUDA
+  text += " device-resident steps (--stepping) " + knob_keys(cuda::Resident::knobs()) + ";";
+#endif
+  return text + " valid values: `nbody list engines --precision P`";
+}
+
+CLI::Validator engine_name_validator() {
+  std::vector<std::string> engines;
+  for (const auto& e : all_engines()) engines.emplace_back(e.name);
+  // An engine of the registry, or one split over MPI ranks: mpi:<engine>, mpi-ring:<engine>.
+  return CLI::Validator(
+      [engines](std::string& v) -> std::string {
+        if (std::find(engines.begin(), engines.end(), std::string(local_engine_name(v))) != engines.end()) return {};
+        return v + " not in {" + comma_list(engines) + "} (or mpi:<engine> under mpiexec)";
+      },
+      "ENGINE");
+}
+
+void set_n(IcParams& ic, const std::optional<long long>& n) {
+  if (!n) return;
+  if (*n <= 0) throw InputError("--n must be a positive number of bodies, got " + std::to_string(*n));
+  ic.n = static_cast<std::size_t>(*n);
+}
+
 namespace {
 
 std::vector<std::string> precision_list() {
@@ -84,33 +119,28 @@ std::vector<std::string> names(const Table& table) {
   return out;
 }
 
-// --launch's help: each GPU engine's knobs, from the registry (their kernels' specs).
-std::string launch_help() {
-  std::string text =
-      "GPU engines: launch shape KEY=N,... (default: the shape `nbody tune` cached for this device, precision and N, "
-      "else the engine's own choice; the summary names the shape used). Knobs:";
-  for (const auto& e : all_engines()) {
-    if (e.device == Device::cpu) continue;
-    dispatch_precision(e.precisions.front(), [&]<class T>() { text += " " + std::string(e.name) + " " + knob_keys(find_engine<T>(e.name).can.launch) + ";"; });
-  }
-#if NBODY_WITH_CUDA
-  text += " device-resident steps (--stepping) " + knob_keys(cuda::Resident::knobs()) + ";";
-#endif
-  return text + " valid values: `nbody list engines --precision P`";
+
+
+// Whether a flag of `cmd` was given on the command line (a resumed run keeps the others').
+std::function<bool(const std::string&)> given_on(const CLI::App* cmd) {
+  return [cmd](const std::string& flag) {
+    const CLI::Option* opt = cmd->get_option_no_throw(flag);
+    return opt && opt->count() > 0;
+  };
 }
 
-// Converts the optional --n to IcParams::n with a clear error for non-positive values.
-void set_n(IcParams& ic, const std::optional<long long>& n) {
-  if (!n) return;
-  if (*n <= 0) throw InputError("--n must be a positive number of bodies, got " + std::to_string(*n));
-  ic.n = static_cast<std::size_t>(*n);
-}
-
-// --order is for the methods that have one to choose (their registry entry says so).
-void check_order(const CLI::Option& order, const std::string& integrator) {
-  if (order.count() == 0 || find_entry(integrator_table<double>(), integrator, "integrator").selectable_order) return;
-  const std::string methods = names_of(integrator_table<double>() | std::views::filter([](const auto& e) { return e.selectable_order; }));
-  throw InputError("--order applies to " + methods + "; " + integrator + " has a fixed order (`nbody list integrators`)");
+// A model's subcommand (model_commands): its flags on `app`, and its run once parsed.
+template <class Options>
+std::pair<CLI::App*, std::function<int()>> add_model(CLI::App& app, const ModelCommand<Options>& m,
+                                                     const std::vector<std::string>& command_line) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(std::string(m.name), std::string(m.description));
+  m.add_options(*cmd, *options);
+  return {cmd, [=, run = m.run] {
+            options->contract.command_line = command_line;
+            options->contract.given = given_on(cmd);
+            return run(*options);
+          }};
 }
 
 // "nbody 0.1 (commit 0123abc..., with uncommitted changes)": the build's version and commit.
@@ -162,123 +192,11 @@ int run_cli(int argc, char** argv) {
   app.add_flag("--build-info", build_info_flag, "print the build's provenance (commit, compiler, flags) as JSON");
 
   const auto precisions = precision_list();
-  const auto engines = names(all_engines());
-  // An engine of the registry, or one split over MPI ranks: mpi:<engine>, mpi-ring:<engine>.
-  const CLI::Validator engine_name(
-      [engines](std::string& v) -> std::string {
-        if (std::find(engines.begin(), engines.end(), std::string(local_engine_name(v))) != engines.end()) return {};
-        return v + " not in {" + comma_list(engines) + "} (or mpi:<engine> under mpiexec)";
-      },
-      "ENGINE");
-  const auto integrators = names(integrator_table<double>());
 
-  RunOptions run;
-  std::optional<long long> run_n;
-  auto* run_cmd = app.add_subcommand("run", "integrate an N-body system from t = 0 to --t-end");
-  run_cmd->footer(
-      "Time values (--dt --t-end --diag-every --snapshot-every --h-min --h-max) are numbers or, for a bound two-body system, multiples of its\n"
-      "orbital period: 10P, P/1024, 0.5P. Give a fixed step with --dt, or tolerances with --tol (atol = rtol)\n"
-      "or --atol and --rtol for methods with an error estimate (dopri5): the error norm is the RMS over all\n"
-      "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
-      "Outputs are checked before the run starts: each names a file in an existing folder this process can write, and no two\n"
-      "files written (outputs, their provenance records X.meta.json of X.csv or X, the checkpoint's FILE.bak) nor an input may be\n"
-      "the same file. Each output appears whole when the run ends (or stops at --stop-at), never in part.\n"
-      "Interrupted by SIGINT (Ctrl-C) or SIGTERM (a batch system's time limit), the run finishes its step, writes its checkpoint\n"
-      "if --checkpoint names one (and no other output: they would be partial), says so in one line and exits 130 or 143; a\n"
-      "second signal stops it at once. `nbody run --resume FILE` continues the run bit for bit with the flags FILE holds.\n"
-      "Runs in parts: `--checkpoint c.bin --stop-at T1`, then `--resume c.bin --stop-at T2`, ...; each part writes its own\n"
-      "diagnostics and snapshots (from where it starts) and, at its end, the final state it reached.\n"
-      "Exit codes (the table: `nbody --help`): 0 also when stopped at --stop-at; 3 (the run failed) writes no output but\n"
-      "keeps the checkpoints already written; 130/143 (interrupted): the checkpoint, if any, resumes the run.");
-  add_ic_options(*run_cmd, run.ic, run_n);
-  run_cmd->add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")
-      ->required()
-      ->check(CLI::IsMember(integrators));
-  auto* order_opt = run_cmd->add_option("--order", run.order,
-                                        "order of the methods that have one to choose: adams-bashforth, adams-moulton, "
-                                        "bulirsch-stoer (`nbody list integrators`)")
-                        ->check(whole_number<int>(1));
-  run_cmd->add_option("--dt", run.dt, "fixed step size (with --tol: first trial step)");
-  run_cmd->add_option("--tol", run.tol,
-                      "adaptive: atol = rtol = TOL of the error norm below (gauss-radau15: IAS15's epsilon, see "
-                      "--ias15-criterion; bulirsch-stoer: the norm on its extrapolation error; `nbody list integrators`)");
-  run_cmd->add_option("--atol", run.atol, "adaptive: absolute tolerance (with --rtol)");
-  run_cmd->add_option("--rtol", run.rtol, "adaptive: relative tolerance (with --atol)");
-  run_cmd->add_option("--h-min", run.h_min, "adaptive: smallest step allowed; the run fails (exit 3) if the controller needs less (default 0; a step too small to "
-                      "move t, h <= 4 eps |t|, fails the run in any case)");
-  run_cmd->add_option("--h-max", run.h_max, "adaptive: largest step allowed (default: none)");
-  run_cmd->add_option("--controller", run.controller,
-                      "adaptive step-size control: pi (proportional-integral, Hairer's DOPRI5 settings) or subdivide "
-                      "(seed S0: every step starts at --h-max and is split into 8, recursively up to 8 levels, while the "
-                      "max-norm of the error estimate per unit time exceeds --atol, or --tol; S0 used 1e-4)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"pi", "subdivide"}));
-  run_cmd->add_option("--ias15-criterion", run.ias15_criterion,
-                      "gauss-radau15's step criterion, with --tol as IAS15's epsilon: prs23 (Pham, Rein & Spiegel 2024): the "
-                      "step is (7! epsilon)^(1/7) times the smallest timescale sqrt(2|a|^2/(|j|^2+|a||s|)) of the bodies' "
-                      "acceleration a, jerk j and snap s; b6 (Rein & Spiegel 2015): epsilon bounds max|b6|/max|a| in a step "
-                      "(at least 1e5 round-off units)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"prs23", "b6"}));
-  run_cmd->add_option("--t-end", run.t_end, "end time")->required();
-  run_cmd->add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
-  run_cmd->add_option("--engine", run.engine,
-                      "force engine (`nbody list engines`; default: the first of that list that runs in --precision, "
-                      "with --compensated forces the first that has them); under `mpiexec -n P`, mpi:<engine> splits the "
-                      "force evaluation over the P ranks (each computes its block of bodies from all positions, with the "
-                      "bits of one process; cuda-pairs: its passes, summed in turn), mpi-ring:<engine> the same with a "
-                      "ring exchange")
-      ->check(engine_name);
-  run_cmd->add_option("--launch", run.launch, launch_help());
-  run_cmd->add_option("--stepping", run.stepping,
-                      "where the steps are taken: auto (on the device when a CUDA engine in float or double runs an explicit "
-                      "Runge-Kutta method at a fixed --dt or under --controller pi, or adams-bashforth, without --compensated: "
-                      "many steps per launch, the state staying on the GPU, forces from the stepping kernel with --launch "
-                      "block=, split= (threads per body) and cluster= (default 1: grid-wide sync; 2-16: the blocks form one thread-block "
-                      "cluster, sm_90 and later); or when a CUDA octree engine runs leapfrog or a composition of it: the tree "
-                      "rebuilt on the GPU every step, as seed S4; else on the host), host, or device (an error when that is not "
-                      "possible)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "host", "device"}));
-  add_force_options(*run_cmd, run.force);
-  run_cmd->add_option("--compensated", run.compensated,
-                      "Kahan/Neumaier compensation: of the force sums (forces: the engines that `nbody list engines` marks "
-                      "[--compensated forces]), of the state updates y + h dy (state: explicit Runge-Kutta, Adams, symplectic; "
-                      "gauss-radau15 always), or both")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"none", "forces", "state", "both"}));
-  run_cmd->add_option("--diagnostics", run.diagnostics,
-                      "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,...) here, with its provenance record "
-                      "X.meta.json");
-  run_cmd->add_option("--diag-every", run.diag_every, "time between diagnostic samples (default: t_end/1000)");
-  run_cmd->add_option("--final-state", run.final_state,
-                      "write the final state here: CSV with its provenance record (X.meta.json), or, named .hdf5 or .h5, one "
-                      "snapshot in GADGET's HDF5 layout (as --snapshots)");
-  run_cmd->add_option("--summary", run.summary, "write a JSON summary of the run here");
-  run_cmd->add_option("--snapshots", run.snapshots,
-                      "write the whole state at the start, every --snapshot-every and at the end here: CSV t,id,mass,x,y,z,vx,vy,vz "
-                      "(full precision) with its provenance record (X.meta.json); or, for NAME.hdf5 or NAME.h5, one file per time "
-                      "NAME_000.hdf5, NAME_001.hdf5, ... in GADGET's HDF5 layout (Header, PartType1/Coordinates, Velocities, "
-                      "Masses, ParticleIDs; read by yt, pynbody, h5py) with NAME.xdmf for ParaView. HDF5 holds float for float "
-                      "runs, double otherwise, and extended precisions exactly as sums of doubles (*Expansion datasets); the "
-                      "provenance is in the Header. A resumed run numbers its files on from the checkpoint's");
-  run_cmd->add_option("--snapshot-every", run.snapshot_every,
-                      "time between snapshots (needs --snapshots; default t_end/100). Snapshots are at exact times: adaptive "
-                      "steps are shortened to land on them; with --dt it must be a multiple of the step");
-  add_quiet_option(*run_cmd, run.quiet);
-  run_cmd->add_option("--checkpoint", run.checkpoint,
-                      "save the whole run here, atomically (the previous checkpoint kept as FILE.bak): at the end of the run, "
-                      "when it is interrupted (SIGINT, SIGTERM), at --stop-at, and every --checkpoint-every if given");
-  run_cmd->add_option("--checkpoint-every", run.checkpoint_every,
-                      "also save the checkpoint at the first step end after each multiple of this time (needs --checkpoint)");
-  run_cmd->add_option("--stop-at", run.stop_at,
-                      "stop at the first step end at or after this time, save the checkpoint and write this part's outputs "
-                      "(runs in parts; needs --checkpoint)");
-  run_cmd->add_option("--resume", run.resume,
-                      "continue the run saved in this checkpoint, bit for bit, with the flags it was run with (its outputs "
-                      "included; the state is the checkpoint's). Flags given with it replace the stored ones: --t-end, "
-                      "--stop-at, --checkpoint, --checkpoint-every, the outputs, --engine, --launch and --stepping may change "
-                      "(another engine or launch shape is not bit for bit); any other flag must keep the stored value");
+  // The models' subcommands, from their list; each runs when parsed.
+  const std::vector<std::string> command_line(argv, argv + argc);
+  std::vector<std::pair<CLI::App*, std::function<int()>>> models;
+  std::apply([&](const auto&... m) { (models.push_back(add_model(app, m, command_line)), ...); }, model_commands);
 
   IcOptions ic;
   std::optional<long long> ic_n;
@@ -296,7 +214,7 @@ int run_cli(int argc, char** argv) {
   bench_cmd->add_option("--engine", bench.engine,
                         "force engine (`nbody list engines`; default: the first that runs in --precision); under mpiexec "
                         "mpi:<engine> or mpi-ring:<engine> (`nbody run --help`), with the time split into compute and exchange")
-      ->check(engine_name);
+      ->check(engine_name_validator());
   bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   bench_cmd->add_option("--n", bench.n, "number of bodies")->required()->check(whole_number<long long>());
   bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")
@@ -325,14 +243,6 @@ int run_cli(int argc, char** argv) {
   auto* tune_cmd = app.add_subcommand("tune", "sweep a GPU engine's launch shape for (precision, N); CSV rows, best stored in the cache");
   add_tune_options(*tune_cmd, tune);
 
-  DpdOptions dpd;
-  auto* dpd_cmd = app.add_subcommand("dpd", "dissipative particle dynamics (Groot-Warren) in a periodic box, seed S3");
-  add_dpd_options(*dpd_cmd, dpd);
-
-  SphOptions sph;
-  auto* sph_cmd = app.add_subcommand(
-      "sph", "weakly compressible SPH on a validation case (dam break in 2-D and 3-D, tank, Poiseuille), seed S3");
-  add_sph_options(*sph_cmd, sph);
 
   CellsOptions cells;
   auto* cells_cmd = app.add_subcommand("cells", "time a cell-list build, CPU or CUDA (seed S3's sort study, E18)");
@@ -370,9 +280,7 @@ int run_cli(int argc, char** argv) {
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) subcommands.push_back(sub->get_name());
   if (argc > 1 && argv[1][0] != '-' && std::find(subcommands.begin(), subcommands.end(), argv[1]) == subcommands.end())
     return fail("error", "unknown subcommand " + quoted_excerpt(argv[1]) + " (valid: " + comma_list(subcommands) + "; `nbody --help`)", 2);
-  std::vector<std::string> command_line(argv, argv + argc);
   try {
-    command_line = with_resumed_flags(*run_cmd, command_line);  // run --resume FILE: the checkpoint's flags
     std::vector<const char*> args;
     for (const auto& a : command_line) args.push_back(a.c_str());
     app.parse(static_cast<int>(args.size()), args.data());
@@ -388,7 +296,7 @@ int run_cli(int argc, char** argv) {
     return fail("error", e.what(), 2);
   }
   try {
-    if (mpi::size() > 1 && !(*run_cmd || *bench_cmd || *list_cmd || build_info_flag))
+    if (mpi::size() > 1 && !(*models.front().first || *bench_cmd || *list_cmd || build_info_flag))
       throw InputError("under mpiexec (" + std::to_string(mpi::size()) +
                        " ranks) only `nbody run` and `nbody bench` with --engine mpi:<engine> are distributed; run " +
                        (app.get_subcommands().empty() ? std::string("this") : "`nbody " + app.get_subcommands().front()->get_name() + "`") +
@@ -400,34 +308,12 @@ int run_cli(int argc, char** argv) {
       std::cout << nlohmann::json{{"build", build_info()}, {"host", host}}.dump(2) << "\n";
       return 0;
     }
-    if (*run_cmd) {
-      check_order(*order_opt, run.integrator);
-      set_n(run.ic, run_n);
-      run.ic.G = run.force.G;
-      run.command_line = command_line;
-      return run_command(run);
-    }
+    for (const auto& [cmd, run] : models)
+      if (*cmd) return run();
     if (*ic_cmd) {
       set_n(ic.ic, ic_n);
       ic.command_line = command_line;
       return ic_command(ic);
-    }
-    // Whether a flag of `cmd` was given on the command line (a resumed run keeps the others').
-    const auto given_on = [](CLI::App* cmd) {
-      return [cmd](const std::string& flag) {
-        const CLI::Option* opt = cmd->get_option_no_throw(flag);
-        return opt && opt->count() > 0;
-      };
-    };
-    if (*dpd_cmd) {
-      dpd.command_line = command_line;
-      dpd.given = given_on(dpd_cmd);
-      return dpd_command(dpd);
-    }
-    if (*sph_cmd) {
-      sph.command_line = command_line;
-      sph.given = given_on(sph_cmd);
-      return sph_command(sph);
     }
     if (*cells_cmd) {
       cells.command_line = command_line;

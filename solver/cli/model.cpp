@@ -1,27 +1,39 @@
 #include "cli/model.hpp"
 
 #include <algorithm>
-#include <utility>
-#include <vector>
+#include <charconv>
 
 #include "cli/parse.hpp"
 #include "core/error.hpp"
-#include "io/checkpoint.hpp"
-#include "io/provenance.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "shortrange/cuda/cell_list.hpp"
 
 namespace nbody::cli {
 
-void add_checkpoint_options(CLI::App& cmd, ModelFiles& f, long long& checkpoint_every, long long& stop_at) {
-  cmd.add_option("--checkpoint", f.checkpoint,
-                 "save the whole run here, atomically (the previous one kept as FILE.bak): at the end, at --stop-at, every "
-                 "--checkpoint-every steps and when interrupted");
-  cmd.add_option("--checkpoint-every", checkpoint_every, "steps between checkpoints (needs --checkpoint)")
-      ->check(whole_number<long long>(1));
-  cmd.add_option("--stop-at", stop_at, "stop after this step, save the checkpoint and write this part's outputs")
-      ->check(whole_number<long long>(1));
-  cmd.add_option("--resume", f.resume, "continue the run saved in this checkpoint, bit for bit");
+void add_contract_options(CLI::App& cmd, ContractOptions& o, const std::string& unit, double diag_budget) {
+  o.diag_budget = diag_budget;
+  const std::string every = unit == "steps" ? "steps" : "simulated time";
+  cmd.add_option("--checkpoint", o.files.checkpoint,
+                 "save the whole run here, atomically (the previous checkpoint kept as FILE.bak): at the end of the run, "
+                 "when it is interrupted (SIGINT, SIGTERM), at --stop-at, and every --checkpoint-every if given");
+  cmd.add_option("--checkpoint-every", o.checkpoint_every,
+                 "also save the checkpoint at the first step end after each multiple of this many " + every +
+                     " (needs --checkpoint)");
+  cmd.add_option("--stop-at", o.stop_at,
+                 (unit == "steps" ? std::string("stop after this step") : std::string("stop at the first step end at or after this time")) +
+                     ", save the checkpoint and write this part's outputs (runs in parts; needs --checkpoint)");
+  cmd.add_option("--resume", o.files.resume,
+                 "continue the run saved in this checkpoint, bit for bit: the model's flags come from it (one given anew must "
+                 "have the same value); the end, --stop-at, the outputs, the checkpoint and where the steps are taken may change");
+  cmd.add_flag("--quiet", o.files.quiet,
+               "print no progress lines (a long run prints one on stderr every 10 s: where it stands, steps per second, "
+               "the time left and when it should end)");
+  cmd.add_option("--diag-budget", o.diag_budget,
+                 "without --diag-every: the largest share of the run's time its diagnostic samples may take; a sample that "
+                 "falls due while the samples so far took more is skipped (the summary counts them); 1 takes every one. The "
+                 "first and the last sample are always taken")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
 }
 
 void add_engine_options(CLI::App& cmd, std::string& engine, std::string& cell_list) {
@@ -41,70 +53,45 @@ void check_engine_options(const std::string& engine, const std::string& cell_lis
   if (engine != "cuda" && cell_list_given) throw InputError("--cell-list applies to --engine cuda");
 }
 
-void add_quiet_option(CLI::App& cmd, bool& quiet) {
-  cmd.add_flag("--quiet", quiet,
-               "print no progress lines (a long run prints one on stderr every 10 s: where it stands, steps per second, "
-               "the time left and when it should end)");
+void check_contract(const ContractOptions& o, bool snapshot_every_given, std::vector<InputFile> inputs) {
+  const run::Files& f = o.files;
+  if (f.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
+    throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
+  if (f.snapshots.empty() && snapshot_every_given) throw InputError("--snapshot-every needs --snapshots FILE");
+  run::check_run_files(f, std::move(inputs));
 }
 
-void check_run_files(const ModelFiles& f, std::vector<InputFile> inputs) {
-  std::vector<OutputFile> outputs;
-  for (const auto& [flag, path] :
-       {std::pair{"--diagnostics", f.diagnostics}, {"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
-    if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
-  for (OutputFile& out : outputs) {  // HDF5 holds its provenance; a series of snapshots has its XDMF sidecar
-    if (!is_hdf5_path(out.path)) continue;
-    out.companions.clear();
-    if (out.flag == "--snapshots") out.companions.push_back({xdmf_path_for(out.path), "XDMF time series"});
-  }
-  if (!f.summary.empty()) outputs.push_back({"--summary", f.summary, {}});
-  if (!f.checkpoint.empty()) outputs.push_back({"--checkpoint", f.checkpoint, {{checkpoint_backup(f.checkpoint), "backup"}}});
-  if (!f.resume.empty()) inputs.push_back({"--resume", f.resume, "--checkpoint"});
-  check_output_files(outputs, inputs);
-}
-
-void check_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing) {
-  if (f.checkpoint.empty() && checkpointing) throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
-  if (f.snapshots.empty() && snapshot_every) throw InputError("--snapshot-every needs --snapshots FILE");
-  if (f.diagnostics.empty() && diag_every) throw InputError("--diag-every needs --diagnostics FILE");
-  for (const auto& [flag, path] : {std::pair{"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
+void check_particle_outputs(const ContractOptions& o) {
+  for (const auto& [flag, path] : {std::pair{"--snapshots", o.files.snapshots}, {"--final-state", o.files.final_state}})
     if (is_hdf5_path(path))
       throw InputError(std::string(flag) + " " + path + ": the particle models write CSV (give a .csv name); HDF5 snapshots are nbody run's");
-  check_run_files(f);
 }
 
-void write_model_outputs(const ModelFiles& f, std::optional<AtomicFile>& diagnostics, std::optional<AtomicFile>& snapshots,
-                         const std::function<std::string()>& final_state, const nlohmann::json& summary,
-                         const nlohmann::json& parameters) {
-  std::optional<AtomicFile> final_file, summary_file;
-  if (!f.final_state.empty()) {
-    final_file.emplace(f.final_state);
-    final_file->stream() << final_state();
-  }
-  if (!f.summary.empty()) {
-    summary_file.emplace(f.summary);
-    summary_file->stream() << summary.dump(2) << "\n";
-  }
-  for (auto* file : {&diagnostics, &snapshots, &final_file, &summary_file})
-    if (*file) (*file)->commit();
-  for (const auto& path : {f.diagnostics, f.snapshots, f.final_state})
-    if (!path.empty()) write_meta(path, parameters);
+std::uint64_t parse_steps(const std::string& text, const std::string& flag) {
+  std::uint64_t v = 0;
+  const char* e = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), e, v);
+  if (r.ec != std::errc() || r.ptr != e || v == 0)
+    throw InputError(flag + ": " + quoted_excerpt(text) + " is not a whole number of steps of at least 1");
+  return v;
 }
 
-void check_resumed_identity(const std::string& model, const std::string& resume, const nlohmann::json& identity,
-                            const nlohmann::json& stored, const std::function<bool(const std::string&)>& given) {
-  if (stored.value("model", std::string()) != model)
-    throw InputError("--resume " + resume + ": not a checkpoint of `nbody " + model + "` (`nbody " +
-                     stored.value("model", std::string("run")) + " --resume` continues it)");
-  for (const auto& [key, value] : identity.items()) {
-    if (key == "model") continue;
-    if (!stored.contains(key)) throw InputError("--resume " + resume + ": the checkpoint does not hold the run's " + key);
-    std::string flag = "--" + key;
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    if (given(flag) && stored[key] != value)
-      throw InputError("--resume " + resume + ": the checkpoint's run has " + flag + " " + stored[key].dump() + ", this one " +
-                       value.dump() + "; leave out the flags that change it");
-  }
+namespace detail {
+std::string flag_of(const std::string& key) {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
 }
+
+void refuse_changed_flag(const std::string& resume, const std::string& key, const nlohmann::json& stored,
+                         const nlohmann::json& given, const nlohmann::json& default_value) {
+  auto text = [](const nlohmann::json& j) {
+    return j.is_null() || j == "" ? std::string("not given") : j.is_string() ? j.get<std::string>() : j.dump();
+  };
+  const bool is_default = stored == default_value && !(stored.is_null() || stored == "");
+  throw InputError("--resume " + resume + ": " + flag_of(key) + " is " + text(given) + " here but " + text(stored) +
+                   (is_default ? " (the default)" : "") + " in the checkpoint's run; leave it out to continue that run");
+}
+}  // namespace detail
 
 }  // namespace nbody::cli

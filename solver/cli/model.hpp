@@ -1,6 +1,9 @@
 #pragma once
-// What the model subcommands (`nbody dpd`, `nbody sph`) share: their checkpoint flags, their files
-// checked before any work (`nbody run`'s too), and the identity of the run a checkpoint resumes.
+// What the model commands (`nbody run`, `dpd`, `sph`) share on the command line: the flags of the
+// run contract (run/command.hpp: outputs, checkpoints, progress, the diagnostics' share of the
+// time) and a run's identity: the model's flags that make the run what it is, listed once per
+// model as `fields(options, f)` calling f(key, member) for each. A checkpoint keeps them; a resume
+// takes them from it and refuses one given anew with another value.
 #include <functional>
 #include <optional>
 #include <string>
@@ -9,69 +12,114 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "io/atomic_file.hpp"
-#include "io/output_files.hpp"
+#include "core/error.hpp"
+#include "run/command.hpp"
 
 namespace nbody::cli {
 
-// The files of a model run: its outputs, its checkpoint and the checkpoint it resumes.
-struct ModelFiles {
-  std::string diagnostics, snapshots, final_state, summary, checkpoint, resume;
-  bool quiet = false;  // no progress lines
+// The contract's flags as given: the files, and the intervals and marks as text (each model reads
+// them in its own units: simulated time, or steps).
+struct ContractOptions {
+  run::Files files;
+  std::string checkpoint_every, stop_at;
+  double diag_budget = 1;
+  std::vector<std::string> command_line;
+  std::function<bool(const std::string&)> given = [](const std::string&) { return false; };  // on the command line?
 };
+
+// --diagnostics, --snapshots, --final-state and --summary are the model's own (their help names
+// its columns); these are every model's: --checkpoint, --checkpoint-every and --stop-at (in
+// `unit`: "time" or "steps"), --resume, --quiet, --diag-budget (its default: the model's; 1 where
+// a sample costs about what a step does).
+void add_contract_options(CLI::App& cmd, ContractOptions& o, const std::string& unit, double diag_budget);
 
 // --engine openmp|cuda and --cell-list BUILDER, as the particle models take them; the check, before
 // any work: an unknown builder (naming the valid ones), --cell-list without --engine cuda.
 void add_engine_options(CLI::App& cmd, std::string& engine, std::string& cell_list);
 void check_engine_options(const std::string& engine, const std::string& cell_list, bool cell_list_given);
 
-// --quiet, as run, sph and dpd take it.
-void add_quiet_option(CLI::App& cmd, bool& quiet);
+// Before any work: an interval without its file (--snapshot-every without --snapshots, ...), then
+// every file (run::check_run_files). (--diag-every without --diagnostics samples for the summary.)
+void check_contract(const ContractOptions& o, bool snapshot_every_given, std::vector<InputFile> inputs = {});
 
-// --checkpoint, --checkpoint-every STEPS, --stop-at STEP and --resume, as the model subcommands
-// take them.
-void add_checkpoint_options(CLI::App& cmd, ModelFiles& f, long long& checkpoint_every, long long& stop_at);
+// The particle models write CSV: an HDF5 name for --snapshots or --final-state is refused.
+void check_particle_outputs(const ContractOptions& o);
 
-// Throws InputError, in one line naming the flag and the file, at the first output of f that
-// cannot be written or input (f's --resume, and `inputs`) that cannot be read (check_output_files).
-void check_run_files(const ModelFiles& f, std::vector<InputFile> inputs = {});
+// A whole number of steps from a flag's text (--checkpoint-every, --stop-at of the particle models).
+std::uint64_t parse_steps(const std::string& text, const std::string& flag);
 
-// check_run_files, after an InputError naming the flag when an interval is given without its file
-// (diag_every: --diag-every, snapshot_every: --snapshot-every, checkpointing: --checkpoint-every or
-// --stop-at).
-void check_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing);
+namespace detail {
+template <class V>
+nlohmann::json to_field(const V& v) {
+  if constexpr (requires { v.has_value(); }) return v ? nlohmann::json(*v) : nlohmann::json();
+  else return v;
+}
+template <class V>
+void from_field(const nlohmann::json& j, V& v) {
+  if constexpr (requires { v.has_value(); }) {
+    if (j.is_null()) v.reset();
+    else v = j.get<typename V::value_type>();
+  } else {
+    j.get_to(v);
+  }
+}
+// Throws InputError naming the flag and both values.
+[[noreturn]] void refuse_changed_flag(const std::string& resume, const std::string& key, const nlohmann::json& stored,
+                                      const nlohmann::json& given, const nlohmann::json& default_value);
+std::string flag_of(const std::string& key);  // "mass_ratio" -> "--mass-ratio"
+}  // namespace detail
 
-// A model's checkpoint stores its identity (the model's flags as JSON, key `model` naming the
-// subcommand, each other key a flag's name without its dashes, `_` for `-`). Checks that the
-// checkpoint (`stored`) is of `model` and holds every key of this command line's `identity`, and
-// that each flag given anew (`given`) has the stored value; throws InputError (one line naming the
-// flag and both values) otherwise.
-void check_resumed_identity(const std::string& model, const std::string& resume, const nlohmann::json& identity,
-                            const nlohmann::json& stored, const std::function<bool(const std::string&)>& given);
+// The contract's flags that each part of a run chooses for itself, the checkpoint's unless given
+// anew: the outputs, the checkpoint and its interval, --quiet, --diag-budget.
+constexpr auto contract_part = [](auto& c, auto&& f) {
+  f("diagnostics", c.files.diagnostics), f("snapshots", c.files.snapshots), f("final_state", c.files.final_state);
+  f("summary", c.files.summary), f("checkpoint", c.files.checkpoint), f("checkpoint_every", c.checkpoint_every);
+  f("quiet", c.files.quiet), f("diag_budget", c.diag_budget);
+};
 
-// The end of a model run: the final particles (final_state(): the CSV's text, asked only when
-// --final-state is given) and the summary written, every output committed at once (none is left
-// half-written by a failure before), and the provenance record beside each CSV (parameters).
-void write_model_outputs(const ModelFiles& f, std::optional<AtomicFile>& diagnostics, std::optional<AtomicFile>& snapshots,
-                         const std::function<std::string()>& final_state, const nlohmann::json& summary,
-                         const nlohmann::json& parameters);
-
-// A model's flags are listed once, as `fields(options, f)` calling f(key, member) for each: the
-// identity of a run (key `model` and each flag's value) ...
+// The fields' keys and values (a run's identity, or its part's choices).
 template <class Options, class Fields>
-nlohmann::json identity_of(const std::string& model, const Options& o, Fields fields) {
-  nlohmann::json identity = {{"model", model}};
-  fields(o, [&](const char* key, const auto& value) { identity[key] = value; });
-  return identity;
+nlohmann::json fields_of(const Options& o, Fields fields) {
+  nlohmann::json j = nlohmann::json::object();
+  fields(o, [&](const char* key, const auto& value) { j[key] = detail::to_field(value); });
+  return j;
 }
 
-// ... and the options of the run a checkpoint holds: o (outputs, end, ...) with the checkpoint's
-// model flags, each flag given anew checked against them (check_resumed_identity).
+// The options of the run a checkpoint holds (`stored`: its identity): o (outputs, end, ...) with
+// the stored fields. A flag given anew (o.contract.given("--KEY"), `_` in the key for `-`) must
+// have the stored value: same(stored, given) decides (by default, equal JSON).
 template <class Options, class Fields>
-Options resumed_options(const std::string& model, const Options& o, const nlohmann::json& stored, Fields fields) {
-  check_resumed_identity(model, o.resume, identity_of(model, o, fields), stored, o.given);
+Options resumed_options(const Options& o, const nlohmann::json& stored, Fields fields,
+                        const std::function<bool(const nlohmann::json&, const nlohmann::json&)>& same = {}) {
   Options r = o;
-  fields(r, [&](const char* key, auto& value) { stored.at(key).get_to(value); });
+  const std::string& resume = o.contract.files.resume;
+  const nlohmann::json defaults = fields_of(Options{}, fields);
+  fields(r, [&](const char* key, auto& value) {
+    if (!stored.contains(key)) throw InputError("--resume " + resume + ": the checkpoint does not hold the run's " + key);
+    const nlohmann::json given = detail::to_field(value);
+    if (o.contract.given(detail::flag_of(key)) && stored[key] != given && !(same && same(stored[key], given)))
+      detail::refuse_changed_flag(resume, key, stored[key], given, defaults[key]);
+    try {
+      detail::from_field(stored[key], value);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError("--resume " + resume + ": the checkpoint's " + key + " is unreadable");
+    }
+  });
+  return r;
+}
+
+// o with the part's choices of the checkpoint (`stored`) where not given anew.
+template <class Options, class Fields>
+Options inherited_options(const Options& o, const nlohmann::json& stored, Fields fields) {
+  Options r = o;
+  fields(r, [&](const char* key, auto& value) {
+    if (o.contract.given(detail::flag_of(key)) || !stored.contains(key)) return;
+    try {
+      detail::from_field(stored[key], value);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError("--resume " + o.contract.files.resume + ": the checkpoint's " + key + " is unreadable");
+    }
+  });
   return r;
 }
 

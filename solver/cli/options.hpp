@@ -5,6 +5,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -22,8 +24,10 @@ struct ForceOptions {
   std::string theta, moments;                      // octree engines; the same
 };
 
+// `nbody run`: gravity (solver/driver/simulation.hpp) through the run contract (solver/run/).
 struct RunOptions {
   IcParams ic;
+  std::optional<long long> n;  // --n as given (IcParams::n once checked)
   ForceOptions force;
   std::string precision = "double";
   std::string engine;  // empty: the default (first registered) engine
@@ -34,15 +38,13 @@ struct RunOptions {
   std::string compensated = "none";  // none, forces, state or both
   std::string stepping = "auto";     // auto, host or device
   std::string ias15_criterion = "prs23";  // gauss-radau15: prs23 or b6
+  std::string energy = "engine";     // exact, engine or off
   int order = 0;
-  std::string t_end;
-  std::string diagnostics, diag_every;
-  std::string final_state, summary;
-  std::string snapshots, snapshot_every;
-  std::string checkpoint, checkpoint_every, resume, stop_at;
-  bool quiet = false;  // no progress lines
-  std::vector<std::string> command_line;
+  std::string t_end, diag_every, snapshot_every;
+  ContractOptions contract;
 };
+void add_run_options(CLI::App& cmd, RunOptions& o);
+int run_command(const RunOptions& o);
 
 struct IcOptions {
   IcParams ic;
@@ -69,7 +71,7 @@ struct BenchOptions {
 
 // `nbody dpd`: dissipative particle dynamics in a periodic box (solver/shortrange/dpd.hpp). Numbers
 // are doubles (the model's parameters, converted to the run's precision once); times are steps.
-struct DpdOptions : ModelFiles {
+struct DpdOptions {
   std::vector<double> box = {10};  // L (a cube) or Lx, Ly, Lz
   double density = 3;
   double rc = 1, gamma = 4.5, kT = 1, dt = 0.01, lambda = 0.65;
@@ -80,23 +82,20 @@ struct DpdOptions : ModelFiles {
   std::uint64_t seed = 1;
   long long steps = 0;
   std::string precision = "double", engine = "openmp", cell_list = "counting-sort";
-  long long diag_every = 0, snapshot_every = 0, checkpoint_every = 0, stop_at = 0;
-  std::vector<std::string> command_line;
-  std::function<bool(const std::string&)> given = [](const std::string&) { return false; };  // on the command line?
+  long long diag_every = 0, snapshot_every = 0;
+  ContractOptions contract;
 };
 void add_dpd_options(CLI::App& cmd, DpdOptions& o);
 int dpd_command(const DpdOptions& o);
 
 // `nbody sph`: weakly compressible SPH on a validation case (solver/shortrange/sph_cases.hpp).
 // Model values left at 0 or empty take the case's own.
-struct SphOptions : ModelFiles {
+struct SphOptions {
   std::string case_name, precision = "double", kernel, diffusion, engine = "openmp", cell_list = "two-level";
   double dx = 0, depth = 0.2, t_end = 0;
   double alpha = -1, delta = -1, cfl = 0;  // negative or 0: the case's
-  double diag_every = 0, snapshot_every = 0;  // simulated seconds
-  long long checkpoint_every = 0, stop_at = 0;  // steps
-  std::vector<std::string> command_line;
-  std::function<bool(const std::string&)> given = [](const std::string&) { return false; };
+  double diag_every = 0, snapshot_every = 0;  // simulated seconds; --checkpoint-every and --stop-at in steps
+  ContractOptions contract;
 };
 void add_sph_options(CLI::App& cmd, SphOptions& o);
 int sph_command(const SphOptions& o);
@@ -134,13 +133,35 @@ struct PotentialOptions {
 void add_potential_options(CLI::App& cmd, PotentialOptions& o);
 int potential_command(const PotentialOptions& o);
 
+// The models, each a subcommand run through the run contract (solver/run/command.hpp): its name,
+// what it does, its flags (`nbody NAME --help`) and its command. One line each.
+template <class Options>
+struct ModelCommand {
+  std::string_view name, description;
+  void (*add_options)(CLI::App&, Options&);
+  int (*run)(const Options&);
+};
+inline const auto model_commands = std::tuple{
+    ModelCommand<RunOptions>{"run", "integrate an N-body system from t = 0 to --t-end", add_run_options, run_command},
+    ModelCommand<DpdOptions>{"dpd", "dissipative particle dynamics (Groot-Warren) in a periodic box, seed S3", add_dpd_options,
+                             dpd_command},
+    ModelCommand<SphOptions>{"sph", "weakly compressible SPH on a validation case (dam break in 2-D and 3-D, tank, Poiseuille), seed S3",
+                             add_sph_options, sph_command},
+};
+
+// Converts the optional --n to IcParams::n with a clear error for non-positive values.
+void set_n(IcParams& ic, const std::optional<long long>& n);
+
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box --central-fraction) on `cmd`.
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);
 void add_force_options(CLI::App& cmd, ForceOptions& f);
 // --ic of the timing subcommands (bench, tune): plummer or two-galaxies.
 void add_timing_ic_option(CLI::App& cmd, std::string& ic);
 
-int run_command(const RunOptions& o);
+// The engine names --engine takes (the registry's, and mpi:<engine>, mpi-ring:<engine>), and
+// --launch's help: each GPU engine's knobs.
+CLI::Validator engine_name_validator();
+std::string launch_help();
 int ic_command(const IcOptions& o);
 int bench_command(const BenchOptions& o);
 int list_command(const std::string& what, bool json, const std::string& precision);

@@ -1,13 +1,10 @@
-// `nbody run`: check the outputs' places, parse the flags in the run's precision, integrate, and
-// write the outputs, each of which appears only if the whole run succeeds (AtomicFile). A SIGINT
-// or SIGTERM stops the run between two steps: the checkpoint, when one is asked for, is written
-// and the other outputs are not (they would be partial); exit 128 + signal.
+// `nbody run`: gravity (driver/simulation.hpp) through the run contract (run/command.hpp): the flags,
+// the run's identity, and the model made from them, from its start or from a checkpoint.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <optional>
 
+#include "cli/model.hpp"
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "cli/time_spec.hpp"
@@ -16,30 +13,131 @@
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
 #include "io/archive.hpp"
-#include "io/atomic_file.hpp"
-#include "io/checkpoint.hpp"
-#include "io/output_files.hpp"
-#include "io/provenance.hpp"
-#include "io/snapshot_hdf5.hpp"
-#include "io/state_csv.hpp"
-#include "mpi/ranks.hpp"
+#include "run/command.hpp"
 
 namespace nbody::cli {
 
+void add_run_options(CLI::App& cmd, RunOptions& run) {
+  cmd.footer(
+      "Time values (--dt --t-end --diag-every --snapshot-every --h-min --h-max) are numbers or, for a bound two-body system, multiples of its\n"
+      "orbital period: 10P, P/1024, 0.5P. Give a fixed step with --dt, or tolerances with --tol (atol = rtol)\n"
+      "or --atol and --rtol for methods with an error estimate (dopri5): the error norm is the RMS over all\n"
+      "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
+      "Outputs are checked before the run starts: each names a file in an existing folder this process can write, and no two\n"
+      "files written (outputs, their provenance records X.meta.json of X.csv or X, the checkpoint's FILE.bak) nor an input may be\n"
+      "the same file. Each output appears whole when the run ends (or stops at --stop-at), never in part.\n"
+      "Diagnostics: a sample measures the energy (--energy), momentum, angular momentum and centre of mass at the start, every\n"
+      "--diag-every and at the end; without --diag-every they are kept within --diag-budget of the run's time.\n"
+      "Interrupted by SIGINT (Ctrl-C) or SIGTERM (a batch system's time limit), the run finishes its step, writes its checkpoint\n"
+      "if --checkpoint names one (and no other output: they would be partial), says so in one line and exits 130 or 143; a\n"
+      "second signal stops it at once. `nbody run --resume FILE` continues the run bit for bit with the flags FILE holds.\n"
+      "Runs in parts: `--checkpoint c.bin --stop-at T1`, then `--resume c.bin --stop-at T2`, ...; each part writes its own\n"
+      "diagnostics and snapshots (from where it starts) and, at its end, the final state it reached.\n"
+      "Exit codes (the table: `nbody --help`): 0 also when stopped at --stop-at; 3 (the run failed) writes no output but\n"
+      "keeps the checkpoints already written; 130/143 (interrupted): the checkpoint, if any, resumes the run.");
+  add_ic_options(cmd, run.ic, run.n);
+  std::vector<std::string> integrators;
+  for (const auto& e : integrator_table<double>()) integrators.emplace_back(e.name);
+  cmd.add_option("--integrator", run.integrator, "integration method (`nbody list integrators`)")->check(CLI::IsMember(integrators));
+  cmd.add_option("--order", run.order,
+                 "order of the methods that have one to choose: adams-bashforth, adams-moulton, bulirsch-stoer (`nbody list "
+                 "integrators`)")
+      ->check(whole_number<int>(1));
+  cmd.add_option("--dt", run.dt, "fixed step size (with --tol: first trial step)");
+  cmd.add_option("--tol", run.tol,
+                 "adaptive: atol = rtol = TOL of the error norm below (gauss-radau15: IAS15's epsilon, see --ias15-criterion; "
+                 "bulirsch-stoer: the norm on its extrapolation error; `nbody list integrators`)");
+  cmd.add_option("--atol", run.atol, "adaptive: absolute tolerance (with --rtol)");
+  cmd.add_option("--rtol", run.rtol, "adaptive: relative tolerance (with --atol)");
+  cmd.add_option("--h-min", run.h_min,
+                 "adaptive: smallest step allowed; the run fails (exit 3) if the controller needs less (default 0; a step too "
+                 "small to move t, h <= 4 eps |t|, fails the run in any case)");
+  cmd.add_option("--h-max", run.h_max, "adaptive: largest step allowed (default: none)");
+  cmd.add_option("--controller", run.controller,
+                 "adaptive step-size control: pi (proportional-integral, Hairer's DOPRI5 settings) or subdivide (seed S0: every "
+                 "step starts at --h-max and is split into 8, recursively up to 8 levels, while the max-norm of the error "
+                 "estimate per unit time exceeds --atol, or --tol; S0 used 1e-4)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pi", "subdivide"}));
+  cmd.add_option("--ias15-criterion", run.ias15_criterion,
+                 "gauss-radau15's step criterion, with --tol as IAS15's epsilon: prs23 (Pham, Rein & Spiegel 2024): the step is "
+                 "(7! epsilon)^(1/7) times the smallest timescale sqrt(2|a|^2/(|j|^2+|a||s|)) of the bodies' acceleration a, jerk "
+                 "j and snap s; b6 (Rein & Spiegel 2015): epsilon bounds max|b6|/max|a| in a step (at least 1e5 round-off units)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"prs23", "b6"}));
+  cmd.add_option("--t-end", run.t_end, "end time (with --resume: the checkpoint's run's unless given)");
+  std::vector<std::string> precisions;
+  std::apply([&](auto... t) { (precisions.emplace_back(RealTraits<decltype(t)>::name), ...); }, Precisions{});
+  cmd.add_option("--precision", run.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
+  cmd.add_option("--engine", run.engine,
+                 "force engine (`nbody list engines`; default: the first of that list that runs in --precision, with "
+                 "--compensated forces the first that has them); under `mpiexec -n P`, mpi:<engine> splits the force "
+                 "evaluation over the P ranks (each computes its block of bodies from all positions, with the bits of one "
+                 "process; cuda-pairs: its passes, summed in turn), mpi-ring:<engine> the same with a ring exchange")
+      ->check(engine_name_validator());
+  cmd.add_option("--launch", run.launch, launch_help());
+  cmd.add_option("--stepping", run.stepping,
+                 "where the steps are taken: auto (on the device when a CUDA engine in float or double runs an explicit "
+                 "Runge-Kutta method at a fixed --dt or under --controller pi, or adams-bashforth, without --compensated: many "
+                 "steps per launch, the state staying on the GPU, forces from the stepping kernel with --launch block=, split= "
+                 "(threads per body) and cluster= (default 1: grid-wide sync; 2-16: the blocks form one thread-block cluster, "
+                 "sm_90 and later); or when a CUDA octree engine runs leapfrog or a composition of it: the tree rebuilt on the GPU "
+                 "every step, as seed S4; else on the host), host, or device (an error when that is not possible)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "host", "device"}));
+  add_force_options(cmd, run.force);
+  cmd.add_option("--compensated", run.compensated,
+                 "Kahan/Neumaier compensation: of the force sums (forces: the engines that `nbody list engines` marks "
+                 "[--compensated forces]), of the state updates y + h dy (state: explicit Runge-Kutta, Adams, symplectic; "
+                 "gauss-radau15 always), or both")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "forces", "state", "both"}));
+  cmd.add_option("--energy", run.energy,
+                 "the potential energy of each sample: engine (from the force engine: the CPU all-pairs engines' exact sum, on the "
+                 "GPU the engines' own kernels, a tree's own walk with its error estimated at the start; the summary says which), "
+                 "exact (the O(N^2) pair sum on the CPU, with the smallest pair distance), or off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"engine", "exact", "off"}));
+  cmd.add_option("--diagnostics", run.contract.files.diagnostics,
+                 "write the diagnostics CSV (t,steps,fevals,rejected,dt,E,dE_rel,dE_rel_max,P_rel,L_rel,com_x,com_y,com_z,"
+                 "min_pair_dist; nan where not measured) here, with its provenance record X.meta.json");
+  cmd.add_option("--diag-every", run.diag_every,
+                 "time between diagnostic samples (default: t_end/1000, the samples kept within --diag-budget of the run's time)");
+  cmd.add_option("--final-state", run.contract.files.final_state,
+                 "write the final state here: CSV with its provenance record (X.meta.json), or, named .hdf5 or .h5, one snapshot "
+                 "in GADGET's HDF5 layout (as --snapshots)");
+  cmd.add_option("--summary", run.contract.files.summary, "write a JSON summary of the run here");
+  cmd.add_option("--snapshots", run.contract.files.snapshots,
+                 "write the whole state at the start, every --snapshot-every and at the end here: CSV t,id,mass,x,y,z,vx,vy,vz "
+                 "(full precision) with its provenance record (X.meta.json); or, for NAME.hdf5 or NAME.h5, one file per time "
+                 "NAME_000.hdf5, NAME_001.hdf5, ... in GADGET's HDF5 layout (Header, PartType1/Coordinates, Velocities, Masses, "
+                 "ParticleIDs; read by yt, pynbody, h5py) with NAME.xdmf for ParaView. HDF5 holds float for float runs, double "
+                 "otherwise, and extended precisions exactly as sums of doubles (*Expansion datasets); the provenance is in the "
+                 "Header. A resumed run numbers its files on from the checkpoint's");
+  cmd.add_option("--snapshot-every", run.snapshot_every,
+                 "time between snapshots (needs --snapshots; default t_end/100). Snapshots are at exact times: adaptive steps are "
+                 "shortened to land on them; with --dt it must be a multiple of the step");
+  add_contract_options(cmd, run.contract, "time", 0.05);
+}
+
 namespace {
 
-constexpr const char* kDiagnosticsHeader =
-    "t,steps,fevals,rejected,dt,E,dE_rel,dE_rel_max,P_rel,L_rel,com_x,com_y,com_z,min_pair_dist";
-
-template <class T>
-std::string diagnostics_row(const Sample<T>& s) {
-  auto f = [](T x) { return RealTraits<T>::format(x); };
-  const auto& c = s.snapshot.centre_of_mass;
-  return f(s.t) + "," + std::to_string(s.counters.steps) + "," + std::to_string(s.force_evaluations) + "," +
-         std::to_string(s.counters.rejected) + "," + f(s.dt) + "," + f(s.snapshot.energy) + "," + f(s.drift.dE_rel) + "," +
-         f(s.drift.dE_rel_max) + "," + f(s.drift.P_rel) + "," + f(s.drift.L_rel) + "," + f(c[0]) + "," + f(c[1]) + "," +
-         f(c[2]) + "," + f(s.snapshot.min_pair_distance) + "\n";
-}
+// The flags that make a gravity run what it is: a resume takes them from its checkpoint.
+constexpr auto run_identity = [](auto& o, auto&& f) {
+  f("ic", o.ic.name), f("n", o.ic.n), f("seed", o.ic.seed), f("a", o.ic.a), f("e", o.ic.e), f("mass_ratio", o.ic.mass_ratio);
+  f("box", o.ic.box), f("central_fraction", o.ic.central_fraction), f("precision", o.precision), f("integrator", o.integrator);
+  f("order", o.order), f("dt", o.dt), f("tol", o.tol), f("atol", o.atol), f("rtol", o.rtol), f("h_min", o.h_min);
+  f("h_max", o.h_max), f("controller", o.controller), f("compensated", o.compensated), f("ias15_criterion", o.ias15_criterion);
+  f("energy", o.energy), f("G", o.force.G), f("eps", o.force.eps), f("r_min", o.force.r_min), f("lambda_crit", o.force.lambda_crit);
+  f("leaf_size", o.force.leaf_size), f("split_axis", o.force.split_axis), f("theta", o.force.theta), f("moments", o.force.moments);
+};
+// What a part of the run chooses for itself, the checkpoint's unless given anew: where it ends, where
+// the forces are computed (another engine continues the run, though not bit for bit), the outputs.
+constexpr auto run_part = [](auto& o, auto&& f) {
+  f("t_end", o.t_end), f("engine", o.engine), f("launch", o.launch), f("stepping", o.stepping);
+  f("diag_every", o.diag_every), f("snapshot_every", o.snapshot_every);
+  contract_part(o.contract, f);
+};
 
 template <class T>
 StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std::string&, const std::string&)>& time) {
@@ -77,70 +175,32 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
   return steps;
 }
 
-// The parameters that make a run what it is: a resume must match them.
-// landing_every: the snapshot interval adaptive steps land on (it shapes the trajectory), or 0.
 template <class T>
-nlohmann::json run_identity(const RunOptions& o, const StepOptions<T>& steps, std::size_t n, T landing_every) {
-  auto f = [](T x) { return RealTraits<T>::format(x); };
-  return {{"precision", o.precision},
-          {"lands_on_snapshots_every", landing_every > T(0) ? f(landing_every) : std::string()},
-          {"integrator", o.integrator},
-          {"n", n},
-          {"force_law", to_json(o.force)},
-          {"compensated", o.compensated},
-          {"steps", {{"adaptive", steps.adaptive}, {"dt", f(steps.dt)}, {"atol", f(steps.atol)}, {"rtol", f(steps.rtol)},
-                     {"h_min", f(steps.h_min)}, {"h_max", f(steps.h_max)}, {"order", steps.order}, {"controller", o.controller},
-                     {"ias15_criterion", o.ias15_criterion}}}};
-}
-
-// A resume continues the run its checkpoint holds: the first identity key (path) that differs,
-// in one line. (The command line already had the checkpoint's flags, cli/resume.hpp: this catches
-// what flags cannot say, e.g. another version's defaults.)
-void check_same_run(const nlohmann::json& identity, const Checkpoint& c, const std::string& file) {
-  nlohmann::json was = nlohmann::json::object();
-  for (const auto& [key, value] : identity.items()) was[key] = c.parameters.value(key, nlohmann::json());
-  const auto patch = nlohmann::json::diff(was, identity);
-  if (patch.empty()) return;
-  const nlohmann::json::json_pointer at(patch[0]["path"].get<std::string>());
-  auto text = [&](const nlohmann::json& j) { return j.contains(at) ? j.at(at).dump() : std::string("nothing"); };
-  std::string name = at.to_string().substr(1);
-  std::replace(name.begin(), name.end(), '/', '.');
-  throw InputError("--resume " + file + ": the checkpoint's run has " + name + " = " + text(was) + ", this one " +
-                   text(identity) + "; leave out the flags that change it");
-}
-
-template <class T>
-int run_typed(const RunOptions& o) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  if (o.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
-    throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
-  if (o.snapshots.empty() && !o.snapshot_every.empty()) throw InputError("--snapshot-every needs --snapshots FILE");
+int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed) {
   ForceLaw<T> law = parse_force_law<T>(o.force);
   law.compensated = o.compensated == "forces" || o.compensated == "both";
 
-  // The start: a checkpoint (whose state opens its archive) or the initial condition, N checked
-  // against the memory before the bodies are made (built-in) or the integrator's stages are.
-  std::optional<Checkpoint> resumed;
+  // The start: the checkpoint's bodies (the model then loads the rest) or the initial condition, N
+  // checked against the memory before the bodies are made (built-in) or the integrator's stages are.
   State<T> initial;
-  if (!o.resume.empty()) {
-    resumed = read_checkpoint(o.resume);
-    if (const std::string was = resumed->parameters.value("precision", ""); was != o.precision)
-      throw InputError("checkpoint '" + o.resume + "' holds a run in precision " + was + ", not " + o.precision);
-    ArchiveReader r(resumed->state);
-    r.get(initial.mass);
-    r.get(initial.y);
-    r.get(initial.t);
+  std::optional<ArchiveReader> archive;
+  if (resumed) {
+    archive.emplace(resumed->state);
+    ArchiveReader peek(resumed->state);
+    peek.get(initial.mass), peek.get(initial.y), peek.get(initial.t);
+    if (initial.y.size() != 6 * initial.mass.size()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint's state is inconsistent");
   } else {
     if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
     initial = make_initial_state<T>(o.ic);
   }
   if (resumed || !o.ic.n)
     check_memory_for_bodies<T>(initial.size(), "the " + std::to_string(initial.size()) + " bodies of " +
-                                                   (resumed ? "--resume " + o.resume : "--ic " + o.ic.name));
+                                                   (resumed ? "--resume " + o.contract.files.resume : "--ic " + o.ic.name));
   // The time unit P: the orbital period of the original start (kept in the checkpoint).
   std::optional<T> period_value;
   if (resumed) {
-    if (const auto& p = resumed->parameters["period"]; p.is_string()) period_value = RealTraits<T>::parse(p.get<std::string>(), "period");
+    if (const auto& p = resumed->parameters["parameters"]["period"]; p.is_string())
+      period_value = RealTraits<T>::parse(p.get<std::string>(), "period");
   } else if (initial.size() == 2) {
     try {
       period_value = orbital_period(o.ic, initial, law.G);
@@ -156,186 +216,92 @@ int run_typed(const RunOptions& o) {
     if (!is_finite(v) || v < T(0)) throw InputError(flag + " must be a finite time >= 0, got '" + text + "'");
     return v;
   };
+  const auto positive = [&](const std::string& text, const std::string& flag) {
+    const T v = time(text, flag);
+    if (!(v > T(0))) throw InputError(flag + " must be positive");
+    return v;
+  };
+  if (o.t_end.empty()) throw InputError("--t-end is required (the end time)");
   const T t_end = time(o.t_end, "--t-end");
   if (!(t_end > initial.t))
-    throw InputError(resumed ? "--t-end " + o.t_end + ": the run of checkpoint '" + o.resume + "' is already at t = " +
-                                   RealTraits<T>::format(initial.t) + "; give a later --t-end to extend it"
-                             : "--t-end must be after the start time " + RealTraits<T>::format(initial.t) + ", got '" +
-                                   o.t_end + "'");
+    throw InputError(resumed ? "--t-end " + o.t_end + ": the run of checkpoint '" + o.contract.files.resume +
+                                   "' is already at t = " + RealTraits<T>::format(initial.t) + "; give a later --t-end to extend it"
+                             : "--t-end must be after the start time " + RealTraits<T>::format(initial.t) + ", got '" + o.t_end + "'");
   const StepOptions<T> steps = parse_steps<T>(o, time);
-  // Intervals not given: the original run's (a resume keeps its clocks), else a fraction of t_end.
-  auto interval = [&](const std::string& text, const std::string& flag, const std::string& key, T fraction) {
-    const auto stored = resumed ? resumed->parameters.value(key, std::string()) : std::string();
-    const T every = !text.empty() ? time(text, flag) : !stored.empty() ? RealTraits<T>::parse(stored, key) : t_end * fraction;
-    if (!(every > T(0))) throw InputError(flag + " must be positive");
-    return every;
-  };
-  const T diag_every = interval(o.diag_every, "--diag-every", "diag_every", T(1) / T(1000));
-  RunHooks<T> hooks;
-  if (!o.checkpoint_every.empty() && !((hooks.checkpoint_every = time(o.checkpoint_every, "--checkpoint-every")) > T(0)))
-    throw InputError("--checkpoint-every must be positive");
-  if (!o.stop_at.empty()) hooks.stop_at = time(o.stop_at, "--stop-at");
-  if (!o.snapshots.empty())
-    hooks.snapshot_every = interval(o.snapshot_every, "--snapshot-every", "snapshot_every", T(1) / T(100));
-  hooks.interrupted = [] { return mpi::interrupt_signal() != 0; };  // under mpiexec: as all ranks agreed
-  // The default: the first engine of the registry, or with compensated force sums the first that
+
+  run::Request<T> request;
+  run::Schedule<T>& s = request.schedule;
+  s.end = run::Mark<T>::at_time(t_end);
+  if (!o.contract.stop_at.empty()) s.stop_at = run::Mark<T>::at_time(time(o.contract.stop_at, "--stop-at"));
+  std::optional<run::Every<T>> diag_every;
+  if (!o.diag_every.empty()) diag_every = run::Every<T>::of_time(positive(o.diag_every, "--diag-every"));
+  s.sample(diag_every, run::Every<T>::of_time(t_end / T(1000)), o.contract.diag_budget);
+  request.snapshots_given = o.snapshot_every;
+  if (!o.contract.files.snapshots.empty())
+    s.snapshots = run::Every<T>::of_time(!o.snapshot_every.empty() ? positive(o.snapshot_every, "--snapshot-every") : t_end / T(100));
+  if (!o.contract.checkpoint_every.empty()) s.checkpoints = run::Every<T>::of_time(positive(o.contract.checkpoint_every, "--checkpoint-every"));
+
+  // The default engine: the first of the registry, or with compensated force sums the first that
   // has them (the registry refuses an engine without them).
   std::string engine = o.engine;
   for (const auto& e : engine_table<T>())
     if (engine.empty() && (!law.compensated || e.can.compensated_forces)) engine = e.name;
   check_engine_for_ranks(engine);
-
-  nlohmann::json identity = run_identity(o, steps, initial.size(), steps.adaptive ? hooks.snapshot_every : T(0));
-  if (resumed) check_same_run(identity, *resumed, o.resume);
-  nlohmann::json checkpoint_parameters = identity;
-  checkpoint_parameters["period"] = period_value ? nlohmann::json(RealTraits<T>::format(*period_value)) : nlohmann::json();
-  checkpoint_parameters["command_line"] = o.command_line;
-  checkpoint_parameters["diag_every"] = RealTraits<T>::format(diag_every);
-  if (!o.snapshots.empty()) checkpoint_parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
-
   check_tree_flags(o.force, find_engine<T>(engine).can.tree, engine);
-  Simulation<T> sim(initial, law, engine, o.integrator, steps);
+  const Energy energy = o.energy == "exact" ? Energy::exact : o.energy == "off" ? Energy::off : Energy::engine;
+  Simulation<T> sim(initial, law, engine, o.integrator, steps, energy);
   sim.engine().set_launch(o.launch);
-  checkpoint_parameters["engine"] = engine;
-  if (resumed) {
-    ArchiveReader r(resumed->state);
-    sim.load(r);
+  sim.set_period(period_value);
+  if (archive) {
+    sim.load(*archive);
+    if (!archive->at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
   }
-
-  std::optional<AtomicFile> diagnostics;
-  if (!o.diagnostics.empty()) {
-    diagnostics.emplace(o.diagnostics);
-    diagnostics->stream() << kDiagnosticsHeader << "\n";
-  }
-  std::optional<AtomicFile> snapshots;
-  std::optional<Hdf5Snapshots> hdf5_snapshots;  // one file per time, numbered on from the resumed run's
-  std::uint64_t snapshots_taken = resumed ? resumed->parameters.value("snapshots_taken", std::uint64_t{0}) : 0;
-  if (is_hdf5_path(o.snapshots)) {
-    hdf5_snapshots.emplace(o.snapshots, checkpoint_parameters, snapshots_taken);
-    hooks.snapshot = [&](const State<T>& s) { hdf5_snapshots->write(s), ++snapshots_taken; };
-  } else if (!o.snapshots.empty()) {
-    snapshots.emplace(o.snapshots);
-    snapshots->stream() << kSnapshotHeader << "\n";
-    hooks.snapshot = [&](const State<T>& s) { snapshots->stream() << format_snapshot_rows(s), ++snapshots_taken; };
-  }
-  if (!o.checkpoint.empty())
-    hooks.checkpoint = [&] {
-      checkpoint_parameters["snapshots_taken"] = snapshots_taken;
-      checkpoint_parameters["device"] = sim.engine().device_info();  // GPU: the device and launch shape
-      ArchiveWriter w;
-      sim.save(w);
-      write_checkpoint(o.checkpoint, {checkpoint_parameters, w.bytes()});
-    };
-  if (!o.quiet) hooks.progress = [](const std::string& line) { std::fprintf(stderr, "nbody: %s\n", line.c_str()); };
-  std::optional<Sample<T>> last;
-  const bool completed = sim.run(
-      t_end, diag_every,
-      [&](const Sample<T>& s) {
-        if (diagnostics) diagnostics->stream() << diagnostics_row(s);
-        last = s;
-      },
-      hooks);
-  // Interrupted: the checkpoint (written by the driver on stopping) is the run's one output; the
-  // others would be partial, so their temporary files go (AtomicFile).
-  if (const int sig = mpi::interrupt_signal(); !completed && sig) {
-    std::fprintf(stderr, "nbody: interrupted at t = %s; %s\n", RealTraits<T>::format(sim.state().t).c_str(),
-                 o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
-    return 128 + sig;
-  }
-  if (completed && hooks.checkpoint) hooks.checkpoint();  // the end: a later --t-end extends the run
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-
-  nlohmann::json parameters = identity;
-  parameters.update({{"command_line", o.command_line},
-                     {"engine", engine},
-                     {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.resume}} : to_json(o.ic)},
-                     {"t_end", RealTraits<T>::format(t_end)},
-                     {"diag_every", RealTraits<T>::format(diag_every)}});
-  if (!o.snapshots.empty()) parameters["snapshot_every"] = RealTraits<T>::format(hooks.snapshot_every);
-  const std::string device = sim.engine().device_info();  // GPU engines: the device and launch shape used
-  parameters["device"] = device;
-  // Another engine or launch shape than the checkpoint's sums the forces in another order: the
-  // continuation is a valid run, but not bit for bit the uninterrupted one. Say so.
-  if (resumed) {
-    const std::string was_engine = resumed->parameters.value("engine", std::string("?")),
-                      was_device = resumed->parameters.value("device", std::string());
-    if (local_engine_name(was_engine) != local_engine_name(engine) || was_device != device)  // ranks: the same bits
-      std::fprintf(stderr, "nbody: note: the checkpoint was written with engine %s%s, this part ran with %s%s: the continuation is not bit for bit the uninterrupted run\n",
-                   was_engine.c_str(), was_device.empty() ? "" : (" (" + was_device + ")").c_str(), engine.c_str(),
-                   device.empty() ? "" : (" (" + device + ")").c_str());
-  }
-  // The final sample: the last one emitted, or (stopped early, or resumed with no sample due yet)
-  // a fresh measurement of where the run stands.
-  const bool sampled_at_end = last && last->t == sim.state().t;
-  const Snapshot<T> now = sampled_at_end ? last->snapshot : measure(sim.state(), law);  // O(N^2): once
-  const auto d = sampled_at_end ? last->drift : DriftTracker<T>(sim.initial_snapshot()).update(now);
-  const int order = steps.order ? steps.order : find_entry(integrator_table<T>(), o.integrator, "integrator").order;
-  const T dE_rel_max = last ? std::max(d.dE_rel_max, last->drift.dE_rel_max) : d.dE_rel_max;
-  nlohmann::json summary = {
-      {"integrator", o.integrator},
-      {"method_order", order},  // the order of the method as run (Adams: --order)
-      {"precision", o.precision},
-      {"engine", engine},
-      {"device", device},
-      {"n", sim.state().size()},
-      {"t", static_cast<double>(sim.state().t)},
-      {"completed", completed},
-      {"steps", sim.counters().steps},
-      {"fevals", sim.force_evaluations()},
-      {"rejected", sim.counters().rejected},
-      {"dt_last", last ? static_cast<double>(last->dt) : 0.0},
-      {"E0", static_cast<double>(sim.initial_snapshot().energy)},
-      {"E", static_cast<double>(now.energy)},
-      {"dE_rel", static_cast<double>(d.dE_rel)},
-      {"dE_rel_max", static_cast<double>(dE_rel_max)},
-      {"P_rel", static_cast<double>(d.P_rel)},
-      {"L_rel", static_cast<double>(d.L_rel)},
-      {"min_pair_dist", static_cast<double>(now.min_pair_distance)},  // at the end
-      {"min_pair_dist_min", static_cast<double>(last ? std::min(d.min_pair_distance_min, last->drift.min_pair_distance_min)
-                                                     : d.min_pair_distance_min)},  // over the samples
-      {"wall_s", wall},
-      {"step_wall_s", sim.stepping_seconds()},  // of wall_s, the steps alone (no samples, outputs, checkpoints)
-      {"period", period_value ? nlohmann::json(static_cast<double>(*period_value)) : nlohmann::json()},
-  };
-  if (const RankProfile r = sim.engine().last_rank_profile(); r.ranks > 0)  // mpi:<engine>: rank 0's times
-    summary["mpi"] = {{"ranks", r.ranks}, {"exchange", r.exchange}, {"compute_s", r.total_compute_seconds},
-                      {"exchange_s", r.total_exchange_seconds}};
-
-  std::optional<AtomicFile> final_state, summary_file;
-  if (is_hdf5_path(o.final_state)) {
-    write_hdf5_snapshot(o.final_state, sim.state(), parameters);
-  } else if (!o.final_state.empty()) {
-    final_state.emplace(o.final_state);
-    final_state->stream() << format_state_csv(sim.state());
-  }
-  if (!o.summary.empty()) {
-    summary_file.emplace(o.summary);
-    summary_file->stream() << summary.dump(2) << "\n";
-  }
-  for (auto* f : {&diagnostics, &final_state, &summary_file, &snapshots})
-    if (*f) (*f)->commit();
-  if (hdf5_snapshots) hdf5_snapshots->commit();  // provenance is in each file's Header
-  if (diagnostics) write_meta(o.diagnostics, parameters);
-  if (snapshots) write_meta(o.snapshots, parameters);
-  if (final_state) write_meta(o.final_state, parameters);
-
-  std::printf("%s %s %s: t = %s%s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %.3g (max %.3g), %.3g s\n",
-              o.integrator.c_str(), o.precision.c_str(), engine.c_str(), RealTraits<T>::format(sim.state().t).c_str(),
-              completed ? "" : (" (stopped; checkpoint " + o.checkpoint + ")").c_str(),
-              static_cast<unsigned long long>(sim.counters().steps), static_cast<unsigned long long>(sim.counters().rejected),
-              static_cast<unsigned long long>(sim.force_evaluations()), static_cast<double>(d.dE_rel),
-              static_cast<double>(dE_rel_max), wall);
-  return 0;
+  RunOptions stored = o;
+  stored.engine = engine;
+  const nlohmann::json provenance = {
+      {"command_line", o.contract.command_line},
+      {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.contract.files.resume}} : to_json(o.ic)},
+      {"t_end", RealTraits<T>::format(t_end)},
+      {"period", period_value ? nlohmann::json(RealTraits<T>::format(*period_value)) : nlohmann::json()}};
+  return run::run_model(sim, o.contract.files, request, resumed, fields_of(stored, run_identity), fields_of(stored, run_part),
+                        provenance);
 }
 
 }  // namespace
 
-int run_command(const RunOptions& o) {
+int run_command(const RunOptions& options) {
   DeferInterrupts defer;  // SIGINT, SIGTERM: the time loop stops between two steps
+  RunOptions given = options;
+  set_n(given.ic, given.n);
+  given.ic.G = given.force.G;
+  RunOptions o = given;
+  std::optional<Checkpoint> resumed;
+  if (!given.contract.files.resume.empty()) {
+    resumed = run::read_run_checkpoint("run", given.contract.files.resume);
+    const std::string precision = resumed->parameters["identity"].value("precision", std::string("double"));
+    // Numbers as text: the same number in the run's precision (0.01 and 1e-2) is the same value.
+    const auto same_number = [&](const nlohmann::json& a, const nlohmann::json& b) {
+      return a.is_string() && b.is_string() && dispatch_precision(precision, [&]<class T>() {
+               try {
+                 return RealTraits<T>::parse(a.get<std::string>(), "") == RealTraits<T>::parse(b.get<std::string>(), "");
+               } catch (const InputError&) {
+                 return false;
+               }
+             });
+    };
+    o = resumed_options(given, resumed->parameters["identity"], run_identity, same_number);
+    o = inherited_options(o, resumed->parameters.value("part", nlohmann::json::object()), run_part);
+  }
+  if (o.integrator.empty()) throw InputError("--integrator is required (or --resume FILE)");
+  // --order is for the methods that have one to choose (their registry entry says so).
+  if (o.contract.given("--order") && !find_entry(integrator_table<double>(), o.integrator, "integrator").selectable_order)
+    throw InputError("--order applies to " +
+                     names_of(integrator_table<double>() | std::views::filter([](const auto& e) { return e.selectable_order; })) +
+                     "; " + o.integrator + " has a fixed order (`nbody list integrators`)");
   std::vector<InputFile> inputs;
-  if (o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
-  check_run_files({o.diagnostics, o.snapshots, o.final_state, o.summary, o.checkpoint, o.resume}, inputs);
-  return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o); });
+  if (!resumed && o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
+  check_contract(o.contract, !o.snapshot_every.empty(), inputs);
+  return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o, resumed); });
 }
 
 }  // namespace nbody::cli

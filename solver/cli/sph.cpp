@@ -1,14 +1,13 @@
-// `nbody sph`: weakly compressible SPH (issue 23; solver/shortrange/sph.hpp) on the 2-D validation
-// cases of solver/shortrange/sph_cases.hpp, with the contract of `nbody dpd`: outputs checked
-// before the run and written whole at its end (AtomicFile), with their provenance records; a
-// checkpoint that resumes the run bit for bit; SIGINT or SIGTERM stops it between two steps,
-// writing the checkpoint only; bad input exit 2, a failed run exit 3.
+// `nbody sph`: weakly compressible SPH (solver/shortrange/sph.hpp) on the validation cases of
+// solver/shortrange/sph_cases.hpp through the run contract (run/command.hpp): the flags, the run's
+// identity, and the model made from them.
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
@@ -23,7 +22,9 @@
 #include "io/checkpoint.hpp"
 #include "io/provenance.hpp"
 #include "shortrange/cuda/cell_list.hpp"
+#include "run/command.hpp"
 #include "shortrange/sph_cases.hpp"
+#include "shortrange/sph_model.hpp"
 #if NBODY_WITH_CUDA
 #include "shortrange/cuda/sph.hpp"
 #endif
@@ -121,225 +122,72 @@ SphOptions resolved(SphOptions o) {
   return o;
 }
 
-// The model's flags: what makes a run what it is (a resume must keep them), each with its key.
-constexpr auto sph_fields = [](auto& o, auto&& f) {
+// The model's flags: what makes a run what it is (a resume takes them from its checkpoint).
+constexpr auto sph_identity = [](auto& o, auto&& f) {
   f("case", o.case_name), f("precision", o.precision), f("dx", o.dx), f("depth", o.depth), f("kernel", o.kernel);
   f("diffusion", o.diffusion), f("alpha", o.alpha), f("delta", o.delta), f("cfl", o.cfl);
 };
-
-// Positions in the case's frame: the tank's inner left wall at x = 0, its floor (or the lower
-// plate) at y = 0, and in 3-D its inner side wall at z = 0.
-std::array<double, 3> origin_of(const shortrange::SphWalls& w) {
-  const auto at = [](double face) { return std::isfinite(face) ? face : 0.0; };
-  return {at(w.x_min), at(w.y_min), at(w.z_min)};
-}
-
-constexpr const char* kParticleHeader = "t,id,boundary,x,y,z,vx,vy,vz,rho,p";
+// What a part of the run chooses for itself, the checkpoint's unless given anew.
+constexpr auto sph_part = [](auto& o, auto&& f) {
+  f("t_end", o.t_end), f("engine", o.engine), f("cell_list", o.cell_list), f("diag_every", o.diag_every);
+  f("snapshot_every", o.snapshot_every);
+  contract_part(o.contract, f);
+};
 
 template <class T>
-std::string particle_rows(const SphCase<T>& c, const sph::Tait<double>& eos) {
-  const SphState<T>& s = c.state;
-  const std::size_t n = s.n;
-  const auto origin = origin_of(c.walls);
-  const auto f = [](T x) { return RealTraits<T>::format(x); };
-  const auto d = [](double x) { return RealTraits<double>::format(x); };
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i)
-    out += d(s.time) + "," + std::to_string(i) + "," + std::to_string(int(s.boundary[i])) + "," +
-           d(double(s.pos[i]) - origin[0]) + "," + d(double(s.pos[n + i]) - origin[1]) + "," +
-           d(double(s.pos[2 * n + i]) - origin[2]) + "," + f(s.vel[i]) + "," + f(s.vel[n + i]) + "," + f(s.vel[2 * n + i]) +
-           "," + f(s.rho[i]) + "," + d(eos.pressure(double(s.rho[i]))) + "\n";
-  return out;
-}
-
-// The next time, after t, at which a sample falls due every `every` seconds.
-double next_due(double t, double every) { return every * (std::floor(t / every) + 1); }
-
-template <class T, class Driver>
-int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string& device,
-              std::chrono::steady_clock::time_point wall_start);
-
-template <class T>
-int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
-  const auto wall_start = std::chrono::steady_clock::now();
+int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed) {
   SphCase<T> c = make_case<T>(o);
-  SphState<T>& state = c.state;
   if (resumed) {
     ArchiveReader r(resumed->state);
-    SphState<T> s;
-    s.box = state.box;
-    r.get(s.time), r.get(s.steps), r.get(s.pos), r.get(s.vel), r.get(s.rho), r.get(s.mass), r.get(s.boundary);
-    r.get(s.to_face), r.get(s.lists_at);
-    s.n = s.rho.size();
-    if (s.n != state.n || s.pos.size() != 3 * s.n || s.vel.size() != 3 * s.n || s.mass.size() != s.n ||
-        s.boundary.size() != s.n || s.to_face.size() != state.to_face.size() || s.lists_at.size() != 3 * s.n)
-      throw InputError("--resume " + o.resume + ": the checkpoint's state is inconsistent with its case");
-    state = std::move(s);
+    shortrange::read_sph_state(r, c);
+    if (!r.at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
   }
-  const double start_time = state.time;
-  const auto start_step = static_cast<long long>(state.steps);
-  if (!(o.t_end > start_time))
+  const SphState<T>& state = c.state;
+  if (!(o.t_end > state.time))
     throw InputError("--t-end " + RealTraits<double>::format(o.t_end) + ": the run " +
-                     (resumed ? "of checkpoint '" + o.resume + "' " : std::string()) + "is already at t = " +
-                     RealTraits<double>::format(start_time) + "; give a later one");
-  if (o.stop_at && o.stop_at <= start_step)
-    throw InputError("--stop-at must be after the start step " + std::to_string(start_step));
+                     (resumed ? "of checkpoint '" + o.contract.files.resume + "' " : std::string()) + "is already at t = " +
+                     RealTraits<double>::format(state.time) + "; give a later one");
+  run::Request<double> request;
+  run::Schedule<double>& s = request.schedule;
+  s.end = run::Mark<double>::at_time(o.t_end);
+  if (!o.contract.stop_at.empty()) {
+    const std::uint64_t stop = parse_steps(o.contract.stop_at, "--stop-at");
+    if (stop <= state.steps) throw InputError("--stop-at must be after the start step " + std::to_string(state.steps));
+    s.stop_at = run::Mark<double>::at_step(stop);
+  }
+  std::optional<run::Every<double>> diag_every;
+  if (o.diag_every > 0) diag_every = run::Every<double>::of_time(o.diag_every);
+  s.sample(diag_every, run::Every<double>::of_time(o.contract.files.diagnostics.empty() ? o.t_end : o.t_end / 100),
+           o.contract.diag_budget);
+  if (!o.contract.files.snapshots.empty())
+    s.snapshots = run::Every<double>::of_time(o.snapshot_every > 0 ? o.snapshot_every : o.t_end / 10);
+  if (!o.contract.checkpoint_every.empty())
+    s.checkpoints = run::Every<double>::of_steps(parse_steps(o.contract.checkpoint_every, "--checkpoint-every"));
 
+  // Each case's own measure, null in the others'.
+  const auto measures = [&](nlohmann::json& j) {
+    j["pressure_error"] = j["centre_line_ratio"] = nullptr;
+    if (o.case_name == "hydrostatic")  // below the top two layers
+      j["pressure_error"] = shortrange::sph_hydrostatic_error(c, o.depth, 2 * o.dx).first;
+    if (o.case_name == "poiseuille")
+      j["centre_line_ratio"] = shortrange::sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
+  };
+  const nlohmann::json identity = fields_of(o, sph_identity), part = fields_of(o, sph_part),
+                       provenance = {{"command_line", o.contract.command_line}, {"t_end", o.t_end}};
+  const auto run_with = [&](auto& driver, const std::string& device) {
+    shortrange::SphModel<T, std::remove_reference_t<decltype(driver)>> model(c, driver, o.case_name, o.engine, device, measures);
+    return run::run_model(model, o.contract.files, request, resumed, identity, part, provenance);
+  };
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
-    shortrange::SphCuda<T> gpu(c.params, state, shortrange::cell_builder_named(o.cell_list));
-    return sph_steps(o, c, gpu, gpu.device_info(), wall_start);
+    shortrange::SphCuda<T> gpu(c.params, c.state, shortrange::cell_builder_named(o.cell_list));
+    return run_with(gpu, gpu.device_info());
 #else
     throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");
 #endif
   }
-  SphCpu<T> cpu(c.params, state);
-  return sph_steps(o, c, cpu, "", wall_start);
-}
-
-// The time loop of either driver (SphCpu, SphCuda: time_step, step, sync, diagnostics), the
-// samples, the checkpoints and the outputs.
-template <class T, class Driver>
-int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string& device,
-              std::chrono::steady_clock::time_point wall_start) {
-  SphState<T>& state = c.state;
-  const double start_time = state.time;
-  const auto start_step = static_cast<long long>(state.steps);
-  const sph::Tait<double> eos{c.params.rho0, c.params.c0};
-  const double front_band = 2 * o.dx;
-  const double diag_every = o.diag_every > 0 ? o.diag_every : o.diagnostics.empty() ? o.t_end : o.t_end / 100;
-  const double snapshot_every = o.snapshot_every > 0 ? o.snapshot_every : o.t_end / 10;
-  const nlohmann::json identity = identity_of("sph", o, sph_fields);
-  nlohmann::json parameters = identity;
-  std::size_t fluid = 0;
-  for (auto b : state.boundary) fluid += !b;
-  parameters.update({{"n", state.n}, {"fluid", fluid}, {"h", c.params.h}, {"c0", c.params.c0}, {"t_end", o.t_end},
-                     {"engine", o.engine}, {"device", device},
-                     {"front_band", front_band}, {"diag_every", diag_every}, {"command_line", o.command_line},
-                     {"frame", "x from the tank's inner left wall (Poiseuille: the box's start), y from its floor (the lower "
-                               "plate), z from its inner side wall (3-D; 2-D: 0), in m"}});
-  const auto save_checkpoint = [&] {
-    sim.sync();
-    ArchiveWriter w;
-    w.put(state.time), w.put(state.steps), w.put(state.pos), w.put(state.vel), w.put(state.rho), w.put(state.mass);
-    w.put(state.boundary), w.put(state.to_face), w.put(state.lists_at);
-    write_checkpoint(o.checkpoint, {identity, w.bytes()});
-  };
-
-  std::optional<AtomicFile> diagnostics, snapshots;
-  const auto origin = origin_of(c.walls);
-  const SphDiagnostics first = sim.diagnostics(c.walls, front_band);
-  double last_dt = 0;
-  const auto sample = [&] {
-    const SphDiagnostics d = sim.diagnostics(c.walls, front_band);
-    if (!std::isfinite(d.kinetic) || !std::isfinite(d.density_deviation))
-      throw RunError("the state is no longer finite at step " + std::to_string(state.steps) + " (a smaller --cfl?)");
-    if (diagnostics) {
-      const auto f = [](double x) { return RealTraits<double>::format(x); };
-      diagnostics->stream() << f(state.time) << "," << state.steps << "," << f(last_dt) << "," << f(d.kinetic) << ","
-                            << f(d.mass) << "," << f(d.density_deviation) << "," << f(d.front - origin[0]) << "," << d.escaped
-                            << "\n";
-    }
-  };
-  if (!o.diagnostics.empty()) {
-    diagnostics.emplace(o.diagnostics);
-    diagnostics->stream() << "t,step,dt,kinetic,mass,density_deviation,front,escaped\n";
-  }
-  if (!o.snapshots.empty()) {
-    sim.sync();
-    snapshots.emplace(o.snapshots);
-    snapshots->stream() << kParticleHeader << "\n" << particle_rows(c, eos);
-  }
-  sample();
-
-  double stepping = 0, device_seconds = 0, cells_seconds = 0, next_sample = next_due(state.time, diag_every), next_snapshot = next_due(state.time, snapshot_every);
-  auto last_report = std::chrono::steady_clock::now();
-  const auto done = [&] { return state.time >= o.t_end || (o.stop_at && static_cast<long long>(state.steps) >= o.stop_at); };
-  while (!done()) {
-    const auto before = std::chrono::steady_clock::now();
-    const double dt = sim.time_step();
-    if (!(dt > 0) || !std::isfinite(dt))
-      throw RunError("the time step is no longer positive and finite at step " + std::to_string(state.steps) + ", t = " +
-                     RealTraits<double>::format(state.time) + " (the state has blown up: a smaller --cfl?)");
-    const bool last = dt >= o.t_end - state.time;  // the step that lands on --t-end
-    last_dt = last ? o.t_end - state.time : dt;
-    sim.step(T(last_dt));
-    if (last) state.time = o.t_end;  // exactly, whatever the rounding of the sum
-    const auto after = std::chrono::steady_clock::now();
-    stepping += std::chrono::duration<double>(after - before).count();
-    if constexpr (requires { sim.last_step_seconds(); })  // the GPU's own time of the step and of its cell lists
-      device_seconds += sim.last_step_seconds(), cells_seconds += sim.last_cells_seconds();
-    const bool end = done();
-    if (state.time >= next_sample || end) sample(), next_sample = next_due(state.time, diag_every);
-    if (snapshots && (state.time >= next_snapshot || end)) {
-      sim.sync();
-      snapshots->stream() << particle_rows(c, eos);
-      next_snapshot = next_due(state.time, snapshot_every);
-    }
-    const auto s = static_cast<long long>(state.steps);
-    if (!o.checkpoint.empty() && o.checkpoint_every && s % o.checkpoint_every == 0 && !end) save_checkpoint();
-    if (const int sig = interrupt_signal()) {
-      if (!o.checkpoint.empty()) save_checkpoint();
-      std::fprintf(stderr, "nbody: interrupted at step %lld (t = %.6g); %s\n", s, state.time,
-                   o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
-      return 128 + sig;
-    }
-    if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
-      char position[96];
-      std::snprintf(position, sizeof position, "sph t = %.6g of %.6g, step %lld", state.time, o.t_end, s);
-      std::fprintf(stderr, "nbody: %s\n",
-                   progress_line(position, (state.time - start_time) / (o.t_end - start_time), double(s - start_step),
-                                 stepping)
-                       .c_str());
-      last_report = after;
-    }
-  }
-  if (!o.checkpoint.empty()) save_checkpoint();
-  const SphDiagnostics d = sim.diagnostics(c.walls, front_band);  // synced: the outputs below read the state
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const long long taken = static_cast<long long>(state.steps) - start_step;
-  nlohmann::json summary = {{"model", "sph"},
-                                  {"case", o.case_name},
-                                  {"precision", o.precision},
-                                  {"n", state.n},
-                                  {"fluid", fluid},
-                                  {"dx", o.dx},
-                                  {"t", state.time},
-                                  {"step", state.steps},
-                                  {"completed", state.time >= o.t_end},
-                                  {"steps_taken", taken},
-                                  {"kinetic", d.kinetic},
-                                  {"mass", d.mass},
-                                  {"mass_change", d.mass - first.mass},
-                                  {"density_deviation", d.density_deviation},
-                                  {"front", d.front - origin[0]},
-                                  {"escaped", d.escaped},
-                                  {"threads", host_info().value("openmp_max_threads", 0)},
-                                  {"wall_s", wall},
-                                  {"step_wall_s", stepping},
-                                  {"seconds_per_step", taken ? stepping / double(taken) : 0.0},
-                                  {"engine", o.engine},
-                                  {"device", device},
-                                  {"lists_made", sim.lists_made()}};
-  const auto per_step = [&](double seconds) {
-    return device_seconds > 0 && taken ? nlohmann::json(seconds / double(taken)) : nlohmann::json();
-  };
-  summary.update({{"device_seconds_per_step", per_step(device_seconds)}, {"cell_list_seconds_per_step", per_step(cells_seconds)}});
-  // Each case's own measure (issue 23's targets), null in the others'.
-  summary["pressure_error"] = summary["centre_line_ratio"] = nullptr;
-  if (o.case_name == "hydrostatic")  // below the top two layers
-    summary["pressure_error"] = shortrange::sph_hydrostatic_error(c, o.depth, 2 * o.dx).first;
-  if (o.case_name == "poiseuille")
-    summary["centre_line_ratio"] =
-        shortrange::sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
-  write_model_outputs(
-      o, diagnostics, snapshots, [&] { return kParticleHeader + ("\n" + particle_rows(c, eos)); }, summary, parameters);
-  std::printf("sph %s %s: %zu particles (%zu fluid), t = %.6g after step %llu, %.3g ms per step, front %.4g m, "
-              "max |rho/rho0 - 1| %.3g, %zu escaped, %.3g s\n",
-              o.case_name.c_str(), o.precision.c_str(), state.n, fluid, state.time,
-              static_cast<unsigned long long>(state.steps), taken ? 1e3 * stepping / double(taken) : 0.0,
-              d.front - origin[0], d.density_deviation, d.escaped, wall);
-  return 0;
+  SphCpu<T> cpu(c.params, c.state);
+  return run_with(cpu, "");
 }
 
 }  // namespace
@@ -366,7 +214,8 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
   std::string names;
   for (const auto& e : sph_cases) names += std::string(names.empty() ? "" : ", ") + std::string(e.name);
   cmd.add_option("--case", o.case_name, "the validation case: " + names + " (below)");
-  cmd.add_option("--t-end", o.t_end, "simulated seconds to reach")->required()->check(positive_real());
+  cmd.add_option("--t-end", o.t_end, "simulated seconds to reach (with --resume: the checkpoint's run's unless given)")
+      ->check(positive_real());
   cmd.add_option("--dx", o.dx, "particle spacing in m (default: the case's, below)")->check(positive_real());
   cmd.add_option("--depth", o.depth, "hydrostatic: the column's depth (and the tank's width) in m")
       ->capture_default_str()
@@ -381,43 +230,43 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
       ->check(positive_real(true));
   add_engine_options(cmd, o.engine, o.cell_list);
   cmd.add_option("--cfl", o.cfl, "CFL number of the time step (default 0.2)")->check(CLI::Range(1e-6, 1.0));
-  cmd.add_option("--diagnostics", o.diagnostics,
+  cmd.add_option("--diagnostics", o.contract.files.diagnostics,
                  "write t,step,dt,kinetic,mass,density_deviation,front,escaped here (CSV, with its provenance record "
                  "X.meta.json; front: the largest x of fluid within 2 dx of the floor; escaped: fluid outside the walls): at "
                  "the start, every --diag-every seconds and at the end");
   cmd.add_option("--diag-every", o.diag_every, "simulated seconds between diagnostic samples (default: --t-end / 100)")
       ->check(positive_real());
-  cmd.add_option("--snapshots", o.snapshots,
+  cmd.add_option("--snapshots", o.contract.files.snapshots,
                  "write every particle (t,id,boundary,x,y,z,vx,vy,vz,rho,p; CSV, full precision, with X.meta.json) at the "
                  "start, every --snapshot-every seconds and at the end");
   cmd.add_option("--snapshot-every", o.snapshot_every, "simulated seconds between snapshots (default: --t-end / 10)")
       ->check(positive_real());
-  cmd.add_option("--final-state", o.final_state, "write the final particles here (as --snapshots, one time)");
-  cmd.add_option("--summary", o.summary,
+  cmd.add_option("--final-state", o.contract.files.final_state, "write the final particles here (as --snapshots, one time)");
+  cmd.add_option("--summary", o.contract.files.summary,
                  "write a JSON summary here (steps, time per step, the final diagnostics, the change of the fluid's "
                  "mass; hydrostatic: pressure_error, the largest |p - rho0 g d| / (rho0 g d) below the top two layers; "
                  "poiseuille: centre_line_ratio, the centre line's speed over the analytic steady one)");
-  add_checkpoint_options(cmd, o, o.checkpoint_every, o.stop_at);
-  add_quiet_option(cmd, o.quiet);
+  add_contract_options(cmd, o.contract, "steps", 1);
 }
 
 int sph_command(const SphOptions& given) {
   DeferInterrupts defer;
-  if (given.case_name.empty() && given.resume.empty()) throw InputError("--case is required (or --resume FILE)");
-  if (!given.case_name.empty()) (void)find_entry(sph_cases, given.case_name, "SPH case");  // the valid names, before any work
-  check_engine_options(given.engine, given.cell_list, given.given("--cell-list"));
-  check_model_files(given, given.diag_every > 0, given.snapshot_every > 0, given.checkpoint_every || given.stop_at);
-
-  std::optional<Checkpoint> resumed;
   SphOptions o = given;
-  if (!given.resume.empty()) {
-    resumed = read_checkpoint(given.resume);
-    o = resumed_options("sph", given, resumed->parameters, sph_fields);
-  } else {
-    o = resolved(given);
+  std::optional<Checkpoint> resumed;
+  if (!given.contract.files.resume.empty()) {
+    resumed = run::read_run_checkpoint("sph", given.contract.files.resume);
+    o = resumed_options(given, resumed->parameters["identity"], sph_identity);
+    o = inherited_options(o, resumed->parameters.value("part", nlohmann::json::object()), sph_part);
   }
-  if (o.precision == "float") return sph_typed<float>(o, std::move(resumed));
-  return sph_typed<double>(o, std::move(resumed));
+  if (o.case_name.empty()) throw InputError("--case is required (or --resume FILE)");
+  (void)find_entry(sph_cases, o.case_name, "SPH case");  // the valid names, before any work
+  if (!(o.t_end > 0)) throw InputError("--t-end is required (simulated seconds to reach)");
+  check_engine_options(o.engine, o.cell_list, o.contract.given("--cell-list"));
+  check_particle_outputs(o.contract);
+  check_contract(o.contract, o.snapshot_every > 0);
+  if (!resumed) o = resolved(o);
+  if (o.precision == "float") return sph_typed<float>(o, resumed);
+  return sph_typed<double>(o, resumed);
 }
 
 }  // namespace nbody::cli

@@ -1,34 +1,40 @@
 #pragma once
-// The time loop: owns the state, the engine and the integrator, steps to t_end, and reports
-// samples of the diagnostics to an observer. Fixed-step runs take steps of exactly dt (times are
-// t0 + k dt, not an accumulated sum) and a last step that ends exactly on t_end; adaptive runs take
-// the controller's steps, the last one clamped to t_end. Samples and checkpoints are taken at the
-// first step end at or after each multiple of their interval (never by shortening a step, which
-// would change the trajectory); samples also at the start and at t_end. Snapshots of the whole
-// state, when asked for, are taken at exactly t0 + k snapshot_every: adaptive steps are shortened
-// to land on those times, as on t_end (so the trajectory depends on snapshot_every); fixed steps
-// land on them, snapshot_every having to be a multiple of dt. A run restored from a
-// checkpoint (load) continues bit for bit as the uninterrupted run would have. With device-resident
-// stepping (engines/resident.hpp) the steps between two such events are taken in one call on the
-// device; the events, and what happens at them, are the same. A run stops early at stop_at or
-// when its `interrupted` hook says so, polled between steps (between device calls when the steps
-// are taken on the device), and writes its checkpoint there.
+// Gravity as a model of the run loop (run/loop.hpp): the state, the force engine and the
+// integrator, stepped as the loop asks. Fixed-step runs take steps of exactly dt (times are
+// t0 + k dt, not an accumulated sum) and a last step that ends exactly on the run's end; adaptive
+// runs take the controller's steps, shortened to land on the end and on snapshot times (so the
+// trajectory depends on the snapshot interval); fixed steps land on snapshot times only when the
+// interval is a multiple of dt. With device-resident stepping (engines/resident.hpp) the steps
+// up to the loop's next event are taken in calls on the device; the events, and what happens at
+// them, are the same. A sample measures the conserved quantities with the potential energy the
+// run asks for (Energy).
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <limits>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "core/progress.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
 #include "io/archive.hpp"
+#include "io/snapshot_hdf5.hpp"
+#include "io/state_csv.hpp"
 #include "physics/diagnostics.hpp"
+#include "run/loop.hpp"
 
 namespace nbody {
+
+// Where a sample's potential energy comes from (--energy): the exact pair sum on the CPU (O(N^2));
+// the force engine in use (on its device; a tree's own walk, which is approximate; the exact sum
+// for the CPU all-pairs engines); or none (energy and its drift not measured).
+enum class Energy { exact, engine, off };
 
 template <class T>
 struct Sample {
@@ -39,33 +45,26 @@ struct Sample {
   typename DriftTracker<T>::Drift drift;
 };
 
-// Optional services of a run: progress lines, periodic checkpoints, stopping early (runs in
-// parts: stop at the first step end at or after stop_at, then checkpoint; or when `interrupted`,
-// polled between steps, says so), and snapshots of the state at exact output times (at the
-// start, every snapshot_every, and at t_end).
-template <class T>
-struct RunHooks {
-  std::function<void(const std::string&)> progress;
-  T snapshot_every{0};                                 // 0: no snapshots
-  std::function<void(const State<T>&)> snapshot;
-  T checkpoint_every{0};            // 0: no periodic checkpoints
-  std::function<void()> checkpoint;  // called at each checkpoint time and when stopping early
-  T stop_at{RealTraits<T>::infinity()};
-  std::function<bool()> interrupted;  // true: stop now (between two steps or device calls)
-};
-
 template <class T>
 class Simulation {
  public:
+  using Time = T;
+  using Sample = nbody::Sample<T>;
+  static constexpr std::string_view command = "run";
+
   Simulation(State<T> initial, const ForceLaw<T>& law, const std::string& engine, const std::string& integrator,
-             const StepOptions<T>& steps)
+             const StepOptions<T>& steps, Energy energy = Energy::exact)
       : state_(std::move(initial)),
         law_(law),
+        engine_name_(engine),
+        integrator_name_(integrator),
         engine_(make_engine<T>(engine, law)),
         rhs_(*engine_, state_.mass),
         steps_(steps),
-        drift_(measure(state_, law)) {
+        energy_(energy == Energy::engine && find_engine<T>(engine).can.potentials == Potentials::direct_cpu ? Energy::exact
+                                                                                                             : energy) {
     const auto& entry = find_entry(integrator_table<T>(), integrator, "integrator");
+    order_ = steps.order ? steps.order : entry.order;
     if (steps.adaptive && !entry.error_estimate)
       throw InputError("integrator '" + integrator + "' has no error estimate, so it cannot run with --tol/--atol/--rtol; use --dt");
     integrator_ = entry.make(rhs_, steps);
@@ -80,72 +79,147 @@ class Simulation {
   ForceEngine<T>& engine() { return *engine_; }
   const StepCounters& counters() const { return integrator_->counters(); }
   std::uint64_t force_evaluations() const { return rhs_.evaluations(); }
-  // Wall time spent taking steps in this process (samples, outputs and checkpoints left out).
-  double stepping_seconds() const { return stepping_seconds_; }
   const Snapshot<T>& initial_snapshot() const { return drift_.initial(); }
-
-  // Advances to t_end (or to hooks.stop_at). observe(const Sample<T>&) is called for every sample.
-  // Returns true when t_end was reached, false when the run stopped early (stop_at, interrupted).
-  template <class Observer>
-  bool run(T t_end, T diag_every, Observer&& observe, const RunHooks<T>& hooks = {}) {
-    const bool snapshots = hooks.snapshot && hooks.snapshot_every > T(0);
-    if (snapshots && !steps_.adaptive) {  // fixed steps land on the snapshot times only if they divide them
-      const T ratio = hooks.snapshot_every / steps_.dt, k = floor(ratio + T(0.5));
-      if (k < T(1) || abs(ratio - k) > T(64) * RealTraits<T>::epsilon() * k)
-        throw InputError("--snapshot-every " + RealTraits<T>::format(hooks.snapshot_every) + " is not a multiple of --dt " +
-                         RealTraits<T>::format(steps_.dt) + " (fixed steps land on snapshot times only then)");
-    }
-    if (!started_) {
-      t0_ = state_.t;
-      emit(observe);
-      if (snapshots) hooks.snapshot(state_);
-      started_ = true;
-    }
-    if (!(t_end > t0_)) throw InputError("--t-end must be after the start time " + RealTraits<T>::format(t0_));
-    if (!steps_.adaptive && state_.t < due_time(tick(step_index_, steps_.dt)))  // a last step shortened onto t_end
-      throw InputError("the run stands at t = " + RealTraits<T>::format(state_.t) + ", between its steps t0 + k dt (dt = " +
-                       RealTraits<T>::format(steps_.dt) + "): a run at a fixed step continues only from one of them");
-    const std::uint64_t fixed_steps = steps_.adaptive ? 0 : fixed_step_count(t_end);
-    const auto start = std::chrono::steady_clock::now();
-    auto last_report = start;
-    const T t_begin = state_.t;  // this process's part of the run, for the progress line
-    const std::uint64_t steps_begin = counters().steps;
-    while (state_.t < t_end) {
-      if (state_.t >= hooks.stop_at || (hooks.interrupted && hooks.interrupted())) {
-        if (hooks.checkpoint) hooks.checkpoint();
-        return false;
-      }
-      const T land_on = snapshots ? std::min(t_end, tick(snapshots_ + 1, hooks.snapshot_every)) : t_end;
-      const auto stepping = std::chrono::steady_clock::now();
-      if (!(integrator_->steps_on_device() && advance_on_device(land_on, fixed_steps, diag_every, hooks)))
-        advance(land_on, t_end, fixed_steps);
-      stepping_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - stepping).count();
-      if (reached(samples_, diag_every) || state_.t >= t_end) emit(observe);
-      if (snapshots && (reached(snapshots_, hooks.snapshot_every) || state_.t >= t_end)) hooks.snapshot(state_);
-      if (hooks.checkpoint && hooks.checkpoint_every > T(0) && reached(checkpoints_, hooks.checkpoint_every))
-        hooks.checkpoint();
-      if (hooks.progress) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_report > std::chrono::seconds(10)) {
-          last_report = now;
-          report_progress(t_begin, steps_begin, t_end, std::chrono::duration<double>(now - start).count(), hooks.progress);
-        }
-      }
-    }
-    return true;
+  // How a sample's potential energy is measured (the CPU all-pairs engines' is the exact sum).
+  Energy energy() const { return energy_; }
+  std::string energy_method() const {
+    return energy_ == Energy::exact    ? "exact pair sum on the CPU (OpenMP, compensated)"
+           : energy_ == Energy::engine ? engine_->body_potential_method()
+                                       : "not measured";
   }
 
-  // The whole run as it stands between two steps: state, position in the step schedule, sampling
-  // and checkpoint clocks, the diagnostics' baseline and running max, the integrator's own state.
+  // The loop's model (run/loop.hpp).
+  run::Position<T> position() const { return {state_.t, step_index_}; }
+  bool lands_on_snapshots() const { return steps_.adaptive; }
+
+  void begin(const run::Mark<T>& end, const run::Every<T>& snapshots) {
+    if (end.by_steps()) throw InputError("a gravity run ends at a time");
+    t_end_ = end.time;
+    if (!started_) t0_ = state_.t, started_ = true;
+    if (!(t_end_ > t0_)) throw InputError("--t-end must be after the start time " + RealTraits<T>::format(t0_));
+    if (steps_.adaptive) return;
+    if (snapshots.time > T(0)) {  // fixed steps land on the snapshot times only if they divide them
+      const T ratio = snapshots.time / steps_.dt, k = floor(ratio + T(0.5));
+      if (k < T(1) || abs(ratio - k) > T(64) * RealTraits<T>::epsilon() * k)
+        throw InputError("--snapshot-every " + RealTraits<T>::format(snapshots.time) + " is not a multiple of --dt " +
+                         RealTraits<T>::format(steps_.dt) + " (fixed steps land on snapshot times only then)");
+    }
+    if (state_.t < t0_ + T(step_index_) * steps_.dt - T(8) * RealTraits<T>::epsilon() * abs(t0_ + T(step_index_) * steps_.dt))
+      throw InputError("the run stands at t = " + RealTraits<T>::format(state_.t) + ", between its steps t0 + k dt (dt = " +
+                       RealTraits<T>::format(steps_.dt) + "): a run at a fixed step continues only from one of them");
+    fixed_steps_ = fixed_step_count(t_end_);
+  }
+
+  // One step on the host, or the steps up to the loop's next event on the device.
+  void advance(const run::Bounds<T>& b) {
+    if (!(integrator_->steps_on_device() && advance_on_device(b))) advance_on_host(b.land_on);
+  }
+
+  // The conserved quantities now, their drift from the first sample, and the counters.
+  Sample sample() {
+    Snapshot<T> now = measure_motion(state_);
+    if (energy_ == Energy::exact) {
+      add_exact_potential(now, state_, law_);
+    } else if (energy_ == Energy::engine) {
+      phi_.resize(state_.size());
+      engine_->body_potentials(state_.y.data(), state_.mass.data(), state_.size(), phi_.data());
+      add_potential_of(now, state_, phi_);
+    }
+    Sample s{state_.t, h_last_, counters(), rhs_.evaluations(), now, drift_.update(now)};
+    return s;
+  }
+
+  // The run contract's part (run/command.hpp): the outputs and the summary.
+  // A time unit of the run's times (a two-body orbit's period, `10P`), for the summary.
+  void set_period(std::optional<T> period) { period_ = period; }
+  std::string diagnostics_header() const {
+    return "t,steps,fevals,rejected,dt,E,dE_rel,dE_rel_max,P_rel,L_rel,com_x,com_y,com_z,min_pair_dist";
+  }
+  // Quantities not measured (--energy off or engine) are written as nan.
+  std::string diagnostics_row(const Sample& s) const {
+    auto f = [](T x) { return RealTraits<T>::format(x); };
+    auto known = [&](bool measured, T x) { return measured ? f(x) : std::string("nan"); };
+    const auto& c = s.snapshot.centre_of_mass;
+    return f(s.t) + "," + std::to_string(s.counters.steps) + "," + std::to_string(s.force_evaluations) + "," +
+           std::to_string(s.counters.rejected) + "," + f(s.dt) + "," + known(s.snapshot.has_potential, s.snapshot.energy) + "," +
+           known(s.drift.has_energy, s.drift.dE_rel) + "," + known(s.drift.has_energy, s.drift.dE_rel_max) + "," +
+           f(s.drift.P_rel) + "," + f(s.drift.L_rel) + "," + f(c[0]) + "," + f(c[1]) + "," + f(c[2]) + "," +
+           known(s.snapshot.has_min_pair_distance, s.snapshot.min_pair_distance);
+  }
+  std::string particles_header() const { return kSnapshotHeader; }
+  std::string particle_rows() const { return format_snapshot_rows(state_); }
+  std::string final_state() const { return format_state_csv(state_); }
+  void write_hdf5_snapshot(Hdf5Snapshots& series) const { series.write(state_); }
+  void write_hdf5_final_state(const std::string& path, const nlohmann::json& parameters) const {
+    nbody::write_hdf5_snapshot(path, state_, parameters);
+  }
+  nlohmann::json parameters() const {
+    return {{"engine", engine_name_}, {"device", engine_->device_info()}, {"energy_method", energy_method()}};
+  }
+  // Another engine or launch shape than the checkpoint's sums the forces in another order: the
+  // continuation is a valid run, but not bit for bit the uninterrupted one. Say so.
+  void resumed_from(const nlohmann::json& checkpoint) const {
+    const nlohmann::json& was = checkpoint.at("parameters");
+    const std::string was_engine = was.value("engine", std::string("?")), was_device = was.value("device", std::string()),
+                      device = engine_->device_info();
+    if (local_engine_name(was_engine) != local_engine_name(engine_name_) || was_device != device)  // ranks: the same bits
+      std::fprintf(stderr,
+                   "nbody: note: the checkpoint was written with engine %s%s, this part runs with %s%s: the continuation is "
+                   "not bit for bit the uninterrupted run\n",
+                   was_engine.c_str(), was_device.empty() ? "" : (" (" + was_device + ")").c_str(), engine_name_.c_str(),
+                   device.empty() ? "" : (" (" + device + ")").c_str());
+  }
+  nlohmann::json summary(const Sample& now) const {
+    auto number = [](bool measured, T x) { return measured ? nlohmann::json(static_cast<double>(x)) : nlohmann::json(); };
+    const Snapshot<T>& e0 = drift_.initial();
+    nlohmann::json j = {
+        {"integrator", integrator_name_},
+        {"method_order", order_},  // the order of the method as run (Adams: --order)
+        {"precision", RealTraits<T>::name},
+        {"engine", engine_name_},
+        {"device", engine_->device_info()},
+        {"n", state_.size()},
+        {"t", static_cast<double>(state_.t)},
+        {"steps", counters().steps},
+        {"fevals", force_evaluations()},
+        {"rejected", counters().rejected},
+        {"dt_last", static_cast<double>(h_last_)},
+        {"energy_method", energy_method()},
+        {"E0", number(e0.has_potential, e0.energy)},
+        {"E", number(now.snapshot.has_potential, now.snapshot.energy)},
+        {"dE_rel", number(now.drift.has_energy, now.drift.dE_rel)},
+        {"dE_rel_max", number(now.drift.has_energy, now.drift.dE_rel_max)},
+        {"P_rel", static_cast<double>(now.drift.P_rel)},
+        {"L_rel", static_cast<double>(now.drift.L_rel)},
+        {"min_pair_dist", number(now.snapshot.has_min_pair_distance, now.snapshot.min_pair_distance)},  // at the end
+        {"min_pair_dist_min", number(now.drift.has_min_pair_distance, now.drift.min_pair_distance_min)},  // over the samples
+        {"period", period_ ? nlohmann::json(static_cast<double>(*period_)) : nlohmann::json()},
+    };
+    if (const RankProfile r = engine_->last_rank_profile(); r.ranks > 0)  // mpi:<engine>: rank 0's times
+      j["mpi"] = {{"ranks", r.ranks}, {"exchange", r.exchange}, {"compute_s", r.total_compute_seconds},
+                  {"exchange_s", r.total_exchange_seconds}};
+    return j;
+  }
+  std::string summary_line(const nlohmann::json& s) const {
+    char line[512];
+    auto value = [&](const char* key) { return s[key].is_number() ? s[key].get<double>() : std::nan(""); };
+    std::snprintf(line, sizeof line,
+                  "%s %s %s: t = %s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %.3g (max %.3g), %.3g s",
+                  integrator_name_.c_str(), std::string(RealTraits<T>::name).c_str(), engine_name_.c_str(),
+                  RealTraits<T>::format(state_.t).c_str(), static_cast<unsigned long long>(counters().steps),
+                  static_cast<unsigned long long>(counters().rejected), static_cast<unsigned long long>(force_evaluations()),
+                  value("dE_rel"), value("dE_rel_max"), value("wall_s"));
+    return line;
+  }
+
+  // The model as it stands between two steps: state, position in the step schedule, the
+  // diagnostics' baseline and running max, the integrator's own state.
   void save(ArchiveWriter& w) const {
     w.put(state_.mass);
     w.put(state_.y);
     w.put(state_.t);
     w.put(t0_);
     w.put(step_index_);
-    w.put(samples_);
-    w.put(checkpoints_);
-    w.put(snapshots_);
     w.put(h_last_);
     w.put(rhs_.evaluations());
     drift_.save(w);
@@ -161,14 +235,10 @@ class Simulation {
     r.get(state_.t);
     r.get(t0_);
     r.get(step_index_);
-    r.get(samples_);
-    r.get(checkpoints_);
-    r.get(snapshots_);
     r.get(h_last_);
     rhs_.set_evaluations(r.get<std::uint64_t>());
     drift_.load(r);
     integrator_->load(r);
-    if (!r.at_end()) throw InputError("checkpoint has trailing data (written by another version?)");
     started_ = true;
   }
 
@@ -180,40 +250,35 @@ class Simulation {
     return n < 1 ? 1 : static_cast<std::uint64_t>(n);
   }
 
-  // One step; an adaptive one is clamped to end exactly on `land_on` (t_end or the next snapshot).
-  void advance(T land_on, T t_end, std::uint64_t fixed_steps) {
+  // One step; an adaptive one is clamped to end exactly on `land_on` (the end or the next snapshot).
+  void advance_on_host(T land_on) {
     if (steps_.adaptive) {
       const T remaining = land_on - state_.t;
       const T h = std::min(integrator_->proposed_step(state_), remaining);
       h_last_ = integrator_->step(state_, h);
       if (h_last_ == remaining) state_.t = land_on;
     } else {
-      const bool last = step_index_ + 1 >= fixed_steps;
+      const bool last = step_index_ + 1 >= fixed_steps_;
       const T t_k = t0_ + T(step_index_) * steps_.dt;
-      h_last_ = last ? t_end - t_k : steps_.dt;
+      h_last_ = last ? t_end_ - t_k : steps_.dt;
       integrator_->step(state_, h_last_);
-      state_.t = last ? t_end : t0_ + T(step_index_ + 1) * steps_.dt;
+      state_.t = last ? t_end_ : t0_ + T(step_index_ + 1) * steps_.dt;
     }
     ++step_index_;
     check_finite();
   }
 
-  // Device-resident steps: as many as the next event allows (a sample, checkpoint or snapshot
-  // due, stop_at, landing on land_on; fixed steps: all but the last, which ends exactly on t_end
-  // and is the host's) in one call, at most device_batch_ of them. False when the integrator
-  // cannot take them now; the caller then takes one step on the host.
-  bool advance_on_device(T land_on, std::uint64_t fixed_steps, T diag_every, const RunHooks<T>& hooks) {
+  // Device-resident steps: as many as the bounds allow (fixed steps: all but the last, which ends
+  // exactly on the end and is the host's) in one call, at most device_batch_ of them. False when
+  // the integrator cannot take them now; the caller then takes one step on the host.
+  bool advance_on_device(const run::Bounds<T>& b) {
     ResidentSegment<T> seg;
-    seg.land_on = land_on;
-    seg.stop_when = std::min(hooks.stop_at, due_time(tick(samples_ + 1, diag_every)));
-    if (hooks.checkpoint && hooks.checkpoint_every > T(0))
-      seg.stop_when = std::min(seg.stop_when, due_time(tick(checkpoints_ + 1, hooks.checkpoint_every)));
-    if (hooks.snapshot && hooks.snapshot_every > T(0))
-      seg.stop_when = std::min(seg.stop_when, due_time(tick(snapshots_ + 1, hooks.snapshot_every)));
-    seg.max_steps = device_batch_;
+    seg.land_on = b.land_on;
+    seg.stop_when = b.stop_when;
+    seg.max_steps = std::min(device_batch_, b.last_step - step_index_);
     if (!steps_.adaptive) {
-      if (step_index_ + 1 >= fixed_steps) return false;
-      seg.max_steps = std::min<std::uint64_t>(seg.max_steps, fixed_steps - 1 - step_index_);
+      if (step_index_ + 1 >= fixed_steps_) return false;
+      seg.max_steps = std::min<std::uint64_t>(seg.max_steps, fixed_steps_ - 1 - step_index_);
     }
     seg.t0 = t0_;
     seg.dt = steps_.dt;
@@ -238,45 +303,22 @@ class Simulation {
                        std::to_string(counters().steps) + " steps (try a smaller --dt or --tol, or --eps / --r-min)");
   }
 
-  // True if the next tick of a clock (t0 + (count + 1) every; computed, never accumulated, so
-  // that tick times do not drift) is due at the current time, with a few ulps of slack so that a
-  // step time t0 + k dt that rounds just below a tick still counts; counts the ticks passed.
-  T tick(std::uint64_t k, T every) const { return t0_ + T(k) * every; }
-  T due_time(T tick) const { return tick - T(8) * RealTraits<T>::epsilon() * (tick < T(0) ? -tick : tick); }
-  bool reached(std::uint64_t& count, T every) const {
-    auto due = [&](T t) { return state_.t >= due_time(t); };
-    if (!due(tick(count + 1, every))) return false;
-    while (due(tick(count + 1, every))) ++count;
-    return true;
-  }
-
-  template <class Observer>
-  void emit(Observer& observe) {
-    Sample<T> s{state_.t, h_last_, counters(), rhs_.evaluations(), measure(state_, law_), {}};
-    s.drift = drift_.update(s.snapshot);
-    observe(s);
-  }
-
-  void report_progress(T t_begin, std::uint64_t steps_begin, T t_end, double elapsed,
-                       const std::function<void(const std::string&)>& progress) const {
-    const double done = static_cast<double>((state_.t - t_begin) / (t_end - t_begin));
-    progress(progress_line("t = " + RealTraits<T>::format(state_.t) + " of " + RealTraits<T>::format(t_end) + ", step " +
-                               std::to_string(counters().steps),
-                           done, static_cast<double>(counters().steps - steps_begin), elapsed));
-  }
-
   State<T> state_;
   ForceLaw<T> law_;
+  std::string engine_name_, integrator_name_;
+  int order_ = 0;
+  std::optional<T> period_;
   std::unique_ptr<ForceEngine<T>> engine_;
   Rhs<T> rhs_;
   StepOptions<T> steps_;
+  Energy energy_;
   DriftTracker<T> drift_;
+  std::vector<T> phi_;  // each body's potential (Energy::engine)
   std::unique_ptr<Integrator<T>> integrator_;
   bool started_ = false;
-  T t0_{0}, h_last_{0};
+  T t0_{0}, h_last_{0}, t_end_{0};
   std::uint64_t step_index_ = 0;  // steps taken (fixed-step times are t0 + k dt)
-  std::uint64_t samples_ = 0, checkpoints_ = 0, snapshots_ = 0;  // ticks of the sampling, checkpoint, snapshot clocks passed
-  double stepping_seconds_ = 0;
+  std::uint64_t fixed_steps_ = 0;  // to t_end_
   std::uint64_t device_batch_ = 256;  // the most steps of one device-resident call (adapted to its wall time)
 };
 

@@ -47,6 +47,9 @@ struct TreeProfile {
 // the points. What every engine uses unless it evaluates potentials on its own device.
 template <class T>
 void direct_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi);
+// The same at the bodies themselves, each without its own term.
+template <class T>
+void direct_body_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, T* phi);
 
 // What the last evaluation of an MPI engine cost on this rank (engines/mpi.hpp); ranks 0: not one.
 struct RankProfile {
@@ -95,6 +98,12 @@ class ForceEngine {
     direct_potentials(law_, pos, mass, n, at, m, phi);
   }
   virtual std::string potential_method() const { return "direct sum on the CPU (OpenMP, compensated)"; }
+  // phi_i = -G sum_{j != i} m_j k(|x_j - x_i|) for every body i (n values): each body's potential
+  // from all the others, as this engine evaluates it (trees: by their own walk, so approximate).
+  virtual void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) {
+    direct_body_potentials(law_, pos, mass, n, phi);
+  }
+  virtual std::string body_potential_method() const { return "direct sum on the CPU (OpenMP, compensated)"; }
 
   // GPU engines: the launch shape ("block=256,split=4,unroll=8,ipt=2", `nbody bench --launch`).
   // Engines without one refuse any non-empty spec.
@@ -118,6 +127,8 @@ class ForceEngine {
 
 // Where an engine computes.
 enum class Device { cpu, cuda, opencl };
+// How it evaluates each body's potential (ForceEngine::body_potentials).
+enum class Potentials { direct_cpu, direct_device, tree };
 std::string_view device_name(Device d);  // "cpu", "cuda", "opencl"
 
 // What an engine can do, carried by its registry entry, so that the CLI and the tests ask the
@@ -131,6 +142,7 @@ struct EngineCapabilities {
   unsigned leaf_size = 0;           // tree engines: the --leaf-size it takes when none is given
   bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
   bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
+  Potentials potentials = Potentials::direct_cpu;
 };
 
 template <class T>

@@ -19,8 +19,21 @@ void direct_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std:
   }
 }
 
+template <class T>
+void direct_body_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, T* phi) {
+  const T *x = pos, *y = pos + n, *z = pos + 2 * n;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::size_t i = 0; i < n; ++i) {
+    CompensatedSum<T> sum;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i) sum.add(mass[j] * pair_potential_kernel(x[j] - x[i], y[j] - y[i], z[j] - z[i], law.eps2, law.rmin2));
+    phi[i] = -law.G * sum.value();
+  }
+}
+
 #define NBODY_INSTANTIATE(T) \
-  template void direct_potentials<T>(const ForceLaw<T>&, const T*, const T*, std::size_t, const T*, std::size_t, T*);
+  template void direct_potentials<T>(const ForceLaw<T>&, const T*, const T*, std::size_t, const T*, std::size_t, T*); \
+  template void direct_body_potentials<T>(const ForceLaw<T>&, const T*, const T*, std::size_t, T*);
 NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 
 }  // namespace nbody

@@ -12,9 +12,10 @@ namespace nbody {
 
 namespace {
 
-// The format version: 2 added the snapshot clock to the run's archive.
+// The format version: 3 holds any model's run (its name, identity, the loop's clocks as JSON, and
+// the model's archive).
 constexpr const char* kFamily = "nbody-checkpoint ";
-constexpr const char* kMagic = "nbody-checkpoint 2\n";
+constexpr const char* kMagic = "nbody-checkpoint 3\n";
 
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 14695981039346656037ull;

@@ -25,6 +25,8 @@ struct Snapshot {
   T momentum_scale{0};          // sum m|v|: what P is compared with (P itself is often zero)
   T angular_momentum_scale{0};  // sum m|r x v|
   T min_pair_distance{0};       // unsoftened, unclamped |r_i - r_j|, min over pairs
+  bool has_potential = false;          // potential and energy measured (else unknown)
+  bool has_min_pair_distance = false;  // measured only with the exact potential energy
 };
 
 template <class T>
@@ -32,13 +34,13 @@ T norm3(const Vec3<T>& v) {
   return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-// O(N^2) because of the potential energy (OpenMP over bodies); the pair potential is the one that matches the force
-// law (softening and clamp included), so that dE measures the integrator alone.
+// The motion of the bodies, O(N): kinetic energy, momentum, angular momentum, centre of mass and
+// the scales they are compared with. The potential energy is added by one of the functions below.
 template <class T>
-Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
+Snapshot<T> measure_motion(const State<T>& s) {
   const std::size_t n = s.size();
   Snapshot<T> out;
-  CompensatedSum<T> kin, pot, mass;
+  CompensatedSum<T> kin, mass;
   std::array<CompensatedSum<T>, 3> p, l, mr;
   CompensatedSum<T> p_scale, l_scale;
   for (std::size_t i = 0; i < n; ++i) {
@@ -56,6 +58,24 @@ Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
     p_scale += m * norm3(v);
     l_scale += m * norm3(rxv);
   }
+  out.kinetic = kin.value();
+  for (int d = 0; d < 3; ++d) {
+    out.momentum[d] = p[d].value();
+    out.angular_momentum[d] = l[d].value();
+    out.centre_of_mass[d] = mr[d].value() / mass.value();
+  }
+  out.momentum_scale = p_scale.value();
+  out.angular_momentum_scale = l_scale.value();
+  return out;
+}
+
+// The exact potential energy, O(N^2) (OpenMP over bodies), and the smallest pair distance. The pair
+// potential is the one that matches the force law (softening and clamp included), so that dE
+// measures the integrator alone.
+template <class T>
+void add_exact_potential(Snapshot<T>& out, const State<T>& s, const ForceLaw<T>& law) {
+  const std::size_t n = s.size();
+  CompensatedSum<T> pot;
   // Each body's row on its own thread, in `lanes` independent compensated sums (term k of a chunk
   // to sum k modulo lanes: chains of additions that overlap), the rows added in body order: the
   // same bits on any number of threads.
@@ -107,17 +127,28 @@ Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
     pot += -law.G * s.mass[i] * row[i];
     if (row_min[i] < min_d2) min_d2 = row_min[i];
   }
-  out.kinetic = kin.value();
   out.potential = pot.value();
   out.energy = out.kinetic + out.potential;
-  for (int d = 0; d < 3; ++d) {
-    out.momentum[d] = p[d].value();
-    out.angular_momentum[d] = l[d].value();
-    out.centre_of_mass[d] = mr[d].value() / mass.value();
-  }
-  out.momentum_scale = p_scale.value();
-  out.angular_momentum_scale = l_scale.value();
   out.min_pair_distance = n > 1 ? sqrt(min_d2) : T(0);
+  out.has_potential = out.has_min_pair_distance = true;
+}
+
+// The potential energy from each body's potential phi (n values, each from all the other bodies,
+// as a force engine evaluates it): 1/2 sum m_i phi_i, compensated. The pair distances are not seen.
+template <class T>
+void add_potential_of(Snapshot<T>& out, const State<T>& s, const std::vector<T>& phi) {
+  CompensatedSum<T> pot;
+  for (std::size_t i = 0; i < s.size(); ++i) pot += s.mass[i] * phi[i];
+  out.potential = pot.value() / T(2);
+  out.energy = out.kinetic + out.potential;
+  out.has_potential = true;
+}
+
+// The whole snapshot with the exact potential energy.
+template <class T>
+Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
+  Snapshot<T> out = measure_motion(s);
+  add_exact_potential(out, s, law);
   return out;
 }
 
@@ -125,43 +156,59 @@ Snapshot<T> measure(const State<T>& s, const ForceLaw<T>& law) {
 template <class T>
 class DriftTracker {
  public:
-  explicit DriftTracker(const Snapshot<T>& initial) : initial_(initial) {}
-
   struct Drift {
-    T dE_rel, dE_rel_max, P_rel, L_rel;
-    T min_pair_distance_min;  // smallest pair distance over all samples so far
+    T dE_rel{0}, dE_rel_max{0}, P_rel{0}, L_rel{0};
+    T min_pair_distance_min{0};  // smallest pair distance over all samples so far
+    bool has_energy = false;             // dE_rel and dE_rel_max measured
+    bool has_min_pair_distance = false;  // min_pair_distance_min measured
   };
 
-  // dE_rel = (E - E0)/|E0|; P_rel = |P - P0| / sum(m|v|)_0; L_rel likewise. A zero scale (a
-  // system at rest, E0 = 0) falls back to the absolute change, never to a division by zero.
+  DriftTracker() = default;
+  explicit DriftTracker(const Snapshot<T>& initial) { update(initial); }
+
+  // The first snapshot is the baseline. dE_rel = (E - E0)/|E0|; P_rel = |P - P0| / sum(m|v|)_0;
+  // L_rel likewise. A zero scale (a system at rest, E0 = 0) falls back to the absolute change,
+  // never to a division by zero.
   Drift update(const Snapshot<T>& now) {
+    if (!started_) initial_ = now, started_ = true;
     Drift d;
-    d.dE_rel = (now.energy - initial_.energy) / scale(abs(initial_.energy));
-    if (abs(d.dE_rel) > max_abs_dE_) max_abs_dE_ = abs(d.dE_rel);
-    d.dE_rel_max = max_abs_dE_;
-    if (now.min_pair_distance < min_pair_) min_pair_ = now.min_pair_distance;
+    d.has_energy = now.has_potential && initial_.has_potential;
+    if (d.has_energy) {
+      d.dE_rel = (now.energy - initial_.energy) / scale(abs(initial_.energy));
+      if (abs(d.dE_rel) > max_abs_dE_) max_abs_dE_ = abs(d.dE_rel);
+      d.dE_rel_max = max_abs_dE_;
+    }
+    if (now.has_min_pair_distance && now.min_pair_distance < min_pair_) min_pair_ = now.min_pair_distance;
+    d.has_min_pair_distance = min_pair_ < RealTraits<T>::infinity();
     d.min_pair_distance_min = min_pair_;
     d.P_rel = norm3(difference(now.momentum, initial_.momentum)) / scale(initial_.momentum_scale);
     d.L_rel = norm3(difference(now.angular_momentum, initial_.angular_momentum)) /
               scale(initial_.angular_momentum_scale);
     return d;
   }
+  bool started() const { return started_; }
   const Snapshot<T>& initial() const { return initial_; }
 
   void save(ArchiveWriter& w) const {
     const Snapshot<T>& s = initial_;
+    w.put(started_);
     for (T x : {s.kinetic, s.potential, s.energy, s.momentum_scale, s.angular_momentum_scale, s.min_pair_distance}) w.put(x);
     for (const auto* v : {&s.momentum, &s.angular_momentum, &s.centre_of_mass})
       for (T x : *v) w.put(x);
+    w.put(s.has_potential);
+    w.put(s.has_min_pair_distance);
     w.put(max_abs_dE_);
     w.put(min_pair_);
   }
   void load(ArchiveReader& r) {
     Snapshot<T>& s = initial_;
+    r.get(started_);
     for (T* x : {&s.kinetic, &s.potential, &s.energy, &s.momentum_scale, &s.angular_momentum_scale, &s.min_pair_distance})
       r.get(*x);
     for (auto* v : {&s.momentum, &s.angular_momentum, &s.centre_of_mass})
       for (T& x : *v) r.get(x);
+    r.get(s.has_potential);
+    r.get(s.has_min_pair_distance);
     r.get(max_abs_dE_);
     r.get(min_pair_);
   }
@@ -171,6 +218,7 @@ class DriftTracker {
   static Vec3<T> difference(const Vec3<T>& a, const Vec3<T>& b) {
     return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
   }
+  bool started_ = false;
   Snapshot<T> initial_;
   T max_abs_dE_{0};
   T min_pair_ = RealTraits<T>::infinity();
