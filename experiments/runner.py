@@ -110,7 +110,7 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                   env = [{name = "1 thread", OMP_NUM_THREADS = 1}, {name = "all threads"}]
                 runs the first point as `OMP_NUM_THREADS=1 nbody ...`; the column `env` holds the
                 name, the words are part of the point's hash and recorded command; points with
-                variables run one at a time.
+                variables run one at a time (see E07_small_n.toml).
   bundles       a swept value (in [sweep] or a case) may be a list of tables with a `name`:
                   law = [{name = "clamp", r-min = 1e-4}, {name = "softening", eps = 1e-2}]
                 the column `law` holds the name, the other keys are flags of the points

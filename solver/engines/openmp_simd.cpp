@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/parallel.hpp"
 #include "cpu/allpairs_simd.hpp"
 
 namespace nbody::cpu {
@@ -133,9 +134,7 @@ void accelerations_of(Isa isa, int newton_steps, bool aos, const ForceLaw<T>& la
   // Each body's lanes do the same operations wherever its block starts, so any split of the
   // bodies gives the same bits.
   const std::ptrdiff_t blocks = static_cast<std::ptrdiff_t>((count + k.block - 1) / k.block);
-  // Below ~128 bodies the work does not pay for waking the thread team (as in `openmp`).
-#pragma omp parallel for schedule(static) if (count >= 128)
-  for (std::ptrdiff_t b = 0; b < blocks; ++b) k.fn(a, first + static_cast<std::size_t>(b) * k.block);
+  for_each_index(blocks, parallel_forces(count), [&](std::ptrdiff_t b) { k.fn(a, first + static_cast<std::size_t>(b) * k.block); });
 }
 
 #define NBODY_SIMD_INSTANTIATE(T)                                                                         \

@@ -17,8 +17,9 @@
   OMP_NUM_THREADS = 1}, {name = "all threads"}] gives the column `env` (the bundle's name), the
   launch words OMP_NUM_THREADS=1 (none for the second), no flag, hashes that differ by the
   environment, and a run whose environment has the variables (a stand-in nbody records it);
-  [fixed] env sets it for every point; bad uses (in [sweep_vars], a plain value, a name that is
-  no variable, beside ranks, in a convergence experiment) are refused with one line.
+  [fixed] env sets it for every point; experiments/E07_small_n.toml's three environments; bad
+  uses (in [sweep_vars], a plain value, a name that is no variable, beside ranks, in a
+  convergence experiment) are refused with one line.
 
 Run by CTest (tests/CMakeLists.txt):  test_ranks.py
 """
@@ -284,6 +285,11 @@ def main():
         check("executed with NBODY_PARALLEL_FROM=1 and OMP_NUM_THREADS=2 in its environment",
               seen.get("NBODY_PARALLEL_FROM") == "1" and seen.get("OMP_NUM_THREADS") == "2" and rows[0]["n"] == "8")
         check("the runner's own environment untouched", dict(os.environ) == before)
+    spec.EXPERIMENTS_DIR = spec.ROOT / "experiments"
+    e07 = spec.load("E07_small_n", "default")
+    envs = list(dict.fromkeys((e07.columns(p)["env"], tuple(e07.launch(p))) for p in e07.points()))
+    check(f"E07_small_n: one thread, all threads, the team forced: {envs}",
+          envs == [("1 thread", ("OMP_NUM_THREADS=1",)), ("all threads", ()), ("team at every N", ("NBODY_PARALLEL_FROM=1",))])
     return report(failures, f"{checks} checks of points under mpiexec or in an environment")
 
 
