@@ -105,6 +105,12 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                 columns; the launch is part of the point's hash and recorded command. As root,
                 OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1 are set for these runs only. Without MPI
                 (see requires = "mpi") such an experiment stops with one line. nbodylab/mpi.py
+  env           the points' environment, not a flag: bundles (see below) of variables, in
+                [fixed] (one), [sweep] or [[cases]] (kinds run, bench and tune; not with ranks):
+                  env = [{name = "1 thread", OMP_NUM_THREADS = 1}, {name = "all threads"}]
+                runs the first point as `OMP_NUM_THREADS=1 nbody ...`; the column `env` holds the
+                name, the words are part of the point's hash and recorded command; points with
+                variables run one at a time (see E07_small_n.toml).
   bundles       a swept value (in [sweep] or a case) may be a list of tables with a `name`:
                   law = [{name = "clamp", r-min = 1e-4}, {name = "softening", eps = 1e-2}]
                 the column `law` holds the name, the other keys are flags of the points

@@ -1,7 +1,7 @@
 // Checkpoints and resumption: a run restored from a checkpoint ends bit for bit where the
 // uninterrupted run ends, with the same counts, for every registered method and for the carried
-// state of each integrator family (explicit Runge-Kutta with both controllers, gauss-radau15,
-// implicit and extrapolation, Adams start-up and Yoshida); snapshots continue after a resume; the
+// state of each integrator family (explicit Runge-Kutta with both controllers, gauss-radau15 and
+// its iteration-cap count, implicit and extrapolation, Adams start-up and Yoshida); snapshots continue after a resume; the
 // checkpoint file's round trip, corruption and truncation checks and its backup; a run stopped
 // between two steps by its interrupted hook; a fixed-step run continues only from a step time;
 // and a run in parts through the command line.
@@ -173,6 +173,36 @@ TEST_CASE("gauss_radau15_resumed_from_a_checkpoint_is_bit_for_bit_the_uninterrup
     CHECK(second.method.proposed_step(second.s) == whole.method.proposed_step(whole.s));
     if (adaptive) CHECK(whole.method.counters().rejected >= 1);
   }
+}
+
+TEST_CASE("gauss_radau15_iteration_cap_hits_are_carried_by_its_checkpoint", "[gauss-radau15][checkpoint][iteration-cap]") {
+  // A fixed step too long for e = 0.9's pericentre: some steps end their sweeps at the cap, before
+  // and after the checkpoint (test_gauss_radau15.cpp).
+  StepOptions<double> opt;
+  opt.dt = 0.1;
+  const IcParams ic = kepler("0.9");
+  GaussRadau15Stepper whole(ic, opt), first(ic, opt);
+  whole.opt_dt = first.opt_dt = opt.dt;
+  whole.steps(400, false);
+  first.steps(200, false);
+  const std::uint64_t at_checkpoint = first.method.counters().iteration_cap_hits;
+
+  ArchiveWriter w;
+  first.method.save(w);
+  GaussRadau15Stepper second(ic, opt);
+  second.opt_dt = opt.dt;
+  second.s = first.s;
+  ArchiveReader r(w.bytes());
+  second.method.load(r);
+  CHECK(r.at_end());
+  CHECK(second.method.counters().iteration_cap_hits == at_checkpoint);
+  second.steps(200, false);
+
+  INFO(at_checkpoint << " at the checkpoint, " << whole.method.counters().iteration_cap_hits << " in all");
+  CHECK(at_checkpoint > 0);
+  CHECK(whole.method.counters().iteration_cap_hits > at_checkpoint);
+  CHECK(second.method.counters().iteration_cap_hits == whole.method.counters().iteration_cap_hits);
+  CHECK(second.s.y == whole.s.y);
 }
 
 TEST_CASE("implicit_and_extrapolation_runs_resume_from_a_checkpoint_bit_for_bit", "[checkpoint][implicit][extrapolation]") {

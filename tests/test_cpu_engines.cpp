@@ -2,14 +2,19 @@
 // (max_i |a_i - a_i,ref| / sum_j |a_ij|): openmp, openmp-block (cache tiles, SoA and AoS) and
 // openmp-simd (explicit SIMD, run-time dispatch, rsqrt + Newton) on every instruction set this CPU
 // supports, not only the one the engine would pick; the float engines against the double
-// reference; momentum; the default engine, and errors that name the engines there are. (The dd
-// kernel: test_dd_engine.cpp; every engine of the registry in every precision: test_engines.cpp.)
+// reference; momentum; the same bits on the calling thread as with the thread team (every OpenMP
+// engine, the tree engines and the dd kernel included); the default engine, and errors that name
+// the engines there are. (The dd kernel: test_dd_engine.cpp; every engine of the registry in every
+// precision: test_engines.cpp.)
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "engines/engine.hpp"
 #include "engines/openmp_simd.hpp"
 #include "support.hpp"
@@ -279,6 +284,36 @@ TEST_CASE("every_cpu_engine_conserves_momentum_to_roundoff", "[engines]") {
       CHECK(std::abs(total) < 1e-13 * scale);
     }
   }
+}
+
+TEST_CASE("every_openmp_cpu_engine_gives_the_same_bits_on_the_calling_thread_as_with_the_thread_team", "[engines][cli]") {
+  // Below its threshold (kParallelFromBodies, kParallelFromBodiesDd) an evaluation runs on the
+  // calling thread; NBODY_PARALLEL_FROM=1 makes it use the team of two threads at every size. The
+  // same run, one body short of the threshold (uneven shares of the bodies and of openmp-simd's
+  // blocks), must end in the same digits either way.
+  const std::filesystem::path dir = scratch("serial_bits");
+  const std::string run = "run --ic plummer --seed 3 --integrator rk4 --dt 0.01 --t-end 0.03";
+  const std::string below = " --n " + std::to_string(kParallelFromBodies - 1), below_dd = " --n " + std::to_string(kParallelFromBodiesDd - 1);
+  const std::tuple<const char*, const char*, std::string> engines[] = {
+      {"openmp", "double", below},         {"openmp-block", "double", below}, {"openmp-block-aos", "double", below},
+      {"openmp-simd", "double", below},    {"openmp-simd-aos", "double", below}, {"openmp-simd", "float", below},
+      {"openmp", "dd", below_dd},          {"octree", "double", below},       {"kdtree-cycle-pointer", "double", below},
+      {"kdtree-nested-stackless", "double", below}};
+  const char* threads = std::getenv("OMP_NUM_THREADS");
+  const std::string threads_before = threads ? threads : "";
+  ::setenv("OMP_NUM_THREADS", "2", 1);
+  for (const auto& [engine, precision, n] : engines) {
+    INFO(engine << " in " << precision);
+    const std::string args = run + n + " --engine " + engine + " --precision " + precision + " --final-state ";
+    REQUIRE(run_nbody(dir, args + "serial.csv").exit_code == 0);
+    ::setenv("NBODY_PARALLEL_FROM", "1", 1);
+    const Outcome team = run_nbody(dir, args + "team.csv");
+    ::unsetenv("NBODY_PARALLEL_FROM");
+    REQUIRE(team.exit_code == 0);
+    CHECK(read(dir / "serial.csv") == read(dir / "team.csv"));
+  }
+  if (threads) ::setenv("OMP_NUM_THREADS", threads_before.c_str(), 1);
+  else ::unsetenv("OMP_NUM_THREADS");
 }
 
 TEST_CASE("openmp_simd_is_the_default_engine_for_float_and_double", "[engines]") {

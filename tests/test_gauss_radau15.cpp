@@ -1,9 +1,9 @@
 // gauss-radau15 (IAS15): its constants; its two step criteria (PRS23, the default, and b6) against
 // their formulas, against REBOUND's step counts, and where b6 alone chases round-off; the first
-// step; its accuracy and cost on the Kepler orbit over 1000 periods; and its convergence at a fixed
-// step. (Its force-evaluation counts, --h-min and collisions: test_step_control.cpp,
-// test_evaluation_counts.cpp; checkpoints: test_checkpoint.cpp; extended precision:
-// test_extended_precision.cpp.)
+// step; its accuracy and cost on the Kepler orbit over 1000 periods; its convergence at a fixed
+// step; and its count of the steps taken from sweeps stopped at the cap. (Its force-evaluation
+// counts, --h-min and collisions: test_step_control.cpp, test_evaluation_counts.cpp; checkpoints:
+// test_checkpoint.cpp; extended precision: test_extended_precision.cpp.)
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -185,4 +185,35 @@ TEST_CASE("gauss_radau15_fixed_step_error_falls_at_least_2_to_the_12_per_halving
   const double slope = (m * sxy - sx * sy) / (m * sxx - sx * sx);
   INFO("least-squares order over P/11..P/45: " << slope);
   CHECK(slope >= 12);
+}
+
+TEST_CASE("gauss_radau15_counts_the_steps_taken_from_sweeps_stopped_at_the_cap_and_no_others",
+          "[gauss-radau15][iteration-cap]") {
+  SECTION("a fixed step too long for the pericentre of e = 0.9: some steps end at the cap") {
+    StepOptions<double> opt;
+    opt.dt = 0.1;  // P/63: about two capped steps a period (measured)
+    GaussRadau15Stepper run(kepler("0.9"), opt);
+    run.opt_dt = opt.dt;
+    std::uint64_t capped = 0;
+    for (int k = 0; k < 200; ++k) {
+      const std::uint64_t sweeps = run.method.sweeps(), hits = run.method.counters().iteration_cap_hits;
+      run.steps(1, false);
+      const std::uint64_t took = run.method.sweeps() - sweeps;
+      const std::uint64_t counted = run.method.counters().iteration_cap_hits - hits;
+      INFO("step " << k << ": " << took << " sweeps, counted " << counted);
+      REQUIRE(counted <= 1);
+      if (counted == 1) CHECK(took == 12);  // every sweep the cap allows in double
+      capped += counted;
+    }
+    for (double v : run.s.y) REQUIRE(std::isfinite(v));
+    CHECK(capped > 0);
+  }
+  SECTION("adaptive steps on e = 0.5 and e = 0.9 converge: none counted") {
+    for (const char* e : {"0.5", "0.9"}) {
+      GaussRadau15Stepper run(kepler(e), with_tol(1e-9));
+      run.steps(2000, true);
+      INFO("e = " << e << ": t = " << run.s.t << ", " << run.method.counters().rejected << " rejected");
+      CHECK(run.method.counters().iteration_cap_hits == 0);
+    }
+  }
 }

@@ -9,9 +9,9 @@ the point (load_before, load_after: a timing taken while other work ran says so)
 nvidia-smi is present, the GPU's SM clock under load during the point (gpu_sm_clock_mhz).
 
 Points run one at a time whatever --jobs says (timings must not share the machine), with the
-environment as given (OpenMP uses every core unless OMP_NUM_THREADS says otherwise), in file
-order: with n swept before engine, the engines of one size are measured back to back, so a
-change of machine load affects them alike. On a machine shared with other work,
+environment as given plus the point's env bundle (OpenMP uses every core unless OMP_NUM_THREADS
+says otherwise), in file order: with n swept before engine, the engines of one size are measured
+back to back, so a change of machine load affects them alike. On a machine shared with other work,
 `chrt -f 10 python experiments/runner.py run ID --force` (root) holds that work off the cores
 while the timings run; the policy is recorded (runner.sched_policy in the .meta.json). A finished
 point is stored at once (nbodylab/points.py: hash over the nbody arguments, the nbody binary's
@@ -145,7 +145,7 @@ def run(exp, nbody, force, build_info):
     points = []
     for point in exp.points():
         args = exp.run_args(point)
-        launch = exp.launch(point)  # [] unless the point has ranks (mpiexec)
+        launch = exp.launch(point)  # [] unless the point has ranks (mpiexec) or an env bundle
         points.append({"params": exp.columns(point), "args": args, "launch": launch,
                        "hash": store.key(**{exp.kind: args}, **({"launch": launch} if launch else {})),
                        "cmd": shlex.join([*launch, display(nbody), *args])})

@@ -11,9 +11,12 @@ shows and {templates} see) is the scalar or the bundle's name.
 
 Two parameters are not nbody flags: `ranks` and `threads_per_rank` (nbodylab/mpi.py) choose how
 the point's nbody command is launched (under mpiexec); they may be set in [fixed], [sweep] and
-[[cases]] like flags, and are columns like them where swept.
+[[cases]] like flags, and are columns like them where swept. A third, `env`, is the point's
+environment: bundles of variables (`env = [{name = "1 thread", OMP_NUM_THREADS = 1}, ...]`), set
+before nbody as NAME=value words of the launch (its column: the bundle's name).
 """
 import itertools
+import re
 import string
 import tomllib
 from dataclasses import dataclass
@@ -55,6 +58,10 @@ DEFAULT_TUNE_METRICS = ["engine", "precision", "n", "block", "split", "unroll", 
                         "seconds_per_eval", "interactions_per_s", "wall_seconds_per_eval",
                         "max_diff_vs_first", "best", "note", "device"]
 EXPERIMENTS_DIR = ROOT / "experiments"
+# The point parameter holding environment bundles (not an nbody flag), and what a variable's name
+# may be.
+ENV = "env"
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class SpecError(Exception):
@@ -256,10 +263,10 @@ class Experiment:
                                 f"({source} and an earlier table)")
             flags[flag] = render(value, cols, f"{self.id} {source} {flag}")
 
-        for k in mpi.PARAMS:
+        for k in (*mpi.PARAMS, ENV):
             flags.pop(k, None)  # [fixed] ranks = 4: the launch, not a flag
         for k, v in point.items():
-            if k in self.sweep_vars or k in mpi.PARAMS:
+            if k in self.sweep_vars or k in mpi.PARAMS or k == ENV:
                 continue
             if isinstance(v, Bundle):
                 for flag, value in v.flags:
@@ -275,8 +282,12 @@ class Experiment:
         return values if values["ranks"] is not None else None
 
     def launch(self, point, ncores=None):
-        """The words before `nbody` in the point's command (nbodylab/mpi.py):
-        ["OMP_NUM_THREADS=T", "mpiexec", "-n", "P", ...] for a point with ranks, else []."""
+        """The words before `nbody` in the point's command: its env bundle's NAME=value words,
+        or (nbodylab/mpi.py) ["OMP_NUM_THREADS=T", "mpiexec", "-n", "P", ...] for a point with
+        ranks, else []."""
+        env = point.get(ENV, self.fixed.get(ENV))
+        if env is not None:
+            return [f"{k}={fmt(v)}" for k, v in env.flags]
         params = self.mpi_params(point)
         return mpi.launch(params["ranks"], params["threads_per_rank"], ncores) if params else []
 
@@ -335,6 +346,32 @@ def _check_mpi_params(sections, cases, kind, where):
     if used and kind not in ("run", "bench", "tune"):
         raise SpecError(f"{where}: {' and '.join(sorted(used))}: only kind run, bench and tune points "
                         f"run under mpiexec, not kind {kind!r}")
+
+
+def _check_env(sections, cases, kind, where):
+    """env (the point's environment): bundles of variables with valid names, set in [fixed] (one
+    bundle), [sweep] or a case, never in [sweep_vars]; only for kinds run, bench and tune (one
+    nbody command a point) and not beside ranks (whose launch sets the environment itself)."""
+    tables = [("[fixed]", {k: [v] for k, v in sections["fixed"].items()}), ("[sweep]", sections["sweep"]),
+              *((f"case {i + 1}", c) for i, c in enumerate(cases))]
+    if ENV in sections["sweep_vars"]:
+        raise SpecError(f"{where}: env is the points' environment: set it in [fixed], [sweep] or a case, "
+                        f"not in [sweep_vars]")
+    used = False
+    for name, table in tables:
+        for bundle in table.get(ENV, []):
+            used = True
+            if not isinstance(bundle, Bundle):
+                raise SpecError(f"{where}: {name}: env must be bundles of variables, "
+                                f"e.g. env = [{{name = \"1 thread\", OMP_NUM_THREADS = 1}}], got {bundle!r}")
+            bad = [k for k, _ in bundle.flags if not ENV_NAME.fullmatch(k)]
+            if bad:
+                raise SpecError(f"{where}: {name}: env {bundle.name!r}: {bad} are not names of environment variables")
+    if used and kind not in ("run", "bench", "tune"):
+        raise SpecError(f"{where}: env: only kind run, bench and tune points take an environment, not kind {kind!r}")
+    if used and any(k in table for _, table in tables for k in mpi.PARAMS):
+        raise SpecError(f"{where}: env and ranks: a point under mpiexec takes its environment from its launch "
+                        f"(threads_per_rank sets OMP_NUM_THREADS)")
 
 
 def _derived(exp_id, path, text, profile, doc, where):
@@ -414,6 +451,8 @@ def load(exp_id, profile):
     try:
         for s in ("sweep", "sweep_vars"):
             sections[s] = {k: expand(k, v) for k, v in sections[s].items()}
+        if isinstance(sections["fixed"].get(ENV), dict):  # one bundle for every point
+            sections["fixed"][ENV] = expand(ENV, sections["fixed"][ENV])[0]
     except SpecError as e:
         raise SpecError(f"{where}: {e}") from None
     for k, values in sections["sweep_vars"].items():
@@ -440,6 +479,7 @@ def load(exp_id, profile):
     # A profile may need hardware the others do not ([profile.full] requires = "cuda").
     requires = overrides.get(profile, {}).get("requires", doc.get("requires", []))
     _check_mpi_params(sections, active_cases, kind, where)
+    _check_env(sections, active_cases, kind, where)
     exp = Experiment(
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),

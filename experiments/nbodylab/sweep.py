@@ -9,8 +9,9 @@ values), errors (pos_err, vel_err against the reference, or {}), summary (the wh
 `--diagnostics` CSV as nbody wrote it, or null when the experiment has no timeseries), cmd,
 reference_cmd, nbody_sha256, finished_utc. The hash covers the nbody arguments, the
 reference arguments, whether a timeseries is recorded, the nbody binary's sha256 and
-RECORD_FORMAT (and, for a point with `ranks`, its launch: OMP_NUM_THREADS=T mpiexec -n P ...,
-nbodylab/mpi.py), so a record is reused only for the very same run.
+RECORD_FORMAT (and, for a point with `ranks` or an `env` bundle, its launch: OMP_NUM_THREADS=T
+mpiexec -n P ..., nbodylab/mpi.py, or NAME=value ...), so a record is reused only for the very
+same run.
 
 An experiment with points under mpiexec runs its points one at a time (each takes P x T cores),
 each with OMP_NUM_THREADS=T."""
@@ -199,7 +200,7 @@ def run(exp, nbody, jobs, force, build_info):
     points = []
     for point in exp.points():
         run_args, ref_args = exp.run_args(point), exp.reference_args(point)
-        launch = exp.launch(point)  # [] unless the point has ranks (mpiexec)
+        launch = exp.launch(point)  # [] unless the point has ranks (mpiexec) or an env bundle
         points.append({
             "params": exp.columns(point),
             "hash": store.key(run=run_args, reference=ref_args, timeseries=exp.timeseries,
@@ -217,7 +218,7 @@ def run(exp, nbody, jobs, force, build_info):
     pending = list({p["hash"]: p for p in points if p["hash"] not in done}.values())
 
     if exp.serial or any(p["launch"] for p in points):
-        jobs = 1  # its wall times are timings, or its points take several cores: one at a time
+        jobs = 1  # timings, or points of several cores or of their own environment: one at a time
     env = dict(os.environ)
     if jobs > 1:
         env["OMP_NUM_THREADS"] = "1"  # points run side by side: one core each

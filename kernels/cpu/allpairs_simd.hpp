@@ -60,15 +60,17 @@ using BlockFn = void (*)(const AllPairsArgs<T>&, std::size_t i0);
 template <class T>
 struct BlockKernel {
   BlockFn<T> fn;             // null: no such kernel (value-initialise: BlockKernel<T>{})
+  BlockFn<T> fn_one;         // the same with R = 1 (W bodies per call), for fewer bodies than a block
   std::size_t block;         // bodies per call, W * R
   int width;                 // lanes W
   int newton_steps;          // the steps this kernel does
 };
 
-// The block kernel. Ops: T, V (vector), W (lanes), and static functions set1, load, store, sub,
-// mul, fmadd(a, b, c) = a b + c, fnmadd(a, b, c) = c - a b, max(a, b) = a > b ? a : b (b when
-// either is NaN, as MAXPD: max(rmin2, s2) keeps a NaN s2 as interaction.hpp's clamp does),
-// rsqrt0 (the initial approximation), zero_lane(v, lane).
+// The block kernel. Ops: T, V (vector), W (lanes), and static functions set1, load,
+// load_head(p, count, fill) (lanes below count from p, nothing beyond them read, the others from
+// fill), store, sub, mul, fmadd(a, b, c) = a b + c, fnmadd(a, b, c) = c - a b, max(a, b) =
+// a > b ? a : b (b when either is NaN, as MAXPD: max(rmin2, s2) keeps a NaN s2 as
+// interaction.hpp's clamp does), rsqrt0 (the initial approximation), zero_lane(v, lane).
 template <class Ops, int R, int Steps, int JStride, bool Clamp>
 void allpairs_block(const AllPairsArgs<typename Ops::T>& a, std::size_t i0) {
   using T = typename Ops::T;
@@ -86,15 +88,13 @@ void allpairs_block(const AllPairsArgs<typename Ops::T>& a, std::size_t i0) {
       zi[r] = Ops::load(a.zi + i0 + r * W);
     }
   } else {  // the last, partial block: dead lanes are copies of body i0, their results dropped
-    alignas(64) T px[B], py[B], pz[B];
-    for (int l = 0; l < B; ++l) {
-      const std::size_t i = std::size_t(l) < count ? i0 + l : i0;
-      px[l] = a.xi[i], py[l] = a.yi[i], pz[l] = a.zi[i];
-    }
+    // (masked loads: nothing past the bodies is read, and no narrow stores to reload wide)
+    const V x0 = Ops::set1(a.xi[i0]), y0 = Ops::set1(a.yi[i0]), z0 = Ops::set1(a.zi[i0]);
     for (int r = 0; r < R; ++r) {
-      xi[r] = Ops::load(px + r * W);
-      yi[r] = Ops::load(py + r * W);
-      zi[r] = Ops::load(pz + r * W);
+      const int live = int(count) - r * W < W ? int(count) - r * W : W;
+      xi[r] = live > 0 ? Ops::load_head(a.xi + i0 + r * W, live, x0) : x0;
+      yi[r] = live > 0 ? Ops::load_head(a.yi + i0 + r * W, live, y0) : y0;
+      zi[r] = live > 0 ? Ops::load_head(a.zi + i0 + r * W, live, z0) : z0;
     }
   }
   for (int r = 0; r < R; ++r) ax[r] = ay[r] = az[r] = Ops::set1(T(0));
@@ -159,9 +159,17 @@ void allpairs_block(const AllPairsArgs<typename Ops::T>& a, std::size_t i0) {
   }
 }
 
+// allpairs_block for the layout of the j stream (SoA arrays or packed records) and the clamp.
+template <class Ops, int R, int Steps>
+BlockFn<typename Ops::T> block_fn(bool aos, bool clamp) {
+  return aos ? (clamp ? &allpairs_block<Ops, R, Steps, 4, true> : &allpairs_block<Ops, R, Steps, 4, false>)
+             : (clamp ? &allpairs_block<Ops, R, Steps, 1, true> : &allpairs_block<Ops, R, Steps, 1, false>);
+}
+
 // The kernel for a number of Newton steps chosen at run time (0 .. MaxSteps; the tests use
 // fewer steps than shipped to show that the refinement is needed), the layout of the j stream
-// (SoA arrays or packed records) and whether the clamp is on.
+// (SoA arrays or packed records) and whether the clamp is on. Each lane does the same operations
+// whatever R is, so fn and fn_one give a body the same bits.
 template <class Ops, int R, int Steps = Ops::newton_steps>
 BlockKernel<typename Ops::T> select_block_kernel(int steps, bool aos, bool clamp) {
   using T = typename Ops::T;
@@ -174,8 +182,8 @@ BlockKernel<typename Ops::T> select_block_kernel(int steps, bool aos, bool clamp
     k.block = std::size_t(Ops::W) * R;
     k.width = Ops::W;
     k.newton_steps = Steps;
-    k.fn = aos ? (clamp ? &allpairs_block<Ops, R, Steps, 4, true> : &allpairs_block<Ops, R, Steps, 4, false>)
-               : (clamp ? &allpairs_block<Ops, R, Steps, 1, true> : &allpairs_block<Ops, R, Steps, 1, false>);
+    k.fn = block_fn<Ops, R, Steps>(aos, clamp);
+    k.fn_one = block_fn<Ops, 1, Steps>(aos, clamp);
     return k;
   }
 }

@@ -6,6 +6,7 @@
 
 #include "engines/engine.hpp"
 #include "common/interaction.hpp"
+#include "core/parallel.hpp"
 #include "engines/compensated_pair_sum.hpp"
 #include "engines/openmp_dd.hpp"
 
@@ -59,10 +60,8 @@ class OpenMPEngine final : public ForceEngine<T> {
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
     const std::ptrdiff_t i_begin = static_cast<std::ptrdiff_t>(first), i_end = i_begin + static_cast<std::ptrdiff_t>(block);
-    // Below ~128 bodies the work does not pay for waking the thread team (and on a loaded
-    // machine the team's barrier can cost far more than the loop).
-#pragma omp parallel for schedule(static) if (i_end - i_begin >= 128)
-    for (std::ptrdiff_t i = i_begin; i < i_end; ++i) {
+    for_each_index(i_end - i_begin, parallel_forces(block), [&](std::ptrdiff_t k) {
+      const std::ptrdiff_t i = i_begin + k;
       const T xi = x[i], yi = y[i], zi = z[i];
       T ax{0}, ay{0}, az{0};
       if (this->law_.compensated) {
@@ -75,7 +74,7 @@ class OpenMPEngine final : public ForceEngine<T> {
       acc[i] = G * ax;
       acc[n + i] = G * ay;
       acc[2 * n + i] = G * az;
-    }
+    });
   }
 };
 

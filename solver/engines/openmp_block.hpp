@@ -24,6 +24,7 @@
 
 #include "common/interaction.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "engines/engine.hpp"
 
 namespace nbody {
@@ -57,8 +58,7 @@ class OpenMPBlockEngine final : public ForceEngine<T> {
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t tiles = static_cast<std::ptrdiff_t>((n + kTileI - 1) / kTileI);
 
-#pragma omp parallel for schedule(static) if (n >= 128)
-    for (std::ptrdiff_t t = 0; t < tiles; ++t) {
+    for_each_index(tiles, parallel_forces(n), [&](std::ptrdiff_t t) {
       const std::size_t i0 = static_cast<std::size_t>(t) * kTileI;
       const std::size_t ni = n - i0 < kTileI ? n - i0 : kTileI;
       T ax[kTileI], ay[kTileI], az[kTileI];
@@ -87,7 +87,7 @@ class OpenMPBlockEngine final : public ForceEngine<T> {
         acc[n + i0 + b] = G * ay[b];
         acc[2 * n + i0 + b] = G * az[b];
       }
-    }
+    });
   }
 
  private:

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/parallel.hpp"
 #include "engines/openmp_dd_kernel.hpp"
 
 namespace nbody::ddsimd {
@@ -83,7 +84,7 @@ void accelerations(Isa isa, const ForceLaw<dd>& law, const dd* pos, const dd* ma
 
   Args a{in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], n, padded,
          law.eps2.hi, law.eps2.lo, law.rmin2.hi, law.rmin2.lo,
-         out, out + n, out + 2 * n, out + 3 * n, out + 4 * n, out + 5 * n};
+         out, out + n, out + 2 * n, out + 3 * n, out + 4 * n, out + 5 * n, parallel_forces(n, kParallelFromBodiesDd)};
 #if NBODY_DD_X86
   if (isa == Isa::avx512) run_avx512(a);
   else if (isa == Isa::avx2) run_avx2(a);

@@ -70,12 +70,15 @@ inline constexpr double kFar = 1e100;
 // Arguments of one evaluation: the j data as split hi/lo arrays (n bodies, then padding up to
 // `padded`, a multiple of kMaxWidth: bodies of mass 0 at x = y = z = kFar, whose terms are
 // exactly zero), the force law's eps^2 and r_min^2 as hi/lo pairs, and the per-body sums
-// sum_j m_j (r_j - r_i) / s^3 as hi/lo arrays (written, n values each; G not applied).
+// sum_j m_j (r_j - r_i) / s^3 as hi/lo arrays (written, n values each; G not applied), and
+// whether the bodies i are shared among the OpenMP threads (the driver's core/parallel.hpp
+// decides: that header's functions are not for this one, see below).
 struct Args {
   const double *xh, *xl, *yh, *yl, *zh, *zl, *mh, *ml;
   std::size_t n, padded;
   double eps2h, eps2l, rmin2h, rmin2l;
   double *axh, *axl, *ayh, *ayl, *azh, *azl;
+  bool parallel;
 };
 
 namespace {
@@ -250,14 +253,12 @@ NBODY_DD_INLINE Cols cols(const Args& a, std::size_t j0) {
   return Cols{a.xh + j0, a.xl + j0, a.yh + j0, a.yl + j0, a.zh + j0, a.zl + j0, a.mh + j0, a.ml + j0};
 }
 
-// The whole evaluation for one instruction set: OpenMP threads over bodies i, each i alone.
+// The whole evaluation for one instruction set: bodies i each alone, on the OpenMP threads or,
+// when a.parallel is false, on the calling thread (the same bits).
 template <int W, bool Fma, bool Soft, bool Clamp>
 void allpairs(const Args& a) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(a.n);
-  // A dd interaction costs ~10 double ones: a team pays off from a few dozen bodies on.
-#pragma omp parallel for schedule(static) if (n >= 32)
-  for (std::ptrdiff_t ii = 0; ii < n; ++ii) {
-    const std::size_t i = static_cast<std::size_t>(ii);
+  const auto body = [&a](std::size_t i) {
     const double xih = a.xh[i], xil = a.xl[i], yih = a.yh[i], yil = a.yl[i], zih = a.zh[i], zil = a.zl[i];
     alignas(64) Lanes<W> s;
     for (int l = 0; l < W; ++l) s.xh[l] = s.xl[l] = s.yh[l] = s.yl[l] = s.zh[l] = s.zl[l] = 0.0;
@@ -288,6 +289,12 @@ void allpairs(const Args& a) {
       add_accurate(zh, zl, s.zh[l], s.zl[l], zh, zl);
     }
     a.axh[i] = xh, a.axl[i] = xl, a.ayh[i] = yh, a.ayl[i] = yl, a.azh[i] = zh, a.azl[i] = zl;
+  };
+  if (a.parallel) {
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < n; ++i) body(static_cast<std::size_t>(i));
+  } else {
+    for (std::ptrdiff_t i = 0; i < n; ++i) body(static_cast<std::size_t>(i));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/parallel.hpp"
 #include "cpu/allpairs_simd.hpp"
 
 namespace nbody::cpu {
@@ -23,6 +24,7 @@ struct ScalarOps {
   static constexpr int newton_steps = Steps;
   static V set1(T x) { return x; }
   static V load(const T* p) { return *p; }
+  static V load_head(const T* p, int count, V fill) { return count > 0 ? *p : fill; }
   static void store(T* p, V v) { *p = v; }
   static V sub(V a, V b) { return a - b; }
   static V mul(V a, V b) { return a * b; }
@@ -130,12 +132,14 @@ void accelerations_of(Isa isa, int newton_steps, bool aos, const ForceLaw<T>& la
     }
     a.jx = scratch.data(), a.jy = scratch.data() + 1, a.jz = scratch.data() + 2, a.jm = scratch.data() + 3;
   }
-  // Each body's lanes do the same operations wherever its block starts, so any split of the
-  // bodies gives the same bits.
-  const std::ptrdiff_t blocks = static_cast<std::ptrdiff_t>((count + k.block - 1) / k.block);
-  // Below ~128 bodies the work does not pay for waking the thread team (as in `openmp`).
-#pragma omp parallel for schedule(static) if (count >= 128)
-  for (std::ptrdiff_t b = 0; b < blocks; ++b) k.fn(a, first + static_cast<std::size_t>(b) * k.block);
+  // Each body's lanes do the same operations wherever its block starts and however many vectors
+  // the block has, so any split of the bodies gives the same bits. Fewer bodies than a block (a
+  // few-body system) take one vector at a time instead of a block of mostly dead lanes.
+  const bool one = count < k.block;
+  const cpu::BlockFn<T> fn = one ? k.fn_one : k.fn;
+  const std::size_t block = one ? std::size_t(k.width) : k.block;
+  const std::ptrdiff_t blocks = static_cast<std::ptrdiff_t>((count + block - 1) / block);
+  for_each_index(blocks, parallel_forces(count), [&](std::ptrdiff_t b) { fn(a, first + static_cast<std::size_t>(b) * block); });
 }
 
 #define NBODY_SIMD_INSTANTIATE(T)                                                                         \

@@ -30,6 +30,10 @@ struct Avx2d {
   static constexpr int newton_steps = 4;
   static NBODY_SIMD_INLINE V set1(T x) { return _mm256_set1_pd(x); }
   static NBODY_SIMD_INLINE V load(const T* p) { return _mm256_loadu_pd(p); }
+  static NBODY_SIMD_INLINE V load_head(const T* p, int count, V fill) {
+    const __m256i live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(count), _mm256_setr_epi64x(0, 1, 2, 3));
+    return _mm256_blendv_pd(fill, _mm256_maskload_pd(p, live), _mm256_castsi256_pd(live));
+  }
   static NBODY_SIMD_INLINE void store(T* p, V v) { _mm256_storeu_pd(p, v); }
   static NBODY_SIMD_INLINE V sub(V a, V b) { return _mm256_sub_pd(a, b); }
   static NBODY_SIMD_INLINE V mul(V a, V b) { return _mm256_mul_pd(a, b); }
@@ -55,6 +59,10 @@ struct Avx2f {
   static constexpr int newton_steps = 1;
   static NBODY_SIMD_INLINE V set1(T x) { return _mm256_set1_ps(x); }
   static NBODY_SIMD_INLINE V load(const T* p) { return _mm256_loadu_ps(p); }
+  static NBODY_SIMD_INLINE V load_head(const T* p, int count, V fill) {
+    const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_blendv_ps(fill, _mm256_maskload_ps(p, live), _mm256_castsi256_ps(live));
+  }
   static NBODY_SIMD_INLINE void store(T* p, V v) { _mm256_storeu_ps(p, v); }
   static NBODY_SIMD_INLINE V sub(V a, V b) { return _mm256_sub_ps(a, b); }
   static NBODY_SIMD_INLINE V mul(V a, V b) { return _mm256_mul_ps(a, b); }

@@ -31,6 +31,7 @@ struct Avx512d {
   static constexpr int newton_steps = 2;
   static NBODY_SIMD_INLINE V set1(T x) { return _mm512_set1_pd(x); }
   static NBODY_SIMD_INLINE V load(const T* p) { return _mm512_loadu_pd(p); }
+  static NBODY_SIMD_INLINE V load_head(const T* p, int count, V fill) { return _mm512_mask_loadu_pd(fill, __mmask8((1u << count) - 1), p); }
   static NBODY_SIMD_INLINE void store(T* p, V v) { _mm512_storeu_pd(p, v); }
   static NBODY_SIMD_INLINE V sub(V a, V b) { return _mm512_sub_pd(a, b); }
   static NBODY_SIMD_INLINE V mul(V a, V b) { return _mm512_mul_pd(a, b); }
@@ -49,6 +50,7 @@ struct Avx512f {
   static constexpr int newton_steps = 1;
   static NBODY_SIMD_INLINE V set1(T x) { return _mm512_set1_ps(x); }
   static NBODY_SIMD_INLINE V load(const T* p) { return _mm512_loadu_ps(p); }
+  static NBODY_SIMD_INLINE V load_head(const T* p, int count, V fill) { return _mm512_mask_loadu_ps(fill, __mmask16((1u << count) - 1), p); }
   static NBODY_SIMD_INLINE void store(T* p, V v) { _mm512_storeu_ps(p, v); }
   static NBODY_SIMD_INLINE V sub(V a, V b) { return _mm512_sub_ps(a, b); }
   static NBODY_SIMD_INLINE V mul(V a, V b) { return _mm512_mul_ps(a, b); }

@@ -15,8 +15,9 @@
 // method has order 15.
 //
 // IAS15's additions, all here: the iteration stops when the change of b6 relative to the
-// acceleration is below the round-off, or when it stops shrinking (round-off noise), or at a cap;
-// the step size follows from the converged polynomial and epsilon (--tol), and a step whose
+// acceleration is below the round-off, or when it stops shrinking (round-off noise), or at a cap
+// (the steps taken from a capped iteration are counted: StepCounters::iteration_cap_hits); the
+// step size follows from the converged polynomial and epsilon (--tol), and a step whose
 // successor would be less than a quarter of it is redone (the safety factor); the b of the next
 // step are predicted from the previous step's polynomial plus the previous prediction's error
 // (Everhart's e/b correction); and the b over a step's sweeps, and positions and velocities over
@@ -177,7 +178,7 @@ class GaussRadau15 final : public Integrator<T> {
     w.put(h_last_);
     w.put(h_next_);
     w.put(sweeps_);
-    w.put(unconverged_);
+    w.put(this->counters_.iteration_cap_hits);  // only this method sets it, so only it saves it
   }
   void load(ArchiveReader& r) override {
     Integrator<T>::load(r);
@@ -190,7 +191,7 @@ class GaussRadau15 final : public Integrator<T> {
     r.get(h_last_);
     r.get(h_next_);
     r.get(sweeps_);
-    r.get(unconverged_);
+    r.get(this->counters_.iteration_cap_hits);
   }
 
   T step(State<T>& s, T h) override {
@@ -205,9 +206,11 @@ class GaussRadau15 final : public Integrator<T> {
     // least as much. Otherwise a step up to 4 times too long (about 4^16 times the error of one
     // step) would be accepted, or one so long that its polynomial, and so the criterion, is noise.
     bool guessed = h_last_ == T(0);
+    Sweeps ended;
     for (;;) {
       predict(h);
-      const bool converged = converge(x0, v0, h);
+      ended = converge(x0, v0, h);
+      const bool converged = ended == Sweeps::converged;
       if (!this->opt_.adaptive) break;
       const T h_new = guessed && !converged ? safety_ * h : controlled_step(v0, h);
       // IAS15: a much smaller next step means this one was too large
@@ -222,6 +225,8 @@ class GaussRadau15 final : public Integrator<T> {
       check_new_step(info::name, s.t, h, h_next_, this->opt_.h_min);
       break;
     }
+    // A capped trial that was redone smaller does not count: only what the step advanced with.
+    if (ended == Sweeps::capped) ++this->counters_.iteration_cap_hits;
     advance(s, h);
     std::swap(b_last_, b_);  // b_ and e_ are rebuilt by the next predict()
     std::swap(e_last_, e_);
@@ -232,10 +237,8 @@ class GaussRadau15 final : public Integrator<T> {
     return h;
   }
 
-  // Predictor-corrector sweeps so far (each costs 7 force evaluations), rejected trials included,
-  // and the steps whose sweeps hit the cap before converging.
+  // Predictor-corrector sweeps so far (each costs 7 force evaluations), rejected trials included.
   std::uint64_t sweeps() const { return sweeps_; }
-  std::uint64_t unconverged() const { return unconverged_; }
 
  private:
   // Kahan's compensated sum: the true value is sum - c.
@@ -279,21 +282,20 @@ class GaussRadau15 final : public Integrator<T> {
       }
   }
 
+  enum class Sweeps { converged, capped, not_finite };
+
   // Iterates the sweeps until b6 stops changing: its change relative to the acceleration is below
-  // the unit round-off, or it grew again after the third sweep (round-off noise). False when the
-  // sweeps reach the cap or a non-finite change instead.
-  bool converge(const T* x0, const T* v0, T h) {
+  // the unit round-off, or it grew again after the third sweep (round-off noise). Otherwise the
+  // sweeps end at the cap or at a non-finite change.
+  Sweeps converge(const T* x0, const T* v0, T h) {
     for (auto& v : csb_) std::fill(v.begin(), v.end(), T(0));
     const T converged = RealTraits<T>::epsilon() / T(2);
     T change = RealTraits<T>::max(), previous = change;
     for (int sweep = 0;; ++sweep) {
-      if (change < converged) return true;
-      if (!is_finite(change)) return false;
-      if (sweep > 2 && previous <= change) return true;
-      if (sweep >= max_sweeps_) {
-        ++unconverged_;
-        return false;
-      }
+      if (change < converged) return Sweeps::converged;
+      if (!is_finite(change)) return Sweeps::not_finite;
+      if (sweep > 2 && previous <= change) return Sweeps::converged;
+      if (sweep >= max_sweeps_) return Sweeps::capped;
       previous = change;
       change = sweep_once(x0, v0, h);
     }
@@ -423,7 +425,7 @@ class GaussRadau15 final : public Integrator<T> {
   std::vector<T> csx_, csv_;  // Kahan compensation of positions and velocities
   bool have_a0_ = false;
   T h_last_{0}, h_next_{0};
-  std::uint64_t sweeps_ = 0, unconverged_ = 0;
+  std::uint64_t sweeps_ = 0;
 };
 
 }  // namespace nbody

@@ -99,6 +99,8 @@ struct StepOptions {
 struct StepCounters {
   std::uint64_t steps = 0;     // accepted steps
   std::uint64_t rejected = 0;  // rejected trial steps (their force evaluations count too)
+  // Accepted steps whose implicit iteration (gauss-radau15's sweeps) stopped at its cap unconverged.
+  std::uint64_t iteration_cap_hits = 0;
 };
 
 template <class T>

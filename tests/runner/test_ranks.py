@@ -12,7 +12,14 @@
 - bad values (ranks = 0, "two", 2.5, true; in [sweep_vars] or a bundle; threads_per_rank without
   ranks; a convergence experiment with ranks) are refused with one line naming the file;
 - requires = "mpi" is provided only by an nbody built with MPI and mpiexec on PATH; `runner.py run`
-  of an experiment with ranks on an nbody without MPI ends with exit 2 and one line.
+  of an experiment with ranks on an nbody without MPI ends with exit 2 and one line;
+- the other launch parameter, env (bundles of environment variables): env = [{name = "1 thread",
+  OMP_NUM_THREADS = 1}, {name = "all threads"}] gives the column `env` (the bundle's name), the
+  launch words OMP_NUM_THREADS=1 (none for the second), no flag, hashes that differ by the
+  environment, and a run whose environment has the variables (a stand-in nbody records it);
+  [fixed] env sets it for every point; experiments/E07_small_n.toml's three environments; bad
+  uses (in [sweep_vars], a plain value, a name that is no variable, beside ranks, in a
+  convergence experiment) are refused with one line.
 
 Run by CTest (tests/CMakeLists.txt):  test_ranks.py
 """
@@ -85,6 +92,33 @@ BAD = [
      ["sets threads_per_rank but not ranks"]),
     ("ranks in a convergence experiment", 'title = "c"\nkind = "convergence"\n[ladder]\nleave = 1\n'
      '[fixed]\nranks = 2\n[sweep]\nn = [4]\n', ["only kind run, bench and tune", "'convergence'"]),
+]
+ENV = """title = "threads"
+kind = "bench"
+[fixed]
+engine = "openmp-simd"
+[sweep]
+n = [2, 256]
+env = [{name = "1 thread", OMP_NUM_THREADS = 1}, {name = "all threads"}]
+"""
+ENV_FIXED = """title = "one environment"
+kind = "bench"
+[fixed]
+engine = "openmp"
+env = {name = "team", NBODY_PARALLEL_FROM = 1, OMP_NUM_THREADS = 2}
+[sweep]
+n = [8]
+"""
+ENV_BUNDLES = 'env = [{name = "1 thread", OMP_NUM_THREADS = 1}, {name = "all threads"}]'
+BAD += [
+    ("env in [sweep_vars]", ENV.replace("[sweep]\nn = [2, 256]\nenv", "[sweep]\nn = [2, 256]\n[sweep_vars]\nenv"),
+     ["env", "[sweep_vars]"]),
+    ("env a plain value", ENV.replace(ENV_BUNDLES, 'env = ["OMP_NUM_THREADS=1"]'), ["env must be bundles of variables"]),
+    ("an env name that is no variable", ENV.replace("OMP_NUM_THREADS = 1", '"OMP THREADS" = 1'),
+     ["'1 thread'", "not names of environment variables"]),
+    ("env beside ranks", ENV.replace('engine = "openmp-simd"', 'engine = "mpi:openmp-simd"\nranks = 2'), ["env and ranks"]),
+    ("env in a convergence experiment", 'title = "c"\nkind = "convergence"\n[ladder]\nleave = 1\n'
+     '[sweep]\nn = [4]\nenv = [{name = "a", OMP_NUM_THREADS = 1}]\n', ["only kind run, bench and tune", "'convergence'"]),
 ]
 EXPECTED = ["OMP_NUM_THREADS=2", "mpiexec", "-n", "4", "--bind-to", "core", "--map-by", "slot:PE=2"]
 
@@ -225,7 +259,38 @@ def main():
                   and all(w in lines[0] for w in words))
         check("no results written", not list(spec.ROOT.joinpath("results").glob("E90_ranks*"))
               and not (tmp / "points").exists())
-    return report(failures, f"{checks} checks of points under mpiexec")
+
+        # 7. env: columns, launch words, arguments, hashes, and what is executed.
+        exp = load(ENV)
+        pts = exp.points()
+        check(f"env is a column holding the bundle's name: {[exp.columns(p) for p in pts]}",
+              exp.params == ["n", "env"] and [exp.columns(p)["env"] for p in pts] == ["1 thread", "all threads"] * 2)
+        launches = [exp.launch(p) for p in pts]
+        check(f"env's launch words: {launches}", launches == [["OMP_NUM_THREADS=1"], []] * 2)
+        check("no flag from env", all(not any("env" in a or "OMP" in a for a in exp.run_args(p)) for p in pts))
+        hashes = [store.key(bench=exp.run_args(p), **({"launch": exp.launch(p)} if exp.launch(p) else {})) for p in pts]
+        check("the same arguments in another environment are another point", len(set(hashes)) == 4)
+        fixed = load(ENV_FIXED)
+        p = fixed.points()[0]
+        check(f"[fixed] env: every point's launch {fixed.launch(p)}, no column",
+              fixed.launch(p) == ["NBODY_PARALLEL_FROM=1", "OMP_NUM_THREADS=2"] and "env" not in fixed.params)
+        recorder = bindir / "nbody-env"
+        recorder.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
+                            f"json.dump(dict(os.environ), open({str(record)!r}, 'w'))\n"
+                            "print('engine,n,seconds_per_eval\\nopenmp,8,1e-6')\n")
+        recorder.chmod(recorder.stat().st_mode | stat.S_IXUSR)
+        before = dict(os.environ)
+        rows, *_ = bench._measure(str(recorder), fixed.run_args(p), "cmd", "bench", [], fixed.launch(p))
+        seen = json.loads(record.read_text())
+        check("executed with NBODY_PARALLEL_FROM=1 and OMP_NUM_THREADS=2 in its environment",
+              seen.get("NBODY_PARALLEL_FROM") == "1" and seen.get("OMP_NUM_THREADS") == "2" and rows[0]["n"] == "8")
+        check("the runner's own environment untouched", dict(os.environ) == before)
+    spec.EXPERIMENTS_DIR = spec.ROOT / "experiments"
+    e07 = spec.load("E07_small_n", "default")
+    envs = list(dict.fromkeys((e07.columns(p)["env"], tuple(e07.launch(p))) for p in e07.points()))
+    check(f"E07_small_n: one thread, all threads, the team forced: {envs}",
+          envs == [("1 thread", ("OMP_NUM_THREADS=1",)), ("all threads", ()), ("team at every N", ("NBODY_PARALLEL_FROM=1",))])
+    return report(failures, f"{checks} checks of points under mpiexec or in an environment")
 
 
 if __name__ == "__main__":

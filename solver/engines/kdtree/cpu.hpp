@@ -8,6 +8,7 @@
 #include <chrono>
 #include <string_view>
 
+#include "core/parallel.hpp"
 #include "engines/engine.hpp"
 #include "engines/kdtree/heap_tree.hpp"
 #include "engines/kdtree/pointer_tree.hpp"
@@ -59,9 +60,7 @@ class CpuEngine final : public ForceEngine<T> {
     const HeapView<T> view = heap_.view();
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-    unsigned long long terms = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : terms) if (count >= 256)
-    for (std::ptrdiff_t q = 0; q < count; ++q) {
+    const auto walk_body = [&](std::ptrdiff_t q) {
       unsigned i, p;  // body index, tree position
       if constexpr (O == Order::cycle) {
         i = static_cast<unsigned>(q), p = heap_.position[i];
@@ -71,15 +70,25 @@ class CpuEngine final : public ForceEngine<T> {
       const Target<T> r = O == Order::cycle ? Target<T>{pos[i], pos[n + i], pos[2 * n + i], p}
                                             : Target<T>{view.bx[p], view.by[p], view.bz[p], p};
       T ax{0}, ay{0}, az{0};
+      unsigned terms;  // taken by this body
       if constexpr (S == Storage::pointer)
-        terms += walk_pointer(pointer_, view, r, eps2, rmin2, ax, ay, az);
+        terms = walk_pointer(pointer_, view, r, eps2, rmin2, ax, ay, az);
       else if constexpr (S == Storage::heap)
-        terms += walk_stack(view, r, eps2, rmin2, ax, ay, az);
+        terms = walk_stack(view, r, eps2, rmin2, ax, ay, az);
       else
-        terms += walk_stackless(view, r, eps2, rmin2, ax, ay, az);
+        terms = walk_stackless(view, r, eps2, rmin2, ax, ay, az);
       acc[i] = G * ax;
       acc[n + i] = G * ay;
       acc[2 * n + i] = G * az;
+      return terms;
+    };
+    // The term counts are whole numbers: their sum does not depend on the threads.
+    unsigned long long terms = 0;
+    if (parallel_forces(n)) {
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : terms)
+      for (std::ptrdiff_t q = 0; q < count; ++q) terms += walk_body(q);
+    } else {
+      for (std::ptrdiff_t q = 0; q < count; ++q) terms += walk_body(q);
     }
     const auto t2 = clock::now();
     profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),

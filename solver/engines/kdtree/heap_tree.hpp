@@ -21,6 +21,7 @@
 
 #include "common/kdtree.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/real.hpp"
 #include "physics/force_law.hpp"
 
@@ -78,13 +79,13 @@ void summarise(HeapTree<T>& t, const HeapShape& shape, double lambda) {
   const HeapView<T> view = t.view();
   const bool open_all = lambda == std::numeric_limits<double>::infinity();
   const T l = open_all ? T(1) : T(lambda);
-#pragma omp parallel for schedule(dynamic, 16) if (t.n >= 4096)
-  for (std::ptrdiff_t i = 1; i < nodes; ++i) {
+  for_each_index<16>(nodes - 1, t.n >= 4096, [&](std::ptrdiff_t k) {
+    const std::ptrdiff_t i = k + 1;
     const Moments<T> c = moments(view, shape.first[i], shape.end[i]);
     t.node[4 * i] = c.x, t.node[4 * i + 1] = c.y, t.node[4 * i + 2] = c.z;
     t.node[4 * i + 3] = critical_distance2(c.r2, l, open_all);
     t.mass[i] = c.mass;
-  }
+  });
 }
 
 // Builds the tree of n bodies (positions SoA x[n] y[n] z[n]) into t, reusing its storage.
@@ -105,8 +106,8 @@ void build_heap_tree(const T* pos, const T* mass, std::size_t n, const TreeOptio
   for (unsigned level_first = 1; level_first < m; level_first *= 2) {
     const std::ptrdiff_t level_last = std::min<std::ptrdiff_t>(2 * std::ptrdiff_t(level_first), m);
     const unsigned depth = static_cast<unsigned>(std::bit_width(level_first) - 1);
-#pragma omp parallel for schedule(dynamic, 1) if (n >= 4096 && level_last - level_first > 1)
-    for (std::ptrdiff_t i = level_first; i < level_last; ++i) {
+    for_each_index<1>(level_last - level_first, n >= 4096 && level_last - level_first > 1, [&](std::ptrdiff_t k) {
+      const std::ptrdiff_t i = level_first + k;
       const unsigned b = shape.first[i], e = shape.end[i], s = shape.first[2 * i + 1];
       unsigned axis = depth % 3;
       if (o.longest_axis) {
@@ -125,7 +126,7 @@ void build_heap_tree(const T* pos, const T* mass, std::size_t n, const TreeOptio
         if (extent[2] > extent[axis]) axis = 2;
       }
       std::nth_element(t.body.begin() + b, t.body.begin() + s, t.body.begin() + e, by_axis(axis_data[axis]));
-    }
+    });
   }
   // Within a leaf, the bodies in x order (the GPU build's order, so that both make the same tree
   // position for every body).

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string_view>
 
+#include "core/parallel.hpp"
 #include "engines/engine.hpp"
 #include "engines/octree/tree.hpp"
 
@@ -36,16 +37,28 @@ class CpuEngine final : public ForceEngine<T> {
     const View<T> view = tree_.view();
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-    unsigned long long cells = 0, bodies = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : cells, bodies) if (count >= 256)
-    for (std::ptrdiff_t q = 0; q < count; ++q) {
+    const auto walk_body = [&](std::ptrdiff_t q) {
       const unsigned p = static_cast<unsigned>(q), i = tree_.body[p];
       T ax{0}, ay{0}, az{0};
       const Terms terms = walk(view, Target<T>{view.bx[p], view.by[p], view.bz[p], p}, eps2, rmin2, ax, ay, az);
-      cells += terms.cells, bodies += terms.bodies;
       acc[i] = G * ax;
       acc[n + i] = G * ay;
       acc[2 * n + i] = G * az;
+      return terms;
+    };
+    // The term counts are whole numbers: their sum does not depend on the threads.
+    unsigned long long cells = 0, bodies = 0;
+    if (parallel_forces(n)) {
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : cells, bodies)
+      for (std::ptrdiff_t q = 0; q < count; ++q) {
+        const Terms terms = walk_body(q);
+        cells += terms.cells, bodies += terms.bodies;
+      }
+    } else {
+      for (std::ptrdiff_t q = 0; q < count; ++q) {
+        const Terms terms = walk_body(q);
+        cells += terms.cells, bodies += terms.bodies;
+      }
     }
     const auto t2 = clock::now();
     profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
