@@ -1,7 +1,7 @@
 // direct_potentials (engines/engine.hpp): the potential at points by direct summation on the CPU.
 #include "core/real.hpp"  // first: the math functions of every real type, which the kernels below call
 #include "common/interaction.hpp"
-#include "core/compensated.hpp"
+#include "common/compensated.hpp"
 #include "engines/engine.hpp"
 
 namespace nbody {

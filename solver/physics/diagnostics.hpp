@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/compensated.hpp"
+#include "common/compensated.hpp"
 #include "core/state.hpp"
 #include "io/archive.hpp"
 #include "common/interaction.hpp"
