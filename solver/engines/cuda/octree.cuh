@@ -30,9 +30,9 @@ struct OctreeLauncher {
   template <class T, bool Clamp>
   static auto kernel() {
     if constexpr (std::is_same_v<Spec, OctreeGroups>)
-      return &octree_kernels::group_walk_kernel<T, DeviceMath<Clamp>>;
+      return &octree_kernels::group_walk_kernel<T, AccelerationSum<T, DeviceMath<Clamp>>>;
     else
-      return &octree_kernels::walk_kernel<T, DeviceMath<Clamp>>;
+      return &octree_kernels::walk_kernel<T, AccelerationSum<T, DeviceMath<Clamp>>>;
   }
   template <class T>
   static auto function(bool clamp) {

@@ -53,9 +53,24 @@ class CpuEngine final : public ForceEngine<T> {
     if (n == 0) return;
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
+    build(pos, mass, n);
+    const auto t1 = clock::now();
+    const unsigned long long terms = walk_all<AccelerationSum<T>>(pos, n, acc);
+    const auto t2 = clock::now();
+    profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
+                                  std::chrono::duration<double>(t2 - t1).count(), double(terms) / double(n));
+  }
+  TreeProfile last_tree_profile() const override { return profile_; }
+
+ private:
+  void build(const T* pos, const T* mass, std::size_t n) {
     build_heap_tree(pos, mass, n, this->law_.tree, heap_);
     if constexpr (S == Storage::pointer) pointer_.build(heap_);
-    const auto t1 = clock::now();
+  }
+  // Every body's walk (in this variant's order, storage and walk), its Sum stored into out (SoA
+  // over n, G applied); returns the terms added.
+  template <class Sum>
+  unsigned long long walk_all(const T* pos, std::size_t n, T* out) const {
     const HeapView<T> view = heap_.view();
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
@@ -70,24 +85,18 @@ class CpuEngine final : public ForceEngine<T> {
       }
       const Target<T> r = O == Order::cycle ? Target<T>{pos[i], pos[n + i], pos[2 * n + i], p}
                                             : Target<T>{view.bx[p], view.by[p], view.bz[p], p};
-      T ax{0}, ay{0}, az{0};
+      Sum sum;
       if constexpr (S == Storage::pointer)
-        terms += walk_pointer(pointer_, view, r, eps2, rmin2, ax, ay, az);
+        terms += walk_pointer(pointer_, view, r, eps2, rmin2, sum);
       else if constexpr (S == Storage::heap)
-        terms += walk_stack(view, r, eps2, rmin2, ax, ay, az);
+        terms += walk_stack(view, r, eps2, rmin2, sum);
       else
-        terms += walk_stackless(view, r, eps2, rmin2, ax, ay, az);
-      acc[i] = G * ax;
-      acc[n + i] = G * ay;
-      acc[2 * n + i] = G * az;
+        terms += walk_stackless(view, r, eps2, rmin2, sum);
+      sum.store(out, n, i, G);
     }
-    const auto t2 = clock::now();
-    profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
-                                  std::chrono::duration<double>(t2 - t1).count(), double(terms) / double(n));
+    return terms;
   }
-  TreeProfile last_tree_profile() const override { return profile_; }
 
- private:
   HeapTree<T> heap_;
   PointerTree<T> pointer_;
   TreeProfile profile_;

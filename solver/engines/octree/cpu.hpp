@@ -31,32 +31,43 @@ class CpuEngine final : public ForceEngine<T> {
     if (n == 0) return;
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
-    build_octree(pos, mass, n, this->law_.tree, leaf_size_or(this->law_.tree, info::capabilities().leaf_size), tree_);
+    build(pos, mass, n);
     const auto t1 = clock::now();
-    const View<T> view = tree_.view();
-    const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
-    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-    unsigned long long cells = 0, bodies = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : cells, bodies) if (count >= 256)
-    for (std::ptrdiff_t q = 0; q < count; ++q) {
-      const unsigned p = static_cast<unsigned>(q), i = tree_.body[p];
-      T ax{0}, ay{0}, az{0};
-      const Terms terms = walk(view, Target<T>{view.bx[p], view.by[p], view.bz[p], p}, eps2, rmin2, ax, ay, az);
-      cells += terms.cells, bodies += terms.bodies;
-      acc[i] = G * ax;
-      acc[n + i] = G * ay;
-      acc[2 * n + i] = G * az;
-    }
+    const Counts terms = walk_all<AccelerationSum<T>>(n, acc);
     const auto t2 = clock::now();
     profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
-                                  std::chrono::duration<double>(t2 - t1).count(), double(cells + bodies) / double(n));
-    profile_.cell_terms_per_body = double(cells) / double(n);
+                                  std::chrono::duration<double>(t2 - t1).count(), double(terms.cells + terms.bodies) / double(n));
+    profile_.cell_terms_per_body = double(terms.cells) / double(n);
     profile_.shape = tree_.shape();
     profile_.root_mass = double(tree_.mass[0]);
   }
   TreeProfile last_tree_profile() const override { return profile_; }
 
  private:
+  void build(const T* pos, const T* mass, std::size_t n) {
+    build_octree(pos, mass, n, this->law_.tree, leaf_size_or(this->law_.tree, info::capabilities().leaf_size), tree_);
+  }
+  // Every body's walk, in key order, its Sum stored into out (SoA over n, G applied); the terms added.
+  struct Counts {
+    unsigned long long cells, bodies;
+  };
+  template <class Sum>
+  Counts walk_all(std::size_t n, T* out) const {
+    const View<T> view = tree_.view();
+    const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
+    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+    unsigned long long cells = 0, bodies = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : cells, bodies) if (count >= 256)
+    for (std::ptrdiff_t q = 0; q < count; ++q) {
+      const unsigned p = static_cast<unsigned>(q);
+      Sum sum;
+      const Terms terms = walk(view, Target<T>{view.bx[p], view.by[p], view.bz[p], p}, eps2, rmin2, sum);
+      cells += terms.cells, bodies += terms.bodies;
+      sum.store(out, n, tree_.body[p], G);
+    }
+    return {cells, bodies};
+  }
+
   Tree<T> tree_;
   TreeProfile profile_;
 };
