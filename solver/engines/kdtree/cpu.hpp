@@ -6,6 +6,7 @@
 // OpenMP threads over bodies. All six add the same terms in the same order, so they give the same
 // bits for one tree (tests/test_tree_engines.cpp); they differ in speed only.
 #include <chrono>
+#include <string>
 #include <string_view>
 
 #include "engines/engine.hpp"
@@ -44,6 +45,7 @@ class CpuEngine final : public ForceEngine<T> {
       EngineCapabilities c;
       c.tree = TreeKind::kdtree;
       c.leaf_size = 1;
+      c.potentials = Potentials::tree;
       return c;
     }
   };
@@ -59,6 +61,15 @@ class CpuEngine final : public ForceEngine<T> {
     const auto t2 = clock::now();
     profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
                                   std::chrono::duration<double>(t2 - t1).count(), double(terms) / double(n));
+  }
+  // The potential by this variant's walk of the same tree: its terms are the force's.
+  void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) override {
+    if (n == 0) return;
+    build(pos, mass, n);
+    walk_all<PotentialSum<T>>(pos, n, phi);
+  }
+  std::string body_potential_method() const override {
+    return "kd-tree walk on the CPU (OpenMP; " + opening_text(TreeKind::kdtree, this->law_.tree) + ")";
   }
   TreeProfile last_tree_profile() const override { return profile_; }
 

@@ -3,6 +3,7 @@
 // (kernels/common/octree.hpp), OpenMP threads over the bodies in key order, so that neighbouring
 // iterations walk nearly the same nodes. The reference of the GPU octree engines.
 #include <chrono>
+#include <string>
 #include <string_view>
 
 #include "engines/engine.hpp"
@@ -22,6 +23,7 @@ class CpuEngine final : public ForceEngine<T> {
       EngineCapabilities c;
       c.tree = TreeKind::octree;
       c.leaf_size = 1;  // S4: a body per leaf
+      c.potentials = Potentials::tree;
       return c;
     }
   };
@@ -40,6 +42,15 @@ class CpuEngine final : public ForceEngine<T> {
     profile_.cell_terms_per_body = double(terms.cells) / double(n);
     profile_.shape = tree_.shape();
     profile_.root_mass = double(tree_.mass[0]);
+  }
+  // The tree's own potential: the force's walk, each term's potential (add_node).
+  void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) override {
+    if (n == 0) return;
+    build(pos, mass, n);
+    walk_all<PotentialSum<T>>(n, phi);
+  }
+  std::string body_potential_method() const override {
+    return "octree walk on the CPU (OpenMP; " + opening_text(TreeKind::octree, this->law_.tree) + ")";
   }
   TreeProfile last_tree_profile() const override { return profile_; }
 
