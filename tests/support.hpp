@@ -28,6 +28,7 @@
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
 #include "engines/force_error.hpp"
+#include "engines/gpu_engines.hpp"
 #include "integrators/gauss_radau15.hpp"
 #include "io/archive.hpp"
 #include "physics/initial_conditions.hpp"
@@ -493,6 +494,16 @@ void check_engines(const std::vector<std::pair<std::string, std::string>>& cases
 }
 
 // ---- Devices ----
+
+// Whether engine e can run here (its device present); when it cannot, says so and the caller
+// skips it: CI has no GPU.
+template <class T>
+bool runnable(const EngineEntry<T>& e) {
+  if (device_available(e.can.device)) return true;
+  WARN("SKIPPED: " << e.name << " in " << RealTraits<T>::name << ": no " << device_name(e.can.device)
+                   << " device here (built, not run)");
+  return false;
+}
 
 // Whether the CUDA tests of `what` can run here; when they cannot, says why (no device, or a build
 // without CUDA) and the test returns, passing: CI has no GPU.

@@ -63,6 +63,18 @@ TEST_CASE("version_names_the_project_version_and_the_commit_built", "[cli]") {
   CHECK_THAT(read(dir / "stdout.txt"), Catch::StartsWith(expected) && Catch::EndsWith(")\n"));
 }
 
+TEST_CASE("list_engines_names_how_each_engine_evaluates_body_potentials_as_its_registry_entry_says", "[cli][engines]") {
+  const fs::path dir = scratch("list_engines_potentials");
+  REQUIRE(run_nbody(dir, "list engines --json").exit_code == 0);
+  for (const auto& e : nlohmann::json::parse(read(dir / "stdout.txt"))) {
+    const std::string name = e["name"].get<std::string>();
+    INFO(name);
+    dispatch_precision(e["launch_precision"].get<std::string>(), [&]<class T>() {
+      CHECK(e["body_potentials"].get<std::string>() == potentials_name(find_engine<T>(name).can.potentials));
+    });
+  }
+}
+
 TEST_CASE("list_engines_marks_the_engines_whose_device_is_missing", "[cli][engines]") {
   const fs::path dir = scratch("list_engines");
   REQUIRE(run_nbody(dir, "list engines --json").exit_code == 0);

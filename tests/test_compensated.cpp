@@ -2,7 +2,7 @@
 // against the circular orbit in float, and compensated force sums against sums formed in double.
 #include <catch2/catch.hpp>
 
-#include "core/compensated.hpp"
+#include "common/compensated.hpp"
 #include "support.hpp"
 
 using namespace nbody;

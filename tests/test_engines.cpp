@@ -36,14 +36,6 @@ std::vector<std::size_t> engine_sizes() {
   return sizes;
 }
 
-template <class T>
-bool runnable(const EngineEntry<T>& e) {
-  if (device_available(e.can.device)) return true;
-  WARN("SKIPPED: " << e.name << " in " << RealTraits<T>::name << ": no " << device_name(e.can.device)
-                   << " device here (built, not run)");
-  return false;
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("every_registered_engine_matches_simple_in_every_precision_it_claims", "[engines][gpu]", float, double,

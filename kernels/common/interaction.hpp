@@ -13,6 +13,7 @@
 // (rmin2 = r_min^2, 0 = off; S0 used r_min^2 = 1e-8). G is applied once per body by the caller.
 // The matching pair potential is pair_potential_kernel below: change one, change both.
 #include <cmath>
+#include <cstddef>
 
 #include "host_device.hpp"
 #include "real_math.hpp"
@@ -88,5 +89,30 @@ NBODY_HD T pair_potential_kernel(T dx, T dy, T dz, T eps2, T rmin2) {
   const T rmin = sqrt(rmin2);
   return (T(3) * rmin2 - s2) / (T(2) * rmin2 * rmin);
 }
+
+// What a sum over pair terms adds up, so that code that visits the terms (the trees' walks) is
+// written once for both: the acceleration (accumulate_interaction's terms) or the potential (k
+// times the mass per term, phi = -G times the sum). add(): body j's term for body i; store(): the
+// sum of body i into out (SoA over n bodies), G applied.
+template <class T, class Math = ExactMath>
+struct AccelerationSum {
+  T x{0}, y{0}, z{0};
+  NBODY_HD void add(T xi, T yi, T zi, T xj, T yj, T zj, T mj, T eps2, T rmin2) {
+    accumulate_interaction<T, Math>(xi, yi, zi, xj, yj, zj, mj, eps2, rmin2, x, y, z);
+  }
+  NBODY_HD void store(T* out, std::size_t n, std::size_t i, T G) const {
+    out[i] = G * x;
+    out[n + i] = G * y;
+    out[2 * n + i] = G * z;
+  }
+};
+template <class T>
+struct PotentialSum {
+  T k{0};
+  NBODY_HD void add(T xi, T yi, T zi, T xj, T yj, T zj, T mj, T eps2, T rmin2) {
+    k += mj * pair_potential_kernel(xj - xi, yj - yi, zj - zi, eps2, rmin2);
+  }
+  NBODY_HD void store(T* out, std::size_t, std::size_t i, T G) const { out[i] = -G * k; }
+};
 
 }  // namespace nbody

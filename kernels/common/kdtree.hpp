@@ -121,48 +121,48 @@ NBODY_HD T critical_distance2(const T& r2, const T& lambda, bool open_all) {
   return lambda * lambda * r2;
 }
 
-// Adds the bodies of tree positions [first, last), except self, to a. Returns the terms added.
-template <class T, class Math = ExactMath>
-NBODY_HD unsigned leaf_sum(const HeapView<T>& t, unsigned first, unsigned last, const Target<T>& r, T eps2, T rmin2,
-                           T& ax, T& ay, T& az) {
+// Adds the bodies of tree positions [first, last), except self, to sum (an AccelerationSum or a
+// PotentialSum, common/interaction.hpp). Returns the terms added.
+template <class T, class Sum>
+NBODY_HD unsigned leaf_sum(const HeapView<T>& t, unsigned first, unsigned last, const Target<T>& r, T eps2, T rmin2, Sum& sum) {
   unsigned terms = 0;
   for (unsigned j = first; j < last; ++j) {
     if (j == r.self) continue;
-    accumulate_interaction<T, Math>(r.x, r.y, r.z, t.bx[j], t.by[j], t.bz[j], t.bm[j], eps2, rmin2, ax, ay, az);
+    sum.add(r.x, r.y, r.z, t.bx[j], t.by[j], t.bz[j], t.bm[j], eps2, rmin2);
     ++terms;
   }
   return terms;
 }
 
-// One node of a walk: taken whole, or (a leaf) summed directly; returns true when the walk goes
-// past i's subtree, false when it descends into i's children.
-template <class T, class Math, class Load>
-NBODY_HD bool visit(const HeapView<T>& t, unsigned i, const Target<T>& r, T eps2, T rmin2, T& ax, T& ay, T& az,
-                    unsigned& terms) {
+// One node of a walk: taken whole (a point of its mass at its centre of mass: its term is a
+// pair's), or (a leaf) summed directly; returns true when the walk goes past i's subtree, false
+// when it descends into i's children.
+template <class Load, class T, class Sum>
+NBODY_HD bool visit(const HeapView<T>& t, unsigned i, const Target<T>& r, T eps2, T rmin2, Sum& sum, unsigned& terms) {
   const Node<T> c = Load::node(t, i);
   const T dx = c.x - r.x, dy = c.y - r.y, dz = c.z - r.z;
   if (dx * dx + dy * dy + dz * dz > c.crit2) {
-    accumulate_interaction<T, Math>(r.x, r.y, r.z, c.x, c.y, c.z, Load::mass(t, i), eps2, rmin2, ax, ay, az);
+    sum.add(r.x, r.y, r.z, c.x, c.y, c.z, Load::mass(t, i), eps2, rmin2);
     ++terms;
     return true;
   }
   if (i >= t.m) {
-    terms += leaf_sum<T, Math>(t, t.leaf_first[i - t.m], t.leaf_last[i - t.m], r, eps2, rmin2, ax, ay, az);
+    terms += leaf_sum(t, t.leaf_first[i - t.m], t.leaf_last[i - t.m], r, eps2, rmin2, sum);
     return true;
   }
   return false;
 }
 
 // S0's heap walk with an explicit stack. The heap is at most 32 levels deep: 64 entries suffice.
-template <class T, class Math = ExactMath, class Load = PlainLoad>
-NBODY_HD unsigned walk_stack(const HeapView<T>& t, const Target<T>& r, T eps2, T rmin2, T& ax, T& ay, T& az) {
+template <class Load = PlainLoad, class T, class Sum>
+NBODY_HD unsigned walk_stack(const HeapView<T>& t, const Target<T>& r, T eps2, T rmin2, Sum& sum) {
   unsigned stack[64];
   int top = 0;
   unsigned terms = 0;
   stack[top++] = root;
   while (top > 0) {
     const unsigned i = stack[--top];
-    if (!visit<T, Math, Load>(t, i, r, eps2, rmin2, ax, ay, az, terms)) {
+    if (!visit<Load>(t, i, r, eps2, rmin2, sum, terms)) {
       stack[top++] = 2 * i + 1;
       stack[top++] = 2 * i;
     }
@@ -171,12 +171,12 @@ NBODY_HD unsigned walk_stack(const HeapView<T>& t, const Target<T>& r, T eps2, T
 }
 
 // S0's stackless heap walk: next node by index arithmetic (descend: 2i; past a subtree: skip).
-template <class T, class Math = ExactMath, class Load = PlainLoad>
-NBODY_HD unsigned walk_stackless(const HeapView<T>& t, const Target<T>& r, T eps2, T rmin2, T& ax, T& ay, T& az) {
+template <class Load = PlainLoad, class T, class Sum>
+NBODY_HD unsigned walk_stackless(const HeapView<T>& t, const Target<T>& r, T eps2, T rmin2, Sum& sum) {
   unsigned terms = 0;
   unsigned i = root;
   do {
-    i = visit<T, Math, Load>(t, i, r, eps2, rmin2, ax, ay, az, terms) ? skip(i) : 2 * i;
+    i = visit<Load>(t, i, r, eps2, rmin2, sum, terms) ? skip(i) : 2 * i;
   } while (i != root);
   return terms;
 }

@@ -32,7 +32,8 @@
 // Quadrupole (optional, --moments quadrupole): a node taken whole adds, with d = r_com - r_body,
 // s^2 = dist2(d) (softening and clamp as for a pair) and q = d.Q.d,
 //   a = M d / s^3 - Q d / s^5 + (5/2) q d / s^7,
-// the gradient of -M/s - q/(2 s^5), the softened multipole expansion Bonsai and Ryoanji use.
+// the gradient in d of -M/s - q/(2 s^5), the softened multipole expansion Bonsai and Ryoanji use;
+// the node's potential at the body is phi = -G (M/s + q/(2 s^5)) (add_node), so that a = -grad phi.
 #include "host_device.hpp"
 #include "interaction.hpp"
 
@@ -213,19 +214,56 @@ struct Target {
   unsigned self;  // its position in key order, left out of leaf sums
 };
 
+// Q d and d.Q.d for a node's quadrupole q (xx yy zz xy xz yz): the quadrupole's part of the
+// force's and of the potential's term.
+template <class T>
+struct QuadrupoleForm {
+  T x, y, z, dqd;
+};
+template <class T>
+NBODY_HD QuadrupoleForm<T> quadrupole_form(const T* q, T dx, T dy, T dz) {
+  const T qx = q[0] * dx + q[3] * dy + q[4] * dz;
+  const T qy = q[3] * dx + q[1] * dy + q[5] * dz;
+  const T qz = q[4] * dx + q[5] * dy + q[2] * dz;
+  return {qx, qy, qz, dx * qx + dy * qy + dz * qz};
+}
+
 // A node taken whole with its quadrupole (see the top), added to a: w3 = Math::weight(1, s2) =
 // 1/s^3 gives 1/s = w3 s^2 and so the higher powers without a division. 3 + 41 flops.
 template <class T>
 NBODY_HD void accumulate_multipole(T m, const T* q, T dx, T dy, T dz, T s2, T w3, T& ax, T& ay, T& az) {
   const T inv_s = w3 * s2, inv_s2 = inv_s * inv_s, w5 = w3 * inv_s2;
-  const T qx = q[0] * dx + q[3] * dy + q[4] * dz;  // Q d
-  const T qy = q[3] * dx + q[1] * dy + q[5] * dz;
-  const T qz = q[4] * dx + q[5] * dy + q[2] * dz;
-  const T dqd = dx * qx + dy * qy + dz * qz;
-  const T f = m * w3 + T(2.5) * dqd * w5 * inv_s2;
-  ax += f * dx - w5 * qx;
-  ay += f * dy - w5 * qy;
-  az += f * dz - w5 * qz;
+  const QuadrupoleForm<T> f = quadrupole_form(q, dx, dy, dz);
+  const T g = m * w3 + T(2.5) * f.dqd * w5 * inv_s2;
+  ax += g * dx - w5 * f.x;
+  ay += g * dy - w5 * f.y;
+  az += g * dz - w5 * f.z;
+}
+
+// A node taken whole, to the sum of a walk (common/interaction.hpp): its mass m at its centre of
+// mass, d = r_com - r_body away, with its quadrupole q (null: a point, or monopoles only). The
+// force's term is the top's; the potential's is m k(s) + d.Q.d / (2 s^5) with the pair's k and
+// the force's s^2 = dist2(d), the function of the body's position whose gradient that force is
+// (the clamp aside, which no node taken whole reaches).
+template <class T, class Math>
+NBODY_HD void add_node(AccelerationSum<T, Math>& a, T m, const T* q, T dx, T dy, T dz, T eps2, T rmin2) {
+  const T s2 = Math::dist2(dx, dy, dz, eps2, rmin2);
+  if (q) {
+    accumulate_multipole(m, q, dx, dy, dz, s2, Math::weight(T(1), s2), a.x, a.y, a.z);
+  } else {
+    const T w = Math::weight(m, s2);
+    a.x += w * dx;
+    a.y += w * dy;
+    a.z += w * dz;
+  }
+}
+template <class T>
+NBODY_HD void add_node(PotentialSum<T>& p, T m, const T* q, T dx, T dy, T dz, T eps2, T rmin2) {
+  p.k += m * pair_potential_kernel(dx, dy, dz, eps2, rmin2);
+  if (q) {
+    const T inv_s = T(1) / sqrt(ExactMath::dist2(dx, dy, dz, eps2, rmin2)), inv_s2 = inv_s * inv_s;
+    p.k += T(0.5) * quadrupole_form(q, dx, dy, dz).dqd * (inv_s * inv_s2 * inv_s2);
+  }
 }
 
 // The terms of a walk: nodes of several bodies taken whole (particle-cell) and bodies, summed one
@@ -234,10 +272,11 @@ struct Terms {
   unsigned cells = 0, bodies = 0;
 };
 
-// Barnes-Hut for one target: a depth-first walk with a stack, children in key order. Returns the
-// terms added. The stack holds at most 7 siblings per level.
-template <class T, class Math = ExactMath>
-NBODY_HD Terms walk(const View<T>& t, const Target<T>& r, T eps2, T rmin2, T& ax, T& ay, T& az) {
+// Barnes-Hut for one target: a depth-first walk with a stack, children in key order, each term
+// added to sum (an AccelerationSum or a PotentialSum, common/interaction.hpp). Returns the terms
+// added. The stack holds at most 7 siblings per level.
+template <class T, class Sum>
+NBODY_HD Terms walk(const View<T>& t, const Target<T>& r, T eps2, T rmin2, Sum& sum) {
   unsigned stack[8 * (max_level + 1)];
   int top = 0;
   Terms terms;
@@ -247,20 +286,13 @@ NBODY_HD Terms walk(const View<T>& t, const Target<T>& r, T eps2, T rmin2, T& ax
     const T cx = t.node[4 * i], cy = t.node[4 * i + 1], cz = t.node[4 * i + 2];
     const T dx = cx - r.x, dy = cy - r.y, dz = cz - r.z;
     if (dx * dx + dy * dy + dz * dz > t.node[4 * i + 3]) {
-      const T s2 = Math::dist2(dx, dy, dz, eps2, rmin2);
-      if (t.quad && t.node[4 * i + 3] > T(0)) {  // a point has no quadrupole
-        accumulate_multipole(t.mass[i], t.quad + 6 * i, dx, dy, dz, s2, Math::weight(T(1), s2), ax, ay, az);
-      } else {
-        const T w = Math::weight(t.mass[i], s2);
-        ax += w * dx;
-        ay += w * dy;
-        az += w * dz;
-      }
-      ++(t.node[4 * i + 3] > T(0) ? terms.cells : terms.bodies);
+      const bool cell = t.node[4 * i + 3] > T(0);  // a point has no quadrupole
+      add_node(sum, t.mass[i], t.quad && cell ? t.quad + 6 * i : nullptr, dx, dy, dz, eps2, rmin2);
+      ++(cell ? terms.cells : terms.bodies);
     } else if (t.nchild[i] == 0) {
       for (unsigned j = t.first[i]; j < t.end[i]; ++j) {
         if (j == r.self) continue;
-        accumulate_interaction<T, Math>(r.x, r.y, r.z, t.bx[j], t.by[j], t.bz[j], t.bm[j], eps2, rmin2, ax, ay, az);
+        sum.add(r.x, r.y, r.z, t.bx[j], t.by[j], t.bz[j], t.bm[j], eps2, rmin2);
         ++terms.bodies;
       }
     } else {

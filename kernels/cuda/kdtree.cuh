@@ -43,12 +43,9 @@ __global__ void kdtree_walk_kernel(kdtree::HeapView<T> t, const unsigned* __rest
   const unsigned p = InputOrder ? position[q] : q;  // tree position
   const kdtree::Target<T> r = InputOrder ? kdtree::Target<T>{pos[i], pos[n + i], pos[2 * static_cast<std::size_t>(n) + i], p}
                                          : kdtree::Target<T>{t.bx[p], t.by[p], t.bz[p], p};
-  T ax(0), ay(0), az(0);
-  terms[q] = Stackless ? kdtree::walk_stackless<T, M, Load>(t, r, eps2, rmin2, ax, ay, az)
-                       : kdtree::walk_stack<T, M, Load>(t, r, eps2, rmin2, ax, ay, az);
-  acc[i] = G * ax;
-  acc[n + i] = G * ay;
-  acc[2 * static_cast<std::size_t>(n) + i] = G * az;
+  AccelerationSum<T, M> a;
+  terms[q] = Stackless ? kdtree::walk_stackless<Load>(t, r, eps2, rmin2, a) : kdtree::walk_stack<Load>(t, r, eps2, rmin2, a);
+  a.store(acc, n, i, G);
 }
 
 }  // namespace nbody::cuda

@@ -226,21 +226,20 @@ __global__ void shape_kernel(Arrays<T> t, unsigned nodes, unsigned* __restrict__
   }
 }
 
-// One thread per body, in key order: its walk (common/octree.hpp with the device's arithmetic),
-// its acceleration to its input index, its number of terms and of nodes taken whole among them.
-template <class T, class M>
+// One thread per body, in key order: its walk (common/octree.hpp), summing the acceleration with
+// the device's arithmetic (Sum = AccelerationSum<T, DeviceMath<...>>) or the potential
+// (PotentialSum<T>), stored to the body's input index in out (3n or n values), its number of terms
+// and of nodes taken whole among them.
+template <class T, class Sum>
 __global__ void walk_kernel(View<T> t, const unsigned* __restrict__ body, unsigned n, T eps2, T rmin2, T G,
-                            T* __restrict__ acc, unsigned long long* __restrict__ terms, unsigned long long* __restrict__ cells) {
+                            T* __restrict__ out, unsigned long long* __restrict__ terms, unsigned long long* __restrict__ cells) {
   const unsigned q = thread_index();
   if (q >= n) return;
-  T ax(0), ay(0), az(0);
-  const octree::Terms counted = octree::walk<T, M>(t, octree::Target<T>{t.bx[q], t.by[q], t.bz[q], q}, eps2, rmin2, ax, ay, az);
+  Sum sum;
+  const octree::Terms counted = octree::walk(t, octree::Target<T>{t.bx[q], t.by[q], t.bz[q], q}, eps2, rmin2, sum);
   terms[q] = counted.cells + counted.bodies;
   cells[q] = counted.cells;
-  const unsigned i = body[q];
-  acc[i] = G * ax;
-  acc[n + i] = G * ay;
-  acc[2 * std::size_t(n) + i] = G * az;
+  sum.store(out, n, body[q], G);
 }
 
 // y += a x over count values: the kicks and drifts of device-resident leapfrog steps.
@@ -325,7 +324,8 @@ __global__ void group_write_kernel(Arrays<T> t, unsigned nodes, const unsigned* 
 // memory; when one fills, every lane adds the whole list to its own bodies, all lanes reading the
 // same node at once (a broadcast). The nodes still to test are a stack in global memory, one
 // region per warp. The grid is persistent: each warp takes the next group from an atomic counter
-// until none is left (costly groups do not hold up the others).
+// until none is left (costly groups do not hold up the others). What the lanes add up is the
+// kernel's Sum, as for walk_kernel: the acceleration, or the potential by the same walk.
 // Lanes cooperate only through __ballot_sync / __shfl_sync with the full mask and __syncwarp
 // around the shared lists: nothing assumes lock step.
 constexpr unsigned list_size = 64, stack_size = 8192;
@@ -363,18 +363,19 @@ constexpr std::size_t shared_bytes(unsigned block) {
   return std::size_t(block / 32) * sizeof(WarpShared<T>);
 }
 
-// A lane's bodies: position, acceleration, key-order position (a lane past its group's end
-// mirrors the group's first body and writes nothing).
-template <class T>
+// A lane's bodies: position, sum (walk_kernel's Sum), key-order position (a lane past its group's
+// end mirrors the group's first body and writes nothing).
+template <class T, class Sum>
 struct Lane {
   T x[bodies_per_lane], y[bodies_per_lane], z[bodies_per_lane];
-  T ax[bodies_per_lane], ay[bodies_per_lane], az[bodies_per_lane];
+  Sum sum[bodies_per_lane];
   unsigned self[bodies_per_lane];
   bool valid[bodies_per_lane];
 };
 
-template <class T, class M>
-__device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, Lane<T>& me, T eps2, T rmin2) {
+template <class T, class Sum>
+__device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, Lane<T, Sum>& me, T eps2,
+                          T rmin2) {
   for (unsigned j = lane; j < count; j += 32) {
     const unsigned i = w.cells[j];
     const Four<T> c = load_node(t.node, i);
@@ -402,13 +403,10 @@ __device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, un
 #pragma unroll
     for (unsigned b = 0; b < bodies_per_lane; ++b) {
       const T dx = cx - me.x[b], dy = cy - me.y[b], dz = cz - me.z[b];
-      const T s2 = M::dist2(dx, dy, dz, eps2, rmin2);
-      if (multipole) {
-        octree::accumulate_multipole(m, q, dx, dy, dz, s2, M::weight(T(1), s2), me.ax[b], me.ay[b], me.az[b]);
-      } else {
-        const T wt = M::weight(m, s2);
-        me.ax[b] += wt * dx, me.ay[b] += wt * dy, me.az[b] += wt * dz;
-      }
+      if (multipole)  // q itself, not a pointer chosen at run time: the array stays in registers
+        octree::add_node(me.sum[b], m, q, dx, dy, dz, eps2, rmin2);
+      else
+        octree::add_node(me.sum[b], m, static_cast<const T*>(nullptr), dx, dy, dz, eps2, rmin2);
     }
   }
   __syncwarp();
@@ -416,9 +414,9 @@ __device__ void add_cells(const View<T>& t, WarpShared<T>& w, unsigned count, un
 
 // The bodies of the listed leaves, 32 at a time through shared memory (a leaf may hold more);
 // adds to terms[b] the terms of the lane's body b.
-template <class T, class M>
-__device__ void add_leaves(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, Lane<T>& me, T eps2, T rmin2,
-                           unsigned* terms) {
+template <class T, class Sum>
+__device__ void add_leaves(const View<T>& t, WarpShared<T>& w, unsigned count, unsigned lane, Lane<T, Sum>& me, T eps2,
+                           T rmin2, unsigned* terms) {
   for (unsigned j = 0; j < count; ++j) {
     const unsigned i = w.leaves[j], e = __ldg(t.end + i);
     for (unsigned base = __ldg(t.first + i); base < e; base += 32) {
@@ -430,7 +428,7 @@ __device__ void add_leaves(const View<T>& t, WarpShared<T>& w, unsigned count, u
 #pragma unroll
         for (unsigned b = 0; b < bodies_per_lane; ++b) {
           if (base + k == me.self[b]) continue;
-          accumulate_interaction<T, M>(me.x[b], me.y[b], me.z[b], p.a, p.b, p.c, p.d, eps2, rmin2, me.ax[b], me.ay[b], me.az[b]);
+          me.sum[b].add(me.x[b], me.y[b], me.z[b], p.a, p.b, p.c, p.d, eps2, rmin2);
           ++terms[b];
         }
       }
@@ -448,9 +446,9 @@ __device__ T box_distance2(T x, T y, T z, const T lo[3], const T hi[3]) {
   return dx * dx + dy * dy + dz * dz;
 }
 
-template <class T, class M>
+template <class T, class Sum>
 __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, unsigned n, T eps2, T rmin2, T G,
-                                  T* __restrict__ acc, unsigned long long* __restrict__ terms,
+                                  T* __restrict__ out, unsigned long long* __restrict__ terms,
                                   unsigned long long* __restrict__ cell_count, unsigned* __restrict__ stacks,
                                   const unsigned* __restrict__ group, unsigned groups, unsigned* __restrict__ counters) {
   extern __shared__ __align__(16) unsigned char shared_memory[];
@@ -468,14 +466,14 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
     g = __shfl_sync(full_mask, g, 0);
     if (g >= groups) break;
     const unsigned gb = group[2 * g], ge = group[2 * g + 1];
-    Lane<T> me;
+    Lane<T, Sum> me;
 #pragma unroll
     for (unsigned b = 0; b < bodies_per_lane; ++b) {
       const unsigned q = gb + 32 * b + lane;
       me.valid[b] = q < ge;
       me.self[b] = me.valid[b] ? q : gb;
       me.x[b] = t.bx[me.self[b]], me.y[b] = t.by[me.self[b]], me.z[b] = t.bz[me.self[b]];
-      me.ax[b] = me.ay[b] = me.az[b] = T(0);
+      me.sum[b] = Sum{};
     }
     T lo[3] = {me.x[0], me.y[0], me.z[0]}, hi[3] = {me.x[0], me.y[0], me.z[0]};
 #pragma unroll
@@ -538,11 +536,11 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
       top += pushed;
       __syncwarp();  // the lists and the stack written before any lane reads them
       if (ncell >= list_size - 32 || (top == 0 && ncell > 0)) {
-        add_cells<T, M>(t, ws, ncell, lane, me, eps2, rmin2);
+        add_cells(t, ws, ncell, lane, me, eps2, rmin2);
         ncell = 0;
       }
       if (nleaf >= list_size - 32 || (top == 0 && nleaf > 0)) {
-        add_leaves<T, M>(t, ws, nleaf, lane, me, eps2, rmin2, leaf_terms);
+        add_leaves(t, ws, nleaf, lane, me, eps2, rmin2, leaf_terms);
         nleaf = 0;
       }
       __syncwarp();  // the lists read before the next round writes them
@@ -550,12 +548,10 @@ __global__ void group_walk_kernel(View<T> t, const unsigned* __restrict__ body, 
 #pragma unroll
     for (unsigned b = 0; b < bodies_per_lane; ++b) {
       if (!me.valid[b]) continue;
-      const unsigned q = me.self[b], i = body[q];
+      const unsigned q = me.self[b];
       terms[q] = cell_terms + point_terms + leaf_terms[b];
       cell_count[q] = cell_terms;
-      acc[i] = G * me.ax[b];
-      acc[n + i] = G * me.ay[b];
-      acc[2 * std::size_t(n) + i] = G * me.az[b];
+      me.sum[b].store(out, n, body[q], G);
     }
   }
 }

@@ -39,6 +39,7 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"compensated_forces", entry.can.compensated_forces},
          {"block_forces", entry.can.block_forces},
          {"pass_forces", entry.can.pass_forces},
+         {"body_potentials", potentials_name(entry.can.potentials)},
          {"tree", tree_name(entry.can.tree)},
          {"leaf_size", entry.can.leaf_size},
          {"simd", entry.can.simd},

@@ -61,8 +61,8 @@ class Simulation {
         engine_(make_engine<T>(engine, law)),
         rhs_(*engine_, state_.mass),
         steps_(steps),
-        energy_(energy == Energy::engine && find_engine<T>(engine).can.potentials == Potentials::direct_cpu ? Energy::exact
-                                                                                                             : energy) {
+        potentials_(find_engine<T>(engine).can.potentials),
+        energy_(energy == Energy::engine && potentials_ == Potentials::direct_cpu ? Energy::exact : energy) {
     const auto& entry = find_entry(integrator_table<T>(), integrator, "integrator");
     order_ = steps.order ? steps.order : entry.order;
     if (steps.adaptive && !entry.error_estimate)
@@ -113,6 +113,13 @@ class Simulation {
   // One step on the host, or the steps up to the loop's next event on the device.
   void advance(const run::Bounds<T>& b) {
     if (!(integrator_->steps_on_device() && advance_on_device(b))) advance_on_host(b.land_on);
+    if (counters().iteration_cap_hits > 0 && !cap_warned_) {  // once: the summary counts them all
+      cap_warned_ = true;
+      std::fprintf(stderr,
+                   "nbody: warning: %s's iteration stopped at its cap without converging in the step to t = %s (the summary "
+                   "counts such steps: iteration_cap_hits); a smaller --tol or --dt may help\n",
+                   integrator_name_.c_str(), RealTraits<T>::format(state_.t).c_str());
+    }
   }
 
   // The conserved quantities now, their drift from the first sample, and the counters.
@@ -124,6 +131,8 @@ class Simulation {
       phi_.resize(state_.size());
       engine_->body_potentials(state_.y.data(), state_.mass.data(), state_.size(), phi_.data());
       add_potential_of(now, state_, phi_);
+      // A tree's potential is approximate: its error against the direct sum, measured once.
+      if (!potential_error_ && potentials_ == Potentials::tree) potential_error_ = potential_error(state_, law_, phi_, 64);
     }
     Sample s{state_.t, h_last_, counters(), rhs_.evaluations(), now, drift_.update(now)};
     return s;
@@ -156,6 +165,12 @@ class Simulation {
   nlohmann::json parameters() const {
     return {{"engine", engine_name_}, {"device", engine_->device_info()}, {"energy_method", energy_method()}};
   }
+  // A tree's potential against the direct sum at this process's first sample; null otherwise.
+  nlohmann::json potential_error_json() const {
+    if (!potential_error_) return nullptr;
+    const PotentialError& e = *potential_error_;
+    return {{"bodies", e.bodies}, {"max_rel", e.max_rel}, {"rms_rel", e.rms_rel}, {"energy_rel", e.energy_rel}};
+  }
   // Another engine or launch shape than the checkpoint's sums the forces in another order: the
   // continuation is a valid run, but not bit for bit the uninterrupted one. Say so.
   void resumed_from(const nlohmann::json& checkpoint) const {
@@ -183,8 +198,10 @@ class Simulation {
         {"steps", counters().steps},
         {"fevals", force_evaluations()},
         {"rejected", counters().rejected},
+        {"iteration_cap_hits", counters().iteration_cap_hits},  // gauss-radau15: steps whose iteration hit its cap
         {"dt_last", static_cast<double>(h_last_)},
         {"energy_method", energy_method()},
+        {"potential_error", potential_error_json()},
         {"E0", number(e0.has_potential, e0.energy)},
         {"E", number(now.snapshot.has_potential, now.snapshot.energy)},
         {"dE_rel", number(now.drift.has_energy, now.drift.dE_rel)},
@@ -311,11 +328,13 @@ class Simulation {
   std::unique_ptr<ForceEngine<T>> engine_;
   Rhs<T> rhs_;
   StepOptions<T> steps_;
+  Potentials potentials_;  // how the engine evaluates body potentials
   Energy energy_;
   DriftTracker<T> drift_;
   std::vector<T> phi_;  // each body's potential (Energy::engine)
+  std::optional<PotentialError> potential_error_;
   std::unique_ptr<Integrator<T>> integrator_;
-  bool started_ = false;
+  bool started_ = false, cap_warned_ = false;
   T t0_{0}, h_last_{0}, t_end_{0};
   std::uint64_t step_index_ = 0;  // steps taken (fixed-step times are t0 + k dt)
   std::uint64_t fixed_steps_ = 0;  // to t_end_

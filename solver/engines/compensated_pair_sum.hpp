@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "common/interaction.hpp"
-#include "core/compensated.hpp"
+#include "common/compensated.hpp"
 #include "physics/force_law.hpp"
 
 namespace nbody {

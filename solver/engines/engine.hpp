@@ -47,9 +47,15 @@ struct TreeProfile {
 // the points. What every engine uses unless it evaluates potentials on its own device.
 template <class T>
 void direct_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi);
-// The same at the bodies themselves, each without its own term.
+// phi_i = -G sum_{j != i} m_j k(|x_j - x_i|) for each of the n bodies, summed as direct_potentials
+// sums a point's: the exact potential of every body, what ForceEngine::body_potentials() gives
+// unless the engine evaluates it on its own.
 template <class T>
 void direct_body_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, T* phi);
+// How direct_potentials and direct_body_potentials sum, for the engines' method texts.
+inline constexpr std::string_view direct_cpu_method = "direct sum on the CPU (OpenMP, compensated)";
+// A tree's opening for a method text: "theta 0.5, monopoles" (octree), "lambda 4" (kd-tree).
+std::string opening_text(TreeKind tree, const TreeOptions& o);
 
 // What the last evaluation of an MPI engine cost on this rank (engines/mpi.hpp); ranks 0: not one.
 struct RankProfile {
@@ -97,13 +103,19 @@ class ForceEngine {
   virtual void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi) {
     direct_potentials(law_, pos, mass, n, at, m, phi);
   }
-  virtual std::string potential_method() const { return "direct sum on the CPU (OpenMP, compensated)"; }
+  virtual std::string potential_method() const { return std::string(direct_cpu_method); }
   // phi_i = -G sum_{j != i} m_j k(|x_j - x_i|) for every body i (n values): each body's potential
-  // from all the others, as this engine evaluates it (trees: by their own walk, so approximate).
+  // from all the others, with the law's pair potential (pair_potential_kernel: softening and clamp),
+  // as this engine evaluates it (trees: by their own walk, so approximate). pos: 3n values, SoA, as
+  // in accelerations(). Leaves what the engine reports of its last evaluation (profile, shape,
+  // device time) and any device-resident steps' state as they were. The capabilities say how
+  // (EngineCapabilities::potentials), body_potential_method() in words.
   virtual void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) {
     direct_body_potentials(law_, pos, mass, n, phi);
   }
-  virtual std::string body_potential_method() const { return "direct sum on the CPU (OpenMP, compensated)"; }
+  // One phrase for a run's summary: how and where, e.g. "direct sum on the GPU (CUDA, NVIDIA H100 ...)",
+  // "octree walk on the GPU (CUDA, ...; theta 0.5, monopoles)".
+  virtual std::string body_potential_method() const { return std::string(direct_cpu_method); }
 
   // GPU engines: the launch shape ("block=256,split=4,unroll=8,ipt=2", `nbody bench --launch`).
   // Engines without one refuse any non-empty spec.
@@ -127,9 +139,12 @@ class ForceEngine {
 
 // Where an engine computes.
 enum class Device { cpu, cuda, opencl };
-// How it evaluates each body's potential (ForceEngine::body_potentials).
-enum class Potentials { direct_cpu, direct_device, tree };
 std::string_view device_name(Device d);  // "cpu", "cuda", "opencl"
+
+// How an engine's body_potentials() evaluates: the exact direct sum on the CPU (the base class's),
+// a direct sum on its device, or its tree's walk (approximate, with the force's opening rule).
+enum class Potentials { direct_cpu, direct_device, tree };
+std::string_view potentials_name(Potentials p);  // "direct_cpu", "direct_device", "tree"
 
 // What an engine can do, carried by its registry entry, so that the CLI and the tests ask the
 // registry instead of naming engines.
@@ -142,7 +157,7 @@ struct EngineCapabilities {
   unsigned leaf_size = 0;           // tree engines: the --leaf-size it takes when none is given
   bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
   bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
-  Potentials potentials = Potentials::direct_cpu;
+  Potentials potentials = Potentials::direct_cpu;  // how its body_potentials() evaluates
 };
 
 template <class T>

@@ -34,6 +34,7 @@ EngineEntry<T> entry(Device device) {
   if constexpr (requires { Kernel::tree; }) can.tree = Kernel::tree, can.leaf_size = Kernel::leaf_size;
   if constexpr (requires { Kernel::block_forces; }) can.block_forces = Kernel::block_forces;
   if constexpr (requires { Kernel::pass_forces; }) can.pass_forces = Kernel::pass_forces;
+  if constexpr (requires { Engine<T, Kernel>::body_potential_kind; }) can.potentials = Engine<T, Kernel>::body_potential_kind;
   return {Kernel::name, Kernel::description, std::move(can),
           [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<Engine<T, Kernel>>(law); }};
 }

@@ -72,11 +72,14 @@ class MpiEngine final : public ForceEngine<T> {
     profile_.total_exchange_seconds += profile_.exchange_seconds;
   }
 
-  // The potential at points: each rank computes all of them (a diagnostic, not the run's loop).
+  // The potential at points and at the bodies: each rank computes all of them (a diagnostic, not
+  // the run's loop).
   void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi) override {
     local_->potentials(pos, mass, n, at, m, phi);
   }
   std::string potential_method() const override { return local_->potential_method(); }
+  void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) override { local_->body_potentials(pos, mass, n, phi); }
+  std::string body_potential_method() const override { return local_->body_potential_method(); }
   void set_launch(std::string_view spec) override { local_->set_launch(spec); }
   // None: an evaluation's time is its wall time, the exchange included (the local kernels' device
   // time is the rank profile's kernel_seconds).

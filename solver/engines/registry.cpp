@@ -26,6 +26,15 @@ std::string_view device_name(Device d) {
   return "?";
 }
 
+std::string_view potentials_name(Potentials p) {
+  switch (p) {
+    case Potentials::direct_cpu: return "direct_cpu";
+    case Potentials::direct_device: return "direct_device";
+    case Potentials::tree: return "tree";
+  }
+  return "?";
+}
+
 namespace {
 
 template <template <class> class E, class T>

@@ -5,9 +5,11 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
-#include "core/compensated.hpp"
+#include "common/compensated.hpp"
+#include "core/parallel.hpp"
 #include "core/state.hpp"
 #include "io/archive.hpp"
 #include "common/interaction.hpp"
@@ -69,7 +71,8 @@ Snapshot<T> measure_motion(const State<T>& s) {
   return out;
 }
 
-// The exact potential energy, O(N^2) (OpenMP over bodies), and the smallest pair distance. The pair
+// The exact potential energy, O(N^2) (OpenMP over bodies from the size where the threads pay,
+// core/parallel.hpp), and the smallest pair distance. The pair
 // potential is the one that matches the force law (softening and clamp included), so that dE
 // measures the integrator alone.
 template <class T>
@@ -81,8 +84,8 @@ void add_exact_potential(Snapshot<T>& out, const State<T>& s, const ForceLaw<T>&
   // same bits on any number of threads.
   constexpr std::size_t lanes = 8;
   std::vector<T> row(n), row_min(n, RealTraits<T>::infinity());
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::size_t i = 0; i < n; ++i) {
+  for_each_index<16>(static_cast<std::ptrdiff_t>(n), parallel_forces(n), [&](std::ptrdiff_t row_index) {
+    const auto i = static_cast<std::size_t>(row_index);
     std::array<T, lanes> sum{}, correction{};
     T min_i = RealTraits<T>::infinity();
     // The row in chunks: distances and terms first (without the clamp, a loop without branches
@@ -121,7 +124,7 @@ void add_exact_potential(Snapshot<T>& out, const State<T>& s, const ForceLaw<T>&
     for (std::size_t l = 0; l < lanes; ++l) total += sum[l] + correction[l];
     row[i] = total.value();
     row_min[i] = min_i;
-  }
+  });
   T min_d2 = RealTraits<T>::infinity();
   for (std::size_t i = 0; i < n; ++i) {
     pot += -law.G * s.mass[i] * row[i];
@@ -142,6 +145,43 @@ void add_potential_of(Snapshot<T>& out, const State<T>& s, const std::vector<T>&
   out.potential = pot.value() / T(2);
   out.energy = out.kinetic + out.potential;
   out.has_potential = true;
+}
+
+// How far each body's potential phi (as an engine evaluates it: a tree's walk) is from the exact
+// direct sum, on `count` bodies spread evenly over the indices (each exact value O(N), in double
+// for float runs): the largest and the RMS relative error of those bodies, and the relative error
+// of their share of the potential energy, sum m_i phi_i.
+struct PotentialError {
+  std::size_t bodies = 0;
+  double max_rel = 0, rms_rel = 0, energy_rel = 0;
+};
+template <class T>
+PotentialError potential_error(const State<T>& s, const ForceLaw<T>& law, const std::vector<T>& phi, std::size_t count) {
+  using W = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  const std::size_t n = s.size();
+  PotentialError e;
+  e.bodies = std::min(count, n);
+  std::vector<double> exact(e.bodies);
+  for_each_index<1>(static_cast<std::ptrdiff_t>(e.bodies), parallel_forces(n * e.bodies / 64), [&](std::ptrdiff_t k) {
+    const std::size_t i = static_cast<std::size_t>(k) * n / e.bodies;
+    CompensatedSum<W> sum;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i)
+        sum += W(s.mass[j]) * pair_potential_kernel(W(s.pos(0)[j]) - W(s.pos(0)[i]), W(s.pos(1)[j]) - W(s.pos(1)[i]),
+                                                    W(s.pos(2)[j]) - W(s.pos(2)[i]), W(law.eps2), W(law.rmin2));
+    exact[k] = static_cast<double>(-W(law.G) * sum.value());
+  });
+  double square = 0, difference = 0, total = 0;
+  for (std::size_t k = 0; k < e.bodies; ++k) {
+    const std::size_t i = k * n / e.bodies;
+    const double m = static_cast<double>(s.mass[i]), d = static_cast<double>(phi[i]) - exact[k];
+    const double rel = exact[k] != 0 ? std::abs(d / exact[k]) : std::abs(d);
+    e.max_rel = std::max(e.max_rel, rel), square += rel * rel;
+    difference += m * d, total += m * exact[k];
+  }
+  e.rms_rel = e.bodies ? std::sqrt(square / double(e.bodies)) : 0.0;
+  e.energy_rel = total != 0 ? std::abs(difference / total) : std::abs(difference);
+  return e;
 }
 
 // The whole snapshot with the exact potential energy.

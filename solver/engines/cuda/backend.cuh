@@ -279,25 +279,30 @@ void Backend<T>::fold_passes(std::size_t n, bool first, bool last, T G, T* acc) 
 
 template <class T>
 void Backend<T>::potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2,
-                            T* phi) {
+                            bool compensated, T* phi) {
   Impl& s = *impl_;
   check_body_count(n);
   if (m > (std::size_t(1) << 29)) throw InputError("the CUDA potential takes at most 2^29 points, got " + std::to_string(m));
-  s.last_ms = -1;
+  const bool timed = at != nullptr;  // at the bodies: a diagnostic between evaluations, which keeps their time
+  if (timed) s.last_ms = -1;
   if (m == 0) return;
   s.upload_bodies(pos, mass, n);
-  s.d_targets.reserve(3 * m);
+  if (at) {
+    s.d_targets.reserve(3 * m);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.d_targets.p, at, 3 * m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+  }
   s.d_phi.reserve(m);
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.d_targets.p, at, 3 * m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
   constexpr int block = 128;
   const int blocks = static_cast<int>((m + block - 1) / block);
-  NBODY_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
-  potential_kernel<T><<<blocks, block, block * sizeof(Body4<T>), s.stream>>>(
-      s.d_bodies, static_cast<int>(n), s.d_targets.p, static_cast<int>(m), G, eps2, rmin2, s.d_phi.p);
+  const auto kernel = compensated ? &potential_kernel<T, true> : &potential_kernel<T, false>;
+  if (timed) NBODY_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
+  kernel<<<blocks, block, block * sizeof(Body4<T>), s.stream>>>(s.d_bodies, static_cast<int>(n), at ? s.d_targets.p : nullptr,
+                                                               static_cast<int>(m), G, eps2, rmin2, s.d_phi.p);
   NBODY_CUDA_CHECK_LAUNCH("potential_kernel");
-  NBODY_CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
+  if (timed) NBODY_CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(phi, s.d_phi.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
-  s.finish_timed();
+  if (timed) s.finish_timed();
+  else NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
 }
 
 }  // namespace nbody::cuda

@@ -23,6 +23,9 @@ std::string device_json();
 std::string device_name();
 // Device name and CUDA driver version: the key of the tuning cache.
 std::string device_key();
+// How Backend<T>::potentials sums, for the engines' method texts: "direct sum on the GPU (CUDA,
+// DEVICE)", ", compensated" added when it is.
+std::string potential_method(bool compensated);
 
 // The force kernels of kernels.hpp on the device in use (use_device), for one real type.
 template <class T>
@@ -50,10 +53,13 @@ class Backend {
   void compute_passes(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n,
                       int pass_first, int pass_end, T G, T eps2, T rmin2);
   void fold_passes(std::size_t n, bool first, bool last, T G, T* acc);
-  // phi (m) = -G sum_j m_j k(|x_j - p|) at the m points `at` (3m, SoA): the potential of the bodies
-  // (kernels/cuda/potential.cuh), each point's sum in body order.
-  void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2, T* phi);
-  // Device time of the kernel(s) of the last compute() or potentials(), from CUDA events (seconds).
+  // phi (m) = -G sum_j m_j k(|x_j - p|) at the m points `at` (3m, SoA), or with at = null at the
+  // bodies themselves (m = n), each body's own term left out: the potential of the bodies
+  // (kernels/cuda/potential.cuh), each point's sum in body order, compensated (Neumaier) when asked.
+  void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T G, T eps2, T rmin2,
+                  bool compensated, T* phi);
+  // Device time of the kernel(s) of the last compute() or potentials() at points, from CUDA events
+  // (seconds); the potentials at the bodies, a diagnostic between evaluations, leave it.
   double last_kernel_seconds() const;
   // The shape the last compute() actually ran with (all fields resolved).
   Launch last_launch() const;

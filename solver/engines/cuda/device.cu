@@ -45,6 +45,10 @@ std::string device_key() {
   return device_name() + " (CUDA driver " + std::to_string(driver) + ")";
 }
 
+std::string potential_method(bool compensated) {
+  return "direct sum on the GPU (CUDA, " + device_name() + (compensated ? ", compensated)" : ")");
+}
+
 std::string device_json() {
   nlohmann::json j;
   int runtime = 0, driver = 0;

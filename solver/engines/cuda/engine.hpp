@@ -52,10 +52,15 @@ class CudaEngine final : public ForceEngine<T> {
     if constexpr (has_resident)
       if (resident_) resident_->set_launch(resident_launch());  // the driver took the stepper before
   }
+  // The potential at points and at the bodies: direct sums by one kernel, compensated when the law
+  // asks for compensated sums.
   void potentials(const T* pos, const T* mass, std::size_t n, const T* at, std::size_t m, T* phi) override {
-    backend_.potentials(pos, mass, n, at, m, this->law_.G, this->law_.eps2, this->law_.rmin2, phi);
+    backend_.potentials(pos, mass, n, at, m, this->law_.G, this->law_.eps2, this->law_.rmin2, this->law_.compensated, phi);
   }
-  std::string potential_method() const override { return "direct sum on the GPU (CUDA, " + cuda::device_name() + ")"; }
+  std::string potential_method() const override { return cuda::potential_method(this->law_.compensated); }
+  static constexpr Potentials body_potential_kind = Potentials::direct_device;  // the registry's capability
+  void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) override { potentials(pos, mass, n, nullptr, n, phi); }
+  std::string body_potential_method() const override { return potential_method(); }
   double last_device_seconds() const override { return backend_.last_kernel_seconds(); }
   std::string device_info() const override {
     // With device-resident steps the stepping kernel's shape is what the run ran with (the host

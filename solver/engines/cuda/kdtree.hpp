@@ -121,6 +121,28 @@ class CudaTreeEngine final : public ForceEngine<T> {
     return info;
   }
   TreeProfile last_tree_profile() const override { return backend_.last_profile(); }
+  // The potential at the bodies: the octree back end's own, by the force's walk; for the kd-tree
+  // engines the direct sum on the GPU (cuda::Backend's, made on first use).
+  static constexpr bool walks_potentials = requires(Backend& b, const T* p, T* out) {
+    b.body_potentials(std::size_t{0}, Launch{}, p, p, std::size_t{0}, ForceLaw<T>{}, out);
+  };
+  static constexpr Potentials body_potential_kind = walks_potentials ? Potentials::tree : Potentials::direct_device;
+  void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) override {
+    const ForceLaw<T>& law = this->law_;
+    if constexpr (walks_potentials) {
+      backend_.body_potentials(Backend::Kernels::template index_of<Spec>(), launch_, pos, mass, n, law, phi);
+    } else {
+      if (!direct_) direct_ = std::make_unique<cuda::Backend<T>>();
+      direct_->potentials(pos, mass, n, nullptr, n, law.G, law.eps2, law.rmin2, law.compensated, phi);
+    }
+  }
+  std::string body_potential_method() const override {
+    if constexpr (walks_potentials)
+      return "octree walk on the GPU (CUDA, " + cuda::device_name() + "; the force's walk, " +
+             opening_text(TreeKind::octree, this->law_.tree) + ")";
+    else
+      return cuda::potential_method(this->law_.compensated);
+  }
   // The back ends that step on the device (the octree's leapfrog) offer a stepper.
   ResidentStepper<T>* resident() override {
     if constexpr (requires(Backend& b) { b.stepper(std::size_t{0}, Launch{}, ForceLaw<T>{}); })
@@ -132,6 +154,7 @@ class CudaTreeEngine final : public ForceEngine<T> {
  private:
   Backend backend_;
   Launch launch_{};
+  std::unique_ptr<cuda::Backend<T>> direct_;  // the kd-trees' body potentials
 };
 
 }  // namespace nbody

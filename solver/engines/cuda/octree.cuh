@@ -27,25 +27,35 @@ namespace nbody::cuda {
 
 template <class Spec>
 struct OctreeLauncher {
-  template <class T, bool Clamp>
+  static constexpr bool grouped = std::is_same_v<Spec, OctreeGroups>;
+  // The walk summing Sum: the acceleration (AccelerationSum, the device's arithmetic) or the potential.
+  template <class T, class Sum>
   static auto kernel() {
-    if constexpr (std::is_same_v<Spec, OctreeGroups>)
-      return &octree_kernels::group_walk_kernel<T, DeviceMath<Clamp>>;
+    if constexpr (grouped)
+      return &octree_kernels::group_walk_kernel<T, Sum>;
     else
-      return &octree_kernels::walk_kernel<T, DeviceMath<Clamp>>;
+      return &octree_kernels::walk_kernel<T, Sum>;
   }
   template <class T>
   static auto function(bool clamp) {
-    return clamp ? kernel<T, true>() : kernel<T, false>();
+    return clamp ? kernel<T, AccelerationSum<T, DeviceMath<true>>>() : kernel<T, AccelerationSum<T, DeviceMath<false>>>();
   }
   template <class T>
   static void choose(Launch& l, std::size_t, const cudaDeviceProp&) {
     if (l.block == 0) l.block = 256;
   }
   template <class T>
+  static std::size_t shared_bytes(const Launch& l) {
+    return grouped ? octree_kernels::shared_bytes<T>(l.block) : 0;
+  }
+  template <class T>
   static Variant variant(const Launch& l, bool clamp) {
-    const std::size_t shared = std::is_same_v<Spec, OctreeGroups> ? octree_kernels::shared_bytes<T>(l.block) : 0;
-    return {reinterpret_cast<const void*>(function<T>(clamp)), shared};
+    return {reinterpret_cast<const void*>(function<T>(clamp)), shared_bytes<T>(l)};
+  }
+  // The same walk summing the potential (for the shape resolved for the force).
+  template <class T>
+  static Variant potential_variant(const Launch& l) {
+    return {reinterpret_cast<const void*>(kernel<T, PotentialSum<T>>()), shared_bytes<T>(l)};
   }
   template <class T>
   static void finish(Launch& l, std::size_t n, const cudaDeviceProp& p, int) {
@@ -63,12 +73,15 @@ template <class T>
 struct WalkOps {
   Launch (*resolve)(const Launch&, std::size_t, bool);
   Variant (*variant)(const Launch&, bool clamp);  // the function and its dynamic shared memory
+  Variant (*potential)(const Launch&);            // its potential's
   bool grouped;
+  std::string_view name;
 };
 template <class T, class... S>
 constexpr auto all_walks(KernelList<S...>*) {
-  return std::array<WalkOps<T>, sizeof...(S)>{
-      WalkOps<T>{&detail::resolve<S, T>, &Launcher<S>::template variant<T>, std::is_same_v<S, OctreeGroups>}...};
+  return std::array<WalkOps<T>, sizeof...(S)>{WalkOps<T>{&detail::resolve<S, T>, &Launcher<S>::template variant<T>,
+                                                         &Launcher<S>::template potential_variant<T>,
+                                                         Launcher<S>::grouped, S::name}...};
 }
 }  // namespace octree_detail
 
@@ -87,6 +100,7 @@ struct OctreeBackend<T>::Impl {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, built = nullptr, summarised = nullptr, walked = nullptr;
   Buffer<T> pos, mass, acc, vel;  // vel: device-resident steps only
+  Buffer<T> phi;                  // body_potentials()
   Buffer<octree_kernels::Box<T>> box;
   Buffer<octree::Cube<T>> cube;
   Buffer<octree_kernels::BuildResult> built_tree;
@@ -144,7 +158,11 @@ struct OctreeBackend<T>::Impl {
   std::size_t capacity_n() const { return index.capacity; }  // sorted keys live after the unsorted ones
 
   unsigned prepare(std::size_t kernel, const Launch& requested, std::size_t n, const ForceLaw<T>& law);
+  void begin_evaluation();
   void evaluate(unsigned n, unsigned leaf_size, const ForceLaw<T>& law);
+  void walk(const Variant& v, unsigned n, const ForceLaw<T>& law, T* out);
+  void copy_overflow(unsigned& flag);
+  static void check_stacks(unsigned flag);
 
   // The per-body buffers and CUB's temporary storage for n bodies.
   void reserve_bodies(std::size_t n) {
@@ -261,6 +279,30 @@ struct OctreeBackend<T>::Impl {
     return total;
   }
 
+  // The bodies (host, input order) to pos and mass, their positions checked first.
+  void upload_bodies(const T* pos_h, const T* mass_h, std::size_t n) {
+    for (std::size_t i = 0; i < 3 * n; ++i)
+      if (!std::isfinite(pos_h[i])) throw RunError("a body's position is not finite: no tree can be built");
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(pos.p, pos_h, 3 * n * sizeof(T), cudaMemcpyHostToDevice, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(mass.p, mass_h, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+
+  // The resolved kernel's walk summing the potential, set up for its shared memory, or InputError
+  // when a block of the shape does not fit (the force's checks were resolve's).
+  Variant potential_walk() {
+    const octree_detail::WalkOps<T>& w = walks.at(resolved->kernel);
+    const Launch& l = resolved->shape;
+    const Variant v = w.potential(l);
+    if (v.shared_bytes > 48 * 1024)
+      NBODY_CUDA_CHECK(cudaFuncSetAttribute(v.function, cudaFuncAttributeMaxDynamicSharedMemorySize, int(v.shared_bytes)));
+    int per_sm = 0;
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.function, l.block, v.shared_bytes));
+    if (per_sm == 0)
+      invalid_launch(w.name, l, std::string("no block of this shape of the potential's walk fits on a multiprocessor (device: ") +
+                                    device_properties().name + ")");
+    return v;
+  }
+
   octree::View<T> view(bool quadrupole) const {
     return {node.p, node_mass.p, quadrupole ? quad.p : nullptr, child.p, nchild.p, first.p, end.p, bx.p, by.p, bz.p, bm.p};
   }
@@ -272,7 +314,7 @@ template <class T>
 OctreeBackend<T>::~OctreeBackend() = default;
 
 // The launch shape of `kernel` for n bodies (resolved again only when something changed) and the
-// leaf size; the device buffers for n bodies.
+// leaf size; the device buffers for n bodies. Nothing that the profile reports changes.
 template <class T>
 unsigned OctreeBackend<T>::Impl::prepare(std::size_t kernel, const Launch& req, std::size_t count, const ForceLaw<T>& law) {
   const octree_detail::WalkOps<T>& w = walks.at(kernel);
@@ -284,33 +326,29 @@ unsigned OctreeBackend<T>::Impl::prepare(std::size_t kernel, const Launch& req, 
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.function, shape.block, v.shared_bytes));
     resolved = Resolved{kernel, req, count, clamp, shape, static_cast<unsigned>(per_sm * device_properties().multiProcessorCount)};
   }
-  last = resolved->shape;
-  build_ms = moments_ms = walk_ms = -1;
-  terms_per_body = cell_terms_per_body = -1;
   check_body_count(count);
   if (count > 0) reserve_bodies(count);
   return law.tree.leaf_size ? law.tree.leaf_size : w.grouped ? OctreeGroups::leaf_size : OctreeS4::leaf_size;
 }
 
-// One evaluation of the bodies in pos and mass (device, input order) into acc (device, input
-// order): build, moments, walk, and the profile of the three.
+// An evaluation (after prepare) forgets the last one's profile and runs with the shape resolved.
 template <class T>
-void OctreeBackend<T>::Impl::evaluate(unsigned n, unsigned k, const ForceLaw<T>& law) {
-  const octree_detail::WalkOps<T>& w = walks.at(resolved->kernel);
-  const Launch l = resolved->shape;
-  NBODY_CUDA_CHECK(cudaEventRecord(start, stream));
-  build(n, k);
-  NBODY_CUDA_CHECK(cudaEventRecord(built, stream));
-  summarise(law.tree);
-  NBODY_CUDA_CHECK(cudaEventRecord(summarised, stream));
+void OctreeBackend<T>::Impl::begin_evaluation() {
+  last = resolved->shape;
+  build_ms = moments_ms = walk_ms = -1;
+  terms_per_body = cell_terms_per_body = -1;
+}
 
-  const Variant v = w.variant(l, resolved->clamp);
+// The resolved kernel's walk of the tree built, with the function v (its force or its
+// potential), into out (device, input order), each body's terms into terms and cell_terms.
+template <class T>
+void OctreeBackend<T>::Impl::walk(const Variant& v, unsigned n, const ForceLaw<T>& law, T* out) {
+  const Launch l = resolved->shape;
   octree::View<T> tree = view(law.tree.quadrupole);
   const unsigned* order = body.p;
   T eps2 = law.eps2, rmin2 = law.rmin2, G = law.G;
-  T* d_acc = acc.p;
   unsigned long long *d_terms = terms.p, *d_cells = cell_terms.p;
-  if (w.grouped) {
+  if (walks.at(resolved->kernel).grouped) {
     unsigned group_total = make_groups();
     const unsigned grid = resolved->grid;
     stacks.reserve(std::size_t(grid) * (l.block / 32) * octree_kernels::stack_size, 0, stream);
@@ -318,12 +356,39 @@ void OctreeBackend<T>::Impl::evaluate(unsigned n, unsigned k, const ForceLaw<T>&
     unsigned* d_stacks = stacks.p;
     const unsigned* d_groups = groups.p;
     unsigned* d_counters = counters.p;
-    void* args[] = {&tree, &order, &n, &eps2, &rmin2, &G, &d_acc, &d_terms, &d_cells, &d_stacks, &d_groups, &group_total, &d_counters};
+    void* args[] = {&tree, &order, &n, &eps2, &rmin2, &G, &out, &d_terms, &d_cells, &d_stacks, &d_groups, &group_total, &d_counters};
     NBODY_CUDA_CHECK(cudaLaunchKernel(v.function, dim3(grid), dim3(l.block), args, v.shared_bytes, stream));
   } else {
-    void* args[] = {&tree, &order, &n, &eps2, &rmin2, &G, &d_acc, &d_terms, &d_cells};
+    void* args[] = {&tree, &order, &n, &eps2, &rmin2, &G, &out, &d_terms, &d_cells};
     NBODY_CUDA_CHECK(cudaLaunchKernel(v.function, dim3((n + l.block - 1) / l.block), dim3(l.block), args, 0, stream));
   }
+}
+
+// The grouped walk's flag of a stack overflow, to `flag` on the stream (0 for the other walk);
+// check_stacks(flag) once the stream has finished.
+template <class T>
+void OctreeBackend<T>::Impl::copy_overflow(unsigned& flag) {
+  flag = 0;
+  if (walks.at(resolved->kernel).grouped)
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(&flag, counters.p + 1, sizeof flag, cudaMemcpyDeviceToHost, stream));
+}
+template <class T>
+void OctreeBackend<T>::Impl::check_stacks(unsigned flag) {
+  if (flag) throw RunError("the grouped octree walk outgrew its stack (a tree deeper than 21 levels?)");
+}
+
+// One evaluation of the bodies in pos and mass (device, input order) into acc (device, input
+// order): build, moments, walk, and the profile of the three.
+template <class T>
+void OctreeBackend<T>::Impl::evaluate(unsigned n, unsigned k, const ForceLaw<T>& law) {
+  const octree_detail::WalkOps<T>& w = walks.at(resolved->kernel);
+  NBODY_CUDA_CHECK(cudaEventRecord(start, stream));
+  build(n, k);
+  NBODY_CUDA_CHECK(cudaEventRecord(built, stream));
+  summarise(law.tree);
+  NBODY_CUDA_CHECK(cudaEventRecord(summarised, stream));
+
+  walk(w.variant(resolved->shape, resolved->clamp), n, law, acc.p);
   NBODY_CUDA_CHECK(cudaEventRecord(walked, stream));
 
   std::size_t bytes = temp.capacity;
@@ -340,9 +405,9 @@ void OctreeBackend<T>::Impl::evaluate(unsigned n, unsigned k, const ForceLaw<T>&
   NBODY_CUDA_CHECK(cudaMemcpyAsync(tree_counts, shape.p, sizeof tree_counts, cudaMemcpyDeviceToHost, stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(&root, node_mass.p, sizeof root, cudaMemcpyDeviceToHost, stream));
   unsigned overflowed = 0;
-  if (w.grouped) NBODY_CUDA_CHECK(cudaMemcpyAsync(&overflowed, counters.p + 1, sizeof overflowed, cudaMemcpyDeviceToHost, stream));
+  copy_overflow(overflowed);
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (overflowed) throw RunError("the grouped octree walk outgrew its stack (a tree deeper than 21 levels?)");
+  check_stacks(overflowed);
   NBODY_CUDA_CHECK(cudaEventElapsedTime(&build_ms, start, built));
   NBODY_CUDA_CHECK(cudaEventElapsedTime(&moments_ms, built, summarised));
   NBODY_CUDA_CHECK(cudaEventElapsedTime(&walk_ms, summarised, walked));
@@ -358,14 +423,34 @@ void OctreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* p
                                const ForceLaw<T>& law, T* acc) {
   Impl& s = *impl_;
   const unsigned k = s.prepare(kernel, req, count, law);
+  s.begin_evaluation();
   if (count == 0) return;
-  for (std::size_t i = 0; i < 3 * count; ++i)
-    if (!std::isfinite(pos[i])) throw RunError("a body's position is not finite: no tree can be built");
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.pos.p, pos, 3 * count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(s.mass.p, mass, count * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+  s.upload_bodies(pos, mass, count);
   s.evaluate(static_cast<unsigned>(count), k, law);
   NBODY_CUDA_CHECK(cudaMemcpyAsync(acc, s.acc.p, 3 * count * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+}
+
+// The tree built as compute() builds it, walked by the kernel's walk summing the potential; no
+// event, profile or launch shape of the evaluations changes (prepare).
+template <class T>
+void OctreeBackend<T>::body_potentials(std::size_t kernel, const Launch& req, const T* pos, const T* mass, std::size_t count,
+                                       const ForceLaw<T>& law, T* phi) {
+  Impl& s = *impl_;
+  const unsigned k = s.prepare(kernel, req, count, law);
+  if (count == 0) return;
+  const Variant v = s.potential_walk();
+  s.upload_bodies(pos, mass, count);
+  const unsigned n = static_cast<unsigned>(count);
+  s.build(n, k);
+  s.summarise(law.tree);
+  s.phi.reserve(count, 0, s.stream);
+  s.walk(v, n, law, s.phi.p);
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(phi, s.phi.p, count * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+  unsigned overflowed = 0;
+  s.copy_overflow(overflowed);
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.check_stacks(overflowed);
 }
 
 // Device-resident leapfrog steps: the state and the acceleration stay on the device, the tree is
@@ -382,6 +467,7 @@ class OctreeBackend<T>::Stepper final : public ResidentStepper<T> {
     const std::size_t n = seg.n;
     if (n == 0) throw InputError("device-resident steps need at least one body");
     const unsigned k = s.prepare(kernel_, launch_, n, law_);
+    s.begin_evaluation();
     const std::size_t m = 3 * n;
     s.stepped = true;
     s.vel.reserve(m, 0, s.stream);

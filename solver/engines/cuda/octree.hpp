@@ -73,6 +73,11 @@ class OctreeBackend {
 
   void compute(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n,
                const ForceLaw<T>& law, T* acc);
+  // phi (n) at the bodies: the tree's own potential (G applied), by `kernel`'s walk of the tree
+  // built as compute() builds it. Leaves the last evaluation's profile, shape and time and the
+  // stepper's state as they were.
+  void body_potentials(std::size_t kernel, const Launch& requested, const T* pos, const T* mass, std::size_t n,
+                       const ForceLaw<T>& law, T* phi);
   // Device-resident leapfrog steps with `kernel`'s walk (engines/resident.hpp), valid while this
   // lives; it reads `requested` and `law` (the engine's own) at each call.
   ResidentStepper<T>* stepper(std::size_t kernel, const Launch& requested, const ForceLaw<T>& law);

@@ -6,6 +6,7 @@
 // OpenMP threads over bodies. All six add the same terms in the same order, so they give the same
 // bits for one tree (tests/test_tree_engines.cpp); they differ in speed only.
 #include <chrono>
+#include <string>
 #include <string_view>
 
 #include "core/parallel.hpp"
@@ -45,6 +46,7 @@ class CpuEngine final : public ForceEngine<T> {
       EngineCapabilities c;
       c.tree = TreeKind::kdtree;
       c.leaf_size = 1;
+      c.potentials = Potentials::tree;
       return c;
     }
   };
@@ -54,9 +56,33 @@ class CpuEngine final : public ForceEngine<T> {
     if (n == 0) return;
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
+    build(pos, mass, n);
+    const auto t1 = clock::now();
+    const unsigned long long terms = walk_all<AccelerationSum<T>>(pos, n, acc);
+    const auto t2 = clock::now();
+    profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
+                                  std::chrono::duration<double>(t2 - t1).count(), double(terms) / double(n));
+  }
+  // The potential by this variant's walk of the same tree: its terms are the force's.
+  void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) override {
+    if (n == 0) return;
+    build(pos, mass, n);
+    walk_all<PotentialSum<T>>(pos, n, phi);
+  }
+  std::string body_potential_method() const override {
+    return "kd-tree walk on the CPU (OpenMP; " + opening_text(TreeKind::kdtree, this->law_.tree) + ")";
+  }
+  TreeProfile last_tree_profile() const override { return profile_; }
+
+ private:
+  void build(const T* pos, const T* mass, std::size_t n) {
     build_heap_tree(pos, mass, n, this->law_.tree, heap_);
     if constexpr (S == Storage::pointer) pointer_.build(heap_);
-    const auto t1 = clock::now();
+  }
+  // Every body's walk (in this variant's order, storage and walk), its Sum stored into out (SoA
+  // over n, G applied); returns the terms added.
+  template <class Sum>
+  unsigned long long walk_all(const T* pos, std::size_t n, T* out) const {
     const HeapView<T> view = heap_.view();
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
@@ -69,17 +95,15 @@ class CpuEngine final : public ForceEngine<T> {
       }
       const Target<T> r = O == Order::cycle ? Target<T>{pos[i], pos[n + i], pos[2 * n + i], p}
                                             : Target<T>{view.bx[p], view.by[p], view.bz[p], p};
-      T ax{0}, ay{0}, az{0};
+      Sum sum;
       unsigned terms;  // taken by this body
       if constexpr (S == Storage::pointer)
-        terms = walk_pointer(pointer_, view, r, eps2, rmin2, ax, ay, az);
+        terms = walk_pointer(pointer_, view, r, eps2, rmin2, sum);
       else if constexpr (S == Storage::heap)
-        terms = walk_stack(view, r, eps2, rmin2, ax, ay, az);
+        terms = walk_stack(view, r, eps2, rmin2, sum);
       else
-        terms = walk_stackless(view, r, eps2, rmin2, ax, ay, az);
-      acc[i] = G * ax;
-      acc[n + i] = G * ay;
-      acc[2 * n + i] = G * az;
+        terms = walk_stackless(view, r, eps2, rmin2, sum);
+      sum.store(out, n, i, G);
       return terms;
     };
     // The term counts are whole numbers: their sum does not depend on the threads.
@@ -90,13 +114,9 @@ class CpuEngine final : public ForceEngine<T> {
     } else {
       for (std::ptrdiff_t q = 0; q < count; ++q) terms += walk_body(q);
     }
-    const auto t2 = clock::now();
-    profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
-                                  std::chrono::duration<double>(t2 - t1).count(), double(terms) / double(n));
+    return terms;
   }
-  TreeProfile last_tree_profile() const override { return profile_; }
 
- private:
   HeapTree<T> heap_;
   PointerTree<T> pointer_;
   TreeProfile profile_;

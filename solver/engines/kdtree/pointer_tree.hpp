@@ -47,10 +47,10 @@ class PointerTree {
   PointerNode<T>* root_ = nullptr;
 };
 
-// S0's walk of the pointer tree; the bodies of opened leaves come from `bodies` (the heap tree's).
-template <class T>
-unsigned walk_pointer(const PointerTree<T>& tree, const HeapView<T>& bodies, const Target<T>& r, T eps2, T rmin2, T& ax,
-                      T& ay, T& az) {
+// S0's walk of the pointer tree into sum (kernels/common/kdtree.hpp's walks); the bodies of opened
+// leaves come from `bodies` (the heap tree's).
+template <class T, class Sum>
+unsigned walk_pointer(const PointerTree<T>& tree, const HeapView<T>& bodies, const Target<T>& r, T eps2, T rmin2, Sum& sum) {
   const PointerNode<T>* stack[64];
   int top = 0;
   unsigned terms = 0;
@@ -59,10 +59,10 @@ unsigned walk_pointer(const PointerTree<T>& tree, const HeapView<T>& bodies, con
     const PointerNode<T>* c = stack[--top];
     const T dx = c->x - r.x, dy = c->y - r.y, dz = c->z - r.z;
     if (dx * dx + dy * dy + dz * dz > c->crit2) {
-      accumulate_interaction(r.x, r.y, r.z, c->x, c->y, c->z, c->mass, eps2, rmin2, ax, ay, az);
+      sum.add(r.x, r.y, r.z, c->x, c->y, c->z, c->mass, eps2, rmin2);
       ++terms;
     } else if (!c->left) {
-      terms += leaf_sum(bodies, c->first, c->last, r, eps2, rmin2, ax, ay, az);
+      terms += leaf_sum(bodies, c->first, c->last, r, eps2, rmin2, sum);
     } else {
       stack[top++] = c->right;
       stack[top++] = c->left;

@@ -3,6 +3,7 @@
 // (kernels/common/octree.hpp), OpenMP threads over the bodies in key order, so that neighbouring
 // iterations walk nearly the same nodes. The reference of the GPU octree engines.
 #include <chrono>
+#include <string>
 #include <string_view>
 
 #include "core/parallel.hpp"
@@ -23,6 +24,7 @@ class CpuEngine final : public ForceEngine<T> {
       EngineCapabilities c;
       c.tree = TreeKind::octree;
       c.leaf_size = 1;  // S4: a body per leaf
+      c.potentials = Potentials::tree;
       return c;
     }
   };
@@ -32,18 +34,45 @@ class CpuEngine final : public ForceEngine<T> {
     if (n == 0) return;
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
-    build_octree(pos, mass, n, this->law_.tree, leaf_size_or(this->law_.tree, info::capabilities().leaf_size), tree_);
+    build(pos, mass, n);
     const auto t1 = clock::now();
+    const Counts terms = walk_all<AccelerationSum<T>>(n, acc);
+    const auto t2 = clock::now();
+    profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
+                                  std::chrono::duration<double>(t2 - t1).count(), double(terms.cells + terms.bodies) / double(n));
+    profile_.cell_terms_per_body = double(terms.cells) / double(n);
+    profile_.shape = tree_.shape();
+    profile_.root_mass = double(tree_.mass[0]);
+  }
+  // The tree's own potential: the force's walk, each term's potential (add_node).
+  void body_potentials(const T* pos, const T* mass, std::size_t n, T* phi) override {
+    if (n == 0) return;
+    build(pos, mass, n);
+    walk_all<PotentialSum<T>>(n, phi);
+  }
+  std::string body_potential_method() const override {
+    return "octree walk on the CPU (OpenMP; " + opening_text(TreeKind::octree, this->law_.tree) + ")";
+  }
+  TreeProfile last_tree_profile() const override { return profile_; }
+
+ private:
+  void build(const T* pos, const T* mass, std::size_t n) {
+    build_octree(pos, mass, n, this->law_.tree, leaf_size_or(this->law_.tree, info::capabilities().leaf_size), tree_);
+  }
+  // Every body's walk, in key order, its Sum stored into out (SoA over n, G applied); the terms added.
+  struct Counts {
+    unsigned long long cells, bodies;
+  };
+  template <class Sum>
+  Counts walk_all(std::size_t n, T* out) const {
     const View<T> view = tree_.view();
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
     const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
     const auto walk_body = [&](std::ptrdiff_t q) {
-      const unsigned p = static_cast<unsigned>(q), i = tree_.body[p];
-      T ax{0}, ay{0}, az{0};
-      const Terms terms = walk(view, Target<T>{view.bx[p], view.by[p], view.bz[p], p}, eps2, rmin2, ax, ay, az);
-      acc[i] = G * ax;
-      acc[n + i] = G * ay;
-      acc[2 * n + i] = G * az;
+      const unsigned p = static_cast<unsigned>(q);
+      Sum sum;
+      const Terms terms = walk(view, Target<T>{view.bx[p], view.by[p], view.bz[p], p}, eps2, rmin2, sum);
+      sum.store(out, n, tree_.body[p], G);
       return terms;
     };
     // The term counts are whole numbers: their sum does not depend on the threads.
@@ -60,16 +89,9 @@ class CpuEngine final : public ForceEngine<T> {
         cells += terms.cells, bodies += terms.bodies;
       }
     }
-    const auto t2 = clock::now();
-    profile_ = TreeProfile::timed(std::chrono::duration<double>(t1 - t0).count(),
-                                  std::chrono::duration<double>(t2 - t1).count(), double(cells + bodies) / double(n));
-    profile_.cell_terms_per_body = double(cells) / double(n);
-    profile_.shape = tree_.shape();
-    profile_.root_mass = double(tree_.mass[0]);
+    return {cells, bodies};
   }
-  TreeProfile last_tree_profile() const override { return profile_; }
 
- private:
   Tree<T> tree_;
   TreeProfile profile_;
 };

@@ -1,12 +1,16 @@
 #pragma once
 // Neumaier's improved Kahan summation: the running sum plus a correction term that collects the
 // low-order bits each addition loses. Exact to O(eps) whatever the order and spread of the terms
-// (as long as the build does not use -ffast-math, which would fold the correction away).
+// (as long as the build does not use -ffast-math, which would fold the correction away). Host and
+// device: the CPU's compensated sums and the CUDA potential kernel call it.
+#include "host_device.hpp"
+#include "real_math.hpp"
+
 namespace nbody {
 
 // One addition: sum + correction gains x.
 template <class T>
-inline void neumaier_add(T& sum, T& correction, T x) {
+NBODY_HD void neumaier_add(T& sum, T& correction, T x) {
   const T t = sum + x;
   if (abs(sum) >= abs(x))
     correction += (sum - t) + x;
