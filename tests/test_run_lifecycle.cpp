@@ -1,6 +1,6 @@
 // A run's life through the real `nbody` binary: SIGTERM and SIGINT stop it between two steps with
 // its checkpoint (when asked for) as the only file left, and `--resume FILE` alone ends it bit for
-// bit where the uninterrupted run ends; an interrupted `nbody ic` leaves no temporary file; a
+// bit where the uninterrupted run ends; an interrupted `nbody ic` exits 143 and leaves no file; a
 // resume that changes a flag of the stored run is refused in one line naming the flag and both
 // values; outputs that cannot be written, that collide (sidecars and backups included) or that
 // would overwrite an input, and body counts beyond the memory, are refused before any work.
@@ -124,11 +124,13 @@ TEST_CASE("sigint_stops_a_run_with_exit_130_and_leaves_no_file", "[cli][lifecycl
   CHECK(files_in(dir).empty());
 }
 
-TEST_CASE("an_interrupted_nbody_ic_leaves_no_temporary_file", "[cli][lifecycle]") {
+TEST_CASE("an_interrupted_nbody_ic_exits_143_in_one_line_and_leaves_no_file", "[cli][lifecycle]") {
   const fs::path dir = scratch("ic_sigterm");
   const pid_t pid = start_nbody(dir, "ic --ic plummer --n 500000 --out big.csv");
   REQUIRE(wait_for_temporary(dir, pid));
-  CHECK(stop(dir, pid, SIGTERM).exit_code == -1);  // ended by the signal, as without a handler
+  const Outcome stopped = stop(dir, pid, SIGTERM);
+  CHECK(stopped.exit_code == 143);
+  CHECK(stopped.err == "nbody: interrupted by SIGTERM; nothing saved\n");
   CHECK(files_in(dir).empty());
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
 #include "mpi/ranks.hpp"
@@ -50,6 +51,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
     if (ec) throw RunError("cannot keep the previous checkpoint as '" + bak.string() + "': " + ec.message());
   }
   out.commit();
+  note_checkpoint(path.string());
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& path) {
