@@ -1,5 +1,5 @@
 // `nbody dpd`: dissipative particle dynamics (seed S3; solver/shortrange/dpd.hpp) with the contract
-// of `nbody run`: outputs checked before the run and written whole at its end (AtomicFile), with
+// of `nbody run`: outputs checked before the run and written whole at its end (OutputSet), with
 // their provenance records; a checkpoint that resumes the run bit for bit; SIGINT or SIGTERM
 // stops it between two steps, writing the checkpoint only; bad input exit 2, a failed run exit 3.
 #include <chrono>
@@ -15,8 +15,8 @@
 #include "core/progress.hpp"
 #include "core/real.hpp"
 #include "io/archive.hpp"
-#include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
+#include "io/output_set.hpp"
 #include "io/provenance.hpp"
 #include "shortrange/cuda/cell_list.hpp"
 #include "shortrange/dpd.hpp"
@@ -138,11 +138,11 @@ std::string particle_rows(const DpdState<T>& s, double t) {
 constexpr const char* kParticleHeader = "t,id,species,x,y,z,vx,vy,vz";
 
 template <class T, class Driver>
-int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Driver& dpd, const std::string& device,
-              std::chrono::steady_clock::time_point wall_start);
+int dpd_steps(const DpdOptions& o, OutputSet& outputs, DpdState<T>& state, long long start_step, Driver& dpd,
+              const std::string& device, std::chrono::steady_clock::time_point wall_start);
 
 template <class T>
-int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
+int dpd_typed(const DpdOptions& o, OutputSet& outputs, std::optional<Checkpoint> resumed) {
   const auto wall_start = std::chrono::steady_clock::now();
   const DpdParameters p = parameters_of(o);
   const auto L = box_sides(o.box);
@@ -171,20 +171,20 @@ int dpd_typed(const DpdOptions& o, std::optional<Checkpoint> resumed) {
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
     shortrange::DpdCuda<T> gpu(p, state, resumed.has_value(), shortrange::cell_builder_named(o.cell_list));
-    return dpd_steps(o, state, start_step, gpu, gpu.device_info(), wall_start);
+    return dpd_steps(o, outputs, state, start_step, gpu, gpu.device_info(), wall_start);
 #else
     throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");
 #endif
   }
   DpdCpu<T> cpu(p, state, resumed.has_value());
-  return dpd_steps(o, state, start_step, cpu, "", wall_start);
+  return dpd_steps(o, outputs, state, start_step, cpu, "", wall_start);
 }
 
 // The time loop of either driver (DpdCpu, DpdCuda: step, sync, diagnostics), the samples, the
 // checkpoints and the outputs.
 template <class T, class Driver>
-int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Driver& dpd, const std::string& device,
-              std::chrono::steady_clock::time_point wall_start) {
+int dpd_steps(const DpdOptions& o, OutputSet& outputs, DpdState<T>& state, long long start_step, Driver& dpd,
+              const std::string& device, std::chrono::steady_clock::time_point wall_start) {
   const long long end = o.stop_at ? std::min(o.stop_at, o.steps) : o.steps;
   // Without --diagnostics the samples (the summary's means) are the start and the end only.
   const long long diag_every = o.diag_every ? o.diag_every : o.diagnostics.empty() ? o.steps : std::max(1LL, o.steps / 100);
@@ -201,7 +201,8 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
     write_checkpoint(o.checkpoint, {identity, w.bytes()});
   };
 
-  std::optional<AtomicFile> diagnostics, snapshots;
+  std::ostream* diagnostics = o.diagnostics.empty() ? nullptr : &outputs.stream(o.diagnostics);
+  std::ostream* snapshots = o.snapshots.empty() ? nullptr : &outputs.stream(o.snapshots);
   const auto t_now = [&] { return double(state.step) * o.dt; };
   double kT_sum = 0, pressure_sum = 0;
   long long samples = 0;
@@ -212,23 +213,18 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
     kT_sum += d.kT, pressure_sum += d.pressure, ++samples;
     if (diagnostics) {
       const auto f = [](double x) { return RealTraits<double>::format(x); };
-      diagnostics->stream() << f(t_now()) << "," << state.step << "," << f(d.kT) << "," << f(d.pressure) << "," << f(d.potential)
-                            << "," << f(d.kinetic) << "," << f(d.momentum[0]) << "," << f(d.momentum[1]) << ","
-                            << f(d.momentum[2]) << "\n";
+      *diagnostics << f(t_now()) << "," << state.step << "," << f(d.kT) << "," << f(d.pressure) << "," << f(d.potential)
+                   << "," << f(d.kinetic) << "," << f(d.momentum[0]) << "," << f(d.momentum[1]) << "," << f(d.momentum[2])
+                   << "\n";
     }
   };
-  if (!o.diagnostics.empty()) {
-    diagnostics.emplace(o.diagnostics);
-    diagnostics->stream() << "t,step,kT,pressure,potential,kinetic,px,py,pz\n";
-  }
-  if (!o.snapshots.empty()) {
-    snapshots.emplace(o.snapshots);
-    snapshots->stream() << kParticleHeader << "\n" << particle_rows(state, t_now());
-  }
+  if (diagnostics) *diagnostics << "t,step,kT,pressure,potential,kinetic,px,py,pz\n";
+  if (snapshots) *snapshots << kParticleHeader << "\n" << particle_rows(state, t_now());
   sample();
 
   double stepping = 0, device_seconds = 0, cells_seconds = 0;
   auto last_report = std::chrono::steady_clock::now();
+  std::optional<DeferInterrupts> defer(std::in_place);  // SIGINT, SIGTERM: the time loop stops between two steps
   while (static_cast<long long>(state.step) < end) {
     const auto before = std::chrono::steady_clock::now();
     dpd.step();
@@ -240,13 +236,13 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
     if (s % diag_every == 0 || s == end) sample();
     if (snapshots && (s % snapshot_every == 0 || s == end)) {
       dpd.sync();
-      snapshots->stream() << particle_rows(state, t_now());
+      *snapshots << particle_rows(state, t_now());
     }
     if (!o.checkpoint.empty() && o.checkpoint_every && s % o.checkpoint_every == 0 && s != end) save_checkpoint();
     if (const int sig = interrupt_signal()) {
       if (!o.checkpoint.empty()) save_checkpoint();
-      std::fprintf(stderr, "nbody: interrupted at step %lld; %s\n", s,
-                   o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
+      say_interrupted("interrupted at step " + std::to_string(s) + "; " +
+                      (o.checkpoint.empty() ? "nothing saved" : "checkpoint " + o.checkpoint + " resumes it"));
       return 128 + sig;
     }
     if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
@@ -257,6 +253,7 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
       last_report = after;
     }
   }
+  defer.reset();  // from here on a signal acts at once
   if (!o.checkpoint.empty()) save_checkpoint();
   dpd.sync();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -281,8 +278,7 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
   const auto per_step = [&](double seconds) { return device_seconds > 0 ? nlohmann::json(seconds / double(taken)) : nlohmann::json(); };
   summary.update({{"device_seconds_per_step", per_step(device_seconds)}, {"cell_list_seconds_per_step", per_step(cells_seconds)}});
   write_model_outputs(
-      o, diagnostics, snapshots, [&] { return kParticleHeader + ("\n" + particle_rows(state, t_now())); }, summary,
-      parameters);
+      outputs, o, [&] { return kParticleHeader + ("\n" + particle_rows(state, t_now())); }, summary, parameters);
   std::printf("dpd %s %s: %zu particles, step %llu (t = %.6g), %.3g ms per step, <kT> = %.4g, <p> = %.4g, %.3g s\n",
               o.precision.c_str(), o.engine.c_str(), state.n, static_cast<unsigned long long>(state.step), t_now(),
               1e3 * stepping / double(taken), kT_sum / double(samples),
@@ -293,9 +289,8 @@ int dpd_steps(const DpdOptions& o, DpdState<T>& state, long long start_step, Dri
 }  // namespace
 
 int dpd_command(const DpdOptions& given) {
-  DeferInterrupts defer;
   check_engine_options(given.engine, given.cell_list, given.given("--cell-list"));
-  check_model_files(given, given.diag_every, given.snapshot_every, given.checkpoint_every || given.stop_at);
+  OutputSet outputs = open_model_files(given, given.diag_every, given.snapshot_every, given.checkpoint_every || given.stop_at);
 
   std::optional<Checkpoint> resumed;
   DpdOptions o = given;
@@ -303,8 +298,8 @@ int dpd_command(const DpdOptions& given) {
     resumed = read_checkpoint(given.resume);
     o = resumed_options("dpd", given, resumed->parameters, dpd_fields);
   }
-  if (o.precision == "float") return dpd_typed<float>(o, std::move(resumed));
-  return dpd_typed<double>(o, std::move(resumed));
+  if (o.precision == "float") return dpd_typed<float>(o, outputs, std::move(resumed));
+  return dpd_typed<double>(o, outputs, std::move(resumed));
 }
 
 }  // namespace nbody::cli

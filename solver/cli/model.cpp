@@ -6,8 +6,6 @@
 
 #include "cli/parse.hpp"
 #include "core/error.hpp"
-#include "io/checkpoint.hpp"
-#include "io/provenance.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "shortrange/cuda/cell_list.hpp"
 
@@ -47,48 +45,36 @@ void add_quiet_option(CLI::App& cmd, bool& quiet) {
                "the time left and when it should end)");
 }
 
-void check_run_files(const ModelFiles& f, std::vector<InputFile> inputs) {
+OutputSet open_run_files(const ModelFiles& f, std::vector<InputFile> inputs) {
   std::vector<OutputFile> outputs;
   for (const auto& [flag, path] :
        {std::pair{"--diagnostics", f.diagnostics}, {"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
-    if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
-  for (OutputFile& out : outputs) {  // HDF5 holds its provenance; a series of snapshots has its XDMF sidecar
-    if (!is_hdf5_path(out.path)) continue;
-    out.companions.clear();
-    if (out.flag == "--snapshots") out.companions.push_back({xdmf_path_for(out.path), "XDMF time series"});
-  }
-  if (!f.summary.empty()) outputs.push_back({"--summary", f.summary, {}});
-  if (!f.checkpoint.empty()) outputs.push_back({"--checkpoint", f.checkpoint, {{checkpoint_backup(f.checkpoint), "backup"}}});
+    if (!path.empty())  // HDF5 holds its provenance; HDF5 snapshots are a file per time
+      outputs.push_back({flag, path,
+                         !is_hdf5_path(path)                  ? OutputKind::recorded
+                         : flag == std::string("--snapshots") ? OutputKind::series
+                                                              : OutputKind::plain});
+  if (!f.summary.empty()) outputs.push_back({"--summary", f.summary, OutputKind::plain});
+  if (!f.checkpoint.empty()) outputs.push_back({"--checkpoint", f.checkpoint, OutputKind::checkpoint});
   if (!f.resume.empty()) inputs.push_back({"--resume", f.resume, "--checkpoint"});
-  check_output_files(outputs, inputs);
+  return OutputSet(outputs, inputs);
 }
 
-void check_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing) {
+OutputSet open_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing) {
   if (f.checkpoint.empty() && checkpointing) throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
   if (f.snapshots.empty() && snapshot_every) throw InputError("--snapshot-every needs --snapshots FILE");
   if (f.diagnostics.empty() && diag_every) throw InputError("--diag-every needs --diagnostics FILE");
   for (const auto& [flag, path] : {std::pair{"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
     if (is_hdf5_path(path))
       throw InputError(std::string(flag) + " " + path + ": the particle models write CSV (give a .csv name); HDF5 snapshots are nbody run's");
-  check_run_files(f);
+  return open_run_files(f);
 }
 
-void write_model_outputs(const ModelFiles& f, std::optional<AtomicFile>& diagnostics, std::optional<AtomicFile>& snapshots,
-                         const std::function<std::string()>& final_state, const nlohmann::json& summary,
-                         const nlohmann::json& parameters) {
-  std::optional<AtomicFile> final_file, summary_file;
-  if (!f.final_state.empty()) {
-    final_file.emplace(f.final_state);
-    final_file->stream() << final_state();
-  }
-  if (!f.summary.empty()) {
-    summary_file.emplace(f.summary);
-    summary_file->stream() << summary.dump(2) << "\n";
-  }
-  for (auto* file : {&diagnostics, &snapshots, &final_file, &summary_file})
-    if (*file) (*file)->commit();
-  for (const auto& path : {f.diagnostics, f.snapshots, f.final_state})
-    if (!path.empty()) write_meta(path, parameters);
+void write_model_outputs(OutputSet& outputs, const ModelFiles& f, const std::function<std::string()>& final_state,
+                         const nlohmann::json& summary, const nlohmann::json& parameters) {
+  if (!f.final_state.empty()) outputs.stream(f.final_state) << final_state();
+  if (!f.summary.empty()) outputs.stream(f.summary) << summary.dump(2) << "\n";
+  outputs.commit(parameters);
 }
 
 void check_resumed_identity(const std::string& model, const std::string& resume, const nlohmann::json& identity,

@@ -1,16 +1,15 @@
 #pragma once
 // What the model subcommands (`nbody dpd`, `nbody sph`) share: their checkpoint flags, their files
-// checked before any work (`nbody run`'s too), and the identity of the run a checkpoint resumes.
+// checked and locked before any work (`nbody run`'s too), and the identity of the run a checkpoint
+// resumes.
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "io/atomic_file.hpp"
-#include "io/output_files.hpp"
+#include "io/output_set.hpp"
 
 namespace nbody::cli {
 
@@ -32,14 +31,15 @@ void add_quiet_option(CLI::App& cmd, bool& quiet);
 // take them.
 void add_checkpoint_options(CLI::App& cmd, ModelFiles& f, long long& checkpoint_every, long long& stop_at);
 
-// Throws InputError, in one line naming the flag and the file, at the first output of f that
-// cannot be written or input (f's --resume, and `inputs`) that cannot be read (check_output_files).
-void check_run_files(const ModelFiles& f, std::vector<InputFile> inputs = {});
+// The files of a run, checked and locked (io/output_set.hpp): f's outputs (a CSV with its provenance
+// record, an HDF5 series, the checkpoint) and inputs (f's --resume, and `inputs`). InputError, in
+// one line naming the flag and the file, at the first problem.
+OutputSet open_run_files(const ModelFiles& f, std::vector<InputFile> inputs = {});
 
-// check_run_files, after an InputError naming the flag when an interval is given without its file
+// open_run_files, after an InputError naming the flag when an interval is given without its file
 // (diag_every: --diag-every, snapshot_every: --snapshot-every, checkpointing: --checkpoint-every or
 // --stop-at).
-void check_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing);
+OutputSet open_model_files(const ModelFiles& f, bool diag_every, bool snapshot_every, bool checkpointing);
 
 // A model's checkpoint stores its identity (the model's flags as JSON, key `model` naming the
 // subcommand, each other key a flag's name without its dashes, `_` for `-`). Checks that the
@@ -50,11 +50,10 @@ void check_resumed_identity(const std::string& model, const std::string& resume,
                             const nlohmann::json& stored, const std::function<bool(const std::string&)>& given);
 
 // The end of a model run: the final particles (final_state(): the CSV's text, asked only when
-// --final-state is given) and the summary written, every output committed at once (none is left
-// half-written by a failure before), and the provenance record beside each CSV (parameters).
-void write_model_outputs(const ModelFiles& f, std::optional<AtomicFile>& diagnostics, std::optional<AtomicFile>& snapshots,
-                         const std::function<std::string()>& final_state, const nlohmann::json& summary,
-                         const nlohmann::json& parameters);
+// --final-state is given) and the summary written, then every output committed with its
+// provenance record (parameters).
+void write_model_outputs(OutputSet& outputs, const ModelFiles& f, const std::function<std::string()>& final_state,
+                         const nlohmann::json& summary, const nlohmann::json& parameters);
 
 // A model's flags are listed once, as `fields(options, f)` calling f(key, member) for each: the
 // identity of a run (key `model` and each flag's value) ...

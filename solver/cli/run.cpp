@@ -1,7 +1,7 @@
-// `nbody run`: check the outputs' places, parse the flags in the run's precision, integrate, and
-// write the outputs, each of which appears only if the whole run succeeds (AtomicFile). A SIGINT
-// or SIGTERM stops the run between two steps: the checkpoint, when one is asked for, is written
-// and the other outputs are not (they would be partial); exit 128 + signal.
+// `nbody run`: check and lock the outputs, parse the flags in the run's precision, integrate, and
+// write the outputs, which appear only if the whole run succeeds (io/output_set.hpp). A SIGINT or
+// SIGTERM stops the run between two steps: the checkpoint, when one is asked for, is written and
+// the other outputs are not (they would be partial); exit 128 + signal.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,9 +16,8 @@
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
 #include "io/archive.hpp"
-#include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
-#include "io/output_files.hpp"
+#include "io/output_set.hpp"
 #include "io/provenance.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
@@ -110,7 +109,7 @@ void check_same_run(const nlohmann::json& identity, const Checkpoint& c, const s
 }
 
 template <class T>
-int run_typed(const RunOptions& o) {
+int run_typed(const RunOptions& o, OutputSet& outputs) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (o.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
     throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
@@ -202,21 +201,17 @@ int run_typed(const RunOptions& o) {
     sim.load(r);
   }
 
-  std::optional<AtomicFile> diagnostics;
-  if (!o.diagnostics.empty()) {
-    diagnostics.emplace(o.diagnostics);
-    diagnostics->stream() << kDiagnosticsHeader << "\n";
-  }
-  std::optional<AtomicFile> snapshots;
+  std::ostream* diagnostics = o.diagnostics.empty() ? nullptr : &outputs.stream(o.diagnostics);
+  if (diagnostics) *diagnostics << kDiagnosticsHeader << "\n";
   std::optional<Hdf5Snapshots> hdf5_snapshots;  // one file per time, numbered on from the resumed run's
   std::uint64_t snapshots_taken = resumed ? resumed->parameters.value("snapshots_taken", std::uint64_t{0}) : 0;
   if (is_hdf5_path(o.snapshots)) {
-    hdf5_snapshots.emplace(o.snapshots, checkpoint_parameters, snapshots_taken);
+    hdf5_snapshots.emplace(outputs, o.snapshots, checkpoint_parameters, snapshots_taken);
     hooks.snapshot = [&](const State<T>& s) { hdf5_snapshots->write(s), ++snapshots_taken; };
   } else if (!o.snapshots.empty()) {
-    snapshots.emplace(o.snapshots);
-    snapshots->stream() << kSnapshotHeader << "\n";
-    hooks.snapshot = [&](const State<T>& s) { snapshots->stream() << format_snapshot_rows(s), ++snapshots_taken; };
+    std::ostream& snapshots = outputs.stream(o.snapshots);
+    snapshots << kSnapshotHeader << "\n";
+    hooks.snapshot = [&](const State<T>& s) { snapshots << format_snapshot_rows(s), ++snapshots_taken; };
   }
   if (!o.checkpoint.empty())
     hooks.checkpoint = [&] {
@@ -228,18 +223,20 @@ int run_typed(const RunOptions& o) {
     };
   if (!o.quiet) hooks.progress = [](const std::string& line) { std::fprintf(stderr, "nbody: %s\n", line.c_str()); };
   std::optional<Sample<T>> last;
+  std::optional<DeferInterrupts> defer(std::in_place);  // SIGINT, SIGTERM: the time loop stops between two steps
   const bool completed = sim.run(
       t_end, diag_every,
       [&](const Sample<T>& s) {
-        if (diagnostics) diagnostics->stream() << diagnostics_row(s);
+        if (diagnostics) *diagnostics << diagnostics_row(s);
         last = s;
       },
       hooks);
+  defer.reset();  // from here on a signal acts at once
   // Interrupted: the checkpoint (written by the driver on stopping) is the run's one output; the
-  // others would be partial, so their temporary files go (AtomicFile).
+  // others would be partial, so their temporary files go (OutputSet).
   if (const int sig = mpi::interrupt_signal(); !completed && sig) {
-    std::fprintf(stderr, "nbody: interrupted at t = %s; %s\n", RealTraits<T>::format(sim.state().t).c_str(),
-                 o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
+    say_interrupted("interrupted at t = " + RealTraits<T>::format(sim.state().t) + "; " +
+                    (o.checkpoint.empty() ? "nothing saved" : "checkpoint " + o.checkpoint + " resumes it"));
     return 128 + sig;
   }
   if (completed && hooks.checkpoint) hooks.checkpoint();  // the end: a later --t-end extends the run
@@ -301,23 +298,13 @@ int run_typed(const RunOptions& o) {
     summary["mpi"] = {{"ranks", r.ranks}, {"exchange", r.exchange}, {"compute_s", r.total_compute_seconds},
                       {"exchange_s", r.total_exchange_seconds}};
 
-  std::optional<AtomicFile> final_state, summary_file;
-  if (is_hdf5_path(o.final_state)) {
-    write_hdf5_snapshot(o.final_state, sim.state(), parameters);
-  } else if (!o.final_state.empty()) {
-    final_state.emplace(o.final_state);
-    final_state->stream() << format_state_csv(sim.state());
-  }
-  if (!o.summary.empty()) {
-    summary_file.emplace(o.summary);
-    summary_file->stream() << summary.dump(2) << "\n";
-  }
-  for (auto* f : {&diagnostics, &final_state, &summary_file, &snapshots})
-    if (*f) (*f)->commit();
-  if (hdf5_snapshots) hdf5_snapshots->commit();  // provenance is in each file's Header
-  if (diagnostics) write_meta(o.diagnostics, parameters);
-  if (snapshots) write_meta(o.snapshots, parameters);
-  if (final_state) write_meta(o.final_state, parameters);
+  if (is_hdf5_path(o.final_state))
+    write_hdf5_snapshot(outputs, o.final_state, sim.state(), parameters);
+  else if (!o.final_state.empty())
+    outputs.stream(o.final_state) << format_state_csv(sim.state());
+  if (!o.summary.empty()) outputs.stream(o.summary) << summary.dump(2) << "\n";
+  if (hdf5_snapshots) hdf5_snapshots->finish();
+  outputs.commit(parameters);
 
   std::printf("%s %s %s: t = %s%s, %llu steps (%llu rejected), %llu force evaluations, dE/E0 = %.3g (max %.3g), %.3g s\n",
               o.integrator.c_str(), o.precision.c_str(), engine.c_str(), RealTraits<T>::format(sim.state().t).c_str(),
@@ -331,11 +318,10 @@ int run_typed(const RunOptions& o) {
 }  // namespace
 
 int run_command(const RunOptions& o) {
-  DeferInterrupts defer;  // SIGINT, SIGTERM: the time loop stops between two steps
   std::vector<InputFile> inputs;
   if (o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
-  check_run_files({o.diagnostics, o.snapshots, o.final_state, o.summary, o.checkpoint, o.resume}, inputs);
-  return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o); });
+  OutputSet outputs = open_run_files({o.diagnostics, o.snapshots, o.final_state, o.summary, o.checkpoint, o.resume}, inputs);
+  return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o, outputs); });
 }
 
 }  // namespace nbody::cli

@@ -1,6 +1,6 @@
 // `nbody sph`: weakly compressible SPH (issue 23; solver/shortrange/sph.hpp) on the 2-D validation
 // cases of solver/shortrange/sph_cases.hpp, with the contract of `nbody dpd`: outputs checked
-// before the run and written whole at its end (AtomicFile), with their provenance records; a
+// before the run and written whole at its end (OutputSet), with their provenance records; a
 // checkpoint that resumes the run bit for bit; SIGINT or SIGTERM stops it between two steps,
 // writing the checkpoint only; bad input exit 2, a failed run exit 3.
 #include <array>
@@ -19,8 +19,8 @@
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "io/archive.hpp"
-#include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
+#include "io/output_set.hpp"
 #include "io/provenance.hpp"
 #include "shortrange/cuda/cell_list.hpp"
 #include "shortrange/sph_cases.hpp"
@@ -156,11 +156,11 @@ std::string particle_rows(const SphCase<T>& c, const sph::Tait<double>& eos) {
 double next_due(double t, double every) { return every * (std::floor(t / every) + 1); }
 
 template <class T, class Driver>
-int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string& device,
+int sph_steps(const SphOptions& o, OutputSet& outputs, SphCase<T>& c, Driver& sim, const std::string& device,
               std::chrono::steady_clock::time_point wall_start);
 
 template <class T>
-int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
+int sph_typed(const SphOptions& o, OutputSet& outputs, std::optional<Checkpoint> resumed) {
   const auto wall_start = std::chrono::steady_clock::now();
   SphCase<T> c = make_case<T>(o);
   SphState<T>& state = c.state;
@@ -188,19 +188,19 @@ int sph_typed(const SphOptions& o, std::optional<Checkpoint> resumed) {
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
     shortrange::SphCuda<T> gpu(c.params, state, shortrange::cell_builder_named(o.cell_list));
-    return sph_steps(o, c, gpu, gpu.device_info(), wall_start);
+    return sph_steps(o, outputs, c, gpu, gpu.device_info(), wall_start);
 #else
     throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");
 #endif
   }
   SphCpu<T> cpu(c.params, state);
-  return sph_steps(o, c, cpu, "", wall_start);
+  return sph_steps(o, outputs, c, cpu, "", wall_start);
 }
 
 // The time loop of either driver (SphCpu, SphCuda: time_step, step, sync, diagnostics), the
 // samples, the checkpoints and the outputs.
 template <class T, class Driver>
-int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string& device,
+int sph_steps(const SphOptions& o, OutputSet& outputs, SphCase<T>& c, Driver& sim, const std::string& device,
               std::chrono::steady_clock::time_point wall_start) {
   SphState<T>& state = c.state;
   const double start_time = state.time;
@@ -226,7 +226,8 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
     write_checkpoint(o.checkpoint, {identity, w.bytes()});
   };
 
-  std::optional<AtomicFile> diagnostics, snapshots;
+  std::ostream* diagnostics = o.diagnostics.empty() ? nullptr : &outputs.stream(o.diagnostics);
+  std::ostream* snapshots = o.snapshots.empty() ? nullptr : &outputs.stream(o.snapshots);
   const auto origin = origin_of(c.walls);
   const SphDiagnostics first = sim.diagnostics(c.walls, front_band);
   double last_dt = 0;
@@ -236,25 +237,21 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
       throw RunError("the state is no longer finite at step " + std::to_string(state.steps) + " (a smaller --cfl?)");
     if (diagnostics) {
       const auto f = [](double x) { return RealTraits<double>::format(x); };
-      diagnostics->stream() << f(state.time) << "," << state.steps << "," << f(last_dt) << "," << f(d.kinetic) << ","
-                            << f(d.mass) << "," << f(d.density_deviation) << "," << f(d.front - origin[0]) << "," << d.escaped
-                            << "\n";
+      *diagnostics << f(state.time) << "," << state.steps << "," << f(last_dt) << "," << f(d.kinetic) << "," << f(d.mass)
+                   << "," << f(d.density_deviation) << "," << f(d.front - origin[0]) << "," << d.escaped << "\n";
     }
   };
-  if (!o.diagnostics.empty()) {
-    diagnostics.emplace(o.diagnostics);
-    diagnostics->stream() << "t,step,dt,kinetic,mass,density_deviation,front,escaped\n";
-  }
-  if (!o.snapshots.empty()) {
+  if (diagnostics) *diagnostics << "t,step,dt,kinetic,mass,density_deviation,front,escaped\n";
+  if (snapshots) {
     sim.sync();
-    snapshots.emplace(o.snapshots);
-    snapshots->stream() << kParticleHeader << "\n" << particle_rows(c, eos);
+    *snapshots << kParticleHeader << "\n" << particle_rows(c, eos);
   }
   sample();
 
   double stepping = 0, device_seconds = 0, cells_seconds = 0, next_sample = next_due(state.time, diag_every), next_snapshot = next_due(state.time, snapshot_every);
   auto last_report = std::chrono::steady_clock::now();
   const auto done = [&] { return state.time >= o.t_end || (o.stop_at && static_cast<long long>(state.steps) >= o.stop_at); };
+  std::optional<DeferInterrupts> defer(std::in_place);  // SIGINT, SIGTERM: the time loop stops between two steps
   while (!done()) {
     const auto before = std::chrono::steady_clock::now();
     const double dt = sim.time_step();
@@ -273,15 +270,16 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
     if (state.time >= next_sample || end) sample(), next_sample = next_due(state.time, diag_every);
     if (snapshots && (state.time >= next_snapshot || end)) {
       sim.sync();
-      snapshots->stream() << particle_rows(c, eos);
+      *snapshots << particle_rows(c, eos);
       next_snapshot = next_due(state.time, snapshot_every);
     }
     const auto s = static_cast<long long>(state.steps);
     if (!o.checkpoint.empty() && o.checkpoint_every && s % o.checkpoint_every == 0 && !end) save_checkpoint();
     if (const int sig = interrupt_signal()) {
       if (!o.checkpoint.empty()) save_checkpoint();
-      std::fprintf(stderr, "nbody: interrupted at step %lld (t = %.6g); %s\n", s, state.time,
-                   o.checkpoint.empty() ? "nothing saved" : ("checkpoint " + o.checkpoint + " resumes it").c_str());
+      char where[96];
+      std::snprintf(where, sizeof where, "interrupted at step %lld (t = %.6g); ", s, state.time);
+      say_interrupted(where + (o.checkpoint.empty() ? "nothing saved" : "checkpoint " + o.checkpoint + " resumes it"));
       return 128 + sig;
     }
     if (!o.quiet && std::chrono::duration<double>(after - last_report).count() > 10) {  // progress of long runs
@@ -294,6 +292,7 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
       last_report = after;
     }
   }
+  defer.reset();  // from here on a signal acts at once
   if (!o.checkpoint.empty()) save_checkpoint();
   const SphDiagnostics d = sim.diagnostics(c.walls, front_band);  // synced: the outputs below read the state
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -332,8 +331,7 @@ int sph_steps(const SphOptions& o, SphCase<T>& c, Driver& sim, const std::string
   if (o.case_name == "poiseuille")
     summary["centre_line_ratio"] =
         shortrange::sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
-  write_model_outputs(
-      o, diagnostics, snapshots, [&] { return kParticleHeader + ("\n" + particle_rows(c, eos)); }, summary, parameters);
+  write_model_outputs(outputs, o, [&] { return kParticleHeader + ("\n" + particle_rows(c, eos)); }, summary, parameters);
   std::printf("sph %s %s: %zu particles (%zu fluid), t = %.6g after step %llu, %.3g ms per step, front %.4g m, "
               "max |rho/rho0 - 1| %.3g, %zu escaped, %.3g s\n",
               o.case_name.c_str(), o.precision.c_str(), state.n, fluid, state.time,
@@ -402,11 +400,11 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
 }
 
 int sph_command(const SphOptions& given) {
-  DeferInterrupts defer;
   if (given.case_name.empty() && given.resume.empty()) throw InputError("--case is required (or --resume FILE)");
   if (!given.case_name.empty()) (void)find_entry(sph_cases, given.case_name, "SPH case");  // the valid names, before any work
   check_engine_options(given.engine, given.cell_list, given.given("--cell-list"));
-  check_model_files(given, given.diag_every > 0, given.snapshot_every > 0, given.checkpoint_every || given.stop_at);
+  OutputSet outputs =
+      open_model_files(given, given.diag_every > 0, given.snapshot_every > 0, given.checkpoint_every || given.stop_at);
 
   std::optional<Checkpoint> resumed;
   SphOptions o = given;
@@ -416,8 +414,8 @@ int sph_command(const SphOptions& given) {
   } else {
     o = resolved(given);
   }
-  if (o.precision == "float") return sph_typed<float>(o, std::move(resumed));
-  return sph_typed<double>(o, std::move(resumed));
+  if (o.precision == "float") return sph_typed<float>(o, outputs, std::move(resumed));
+  return sph_typed<double>(o, outputs, std::move(resumed));
 }
 
 }  // namespace nbody::cli

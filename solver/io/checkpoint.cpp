@@ -40,6 +40,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   sum.put(fnv1a(body));
   AtomicFile out(path);
   out.stream() << body << sum.bytes();
+  out.close();  // whole on the disk before the previous one is touched
   // The previous checkpoint becomes FILE.bak through a second name (a hard link), so that FILE
   // exists at every moment; where links are not supported, it is renamed.
   if (std::filesystem::exists(path)) {
