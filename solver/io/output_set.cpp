@@ -280,13 +280,15 @@ OutputSet::OutputSet(const std::vector<OutputFile>& outputs, const std::vector<I
 
   // The locks, in one order for every process (of two runs that want the same files, one gets
   // them all), then the debris of dead runs, which no one else may be writing now.
-  std::vector<const Name*> locked;
-  for (std::size_t i = 0; i < files; ++i) locked.push_back(&names[i]);
-  std::sort(locked.begin(), locked.end(), [](const Name* a, const Name* b) { return a->place < b->place; });
-  for (const Name* n : locked)
-    if (Lock lock = take_lock(*n); lock.fd >= 0) f.locks.push_back(std::move(lock));
-  std::map<fs::path, std::vector<std::string>> by_folder;
-  for (const Name* n : locked) by_folder[folder_of(n->path)].push_back(n->path.filename().string());
+  std::vector<const Name*> ordered;
+  for (std::size_t i = 0; i < files; ++i) ordered.push_back(&names[i]);
+  std::sort(ordered.begin(), ordered.end(), [](const Name* a, const Name* b) { return a->place < b->place; });
+  std::map<fs::path, std::vector<std::string>> by_folder;  // the names held, where a dead run's debris may be
+  for (const Name* n : ordered)
+    if (Lock lock = take_lock(*n); lock.fd >= 0) {
+      f.locks.push_back(std::move(lock));
+      by_folder[folder_of(n->path)].push_back(n->path.filename().string());
+    }
   for (const auto& [folder, held] : by_folder) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(folder, ec)) {
