@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -525,6 +526,14 @@ inline std::filesystem::path scratch(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// The names in dir, the stdout.txt and stderr.txt of run_nbody left out.
+inline std::set<std::string> names_in(const std::filesystem::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename() != "stdout.txt" && e.path().filename() != "stderr.txt") names.insert(e.path().filename().string());
+  return names;
 }
 
 // The whole text of a file.

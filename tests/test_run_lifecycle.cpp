@@ -1,6 +1,6 @@
 // A run's life through the real `nbody` binary: SIGTERM and SIGINT stop it between two steps with
 // its checkpoint (when asked for) as the only file left, and `--resume FILE` alone ends it bit for
-// bit where the uninterrupted run ends; an interrupted `nbody ic` leaves no temporary file; a
+// bit where the uninterrupted run ends; an interrupted `nbody ic` exits 143 and leaves no file; a
 // resume that changes a flag of the stored run is refused in one line naming the flag and both
 // values; outputs that cannot be written, that collide (sidecars and backups included) or that
 // would overwrite an input, and body counts beyond the memory, are refused before any work.
@@ -59,16 +59,8 @@ Outcome stop(const fs::path& dir, pid_t pid, int sig) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(dir / "stderr.txt")};
 }
 
-// The names in dir (its regular files), stdout.txt and stderr.txt left out.
-std::set<std::string> files_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename() != "stdout.txt" && e.path().filename() != "stderr.txt") names.insert(e.path().filename().string());
-  return names;
-}
-
 bool has_temporary(const fs::path& dir) {
-  for (const auto& name : files_in(dir))
+  for (const auto& name : names_in(dir))
     if (name.find(".tmp.") != std::string::npos) return true;
   return false;
 }
@@ -104,7 +96,7 @@ TEST_CASE("a_run_stopped_by_sigterm_writes_only_its_checkpoint_and_resume_alone_
   CHECK(stopped.exit_code == 143);
   CHECK(lines(stopped.err) == 1);
   CHECK_THAT(stopped.err, Catch::StartsWith("nbody: interrupted at t = ") && Catch::EndsWith("; checkpoint c.bin resumes it\n"));
-  CHECK(files_in(dir) == std::set<std::string>{"c.bin", "whole.csv", "whole.meta.json"});  // no partial output, no temporary
+  CHECK(names_in(dir) == std::set<std::string>{"c.bin", "whole.csv", "whole.meta.json"});  // no partial output, no temporary
 
   const Outcome resumed = run_nbody(dir, "run --resume c.bin");
   REQUIRE(resumed.exit_code == 0);
@@ -121,15 +113,17 @@ TEST_CASE("sigint_stops_a_run_with_exit_130_and_leaves_no_file", "[cli][lifecycl
   CHECK(stopped.exit_code == 130);
   CHECK(lines(stopped.err) == 1);
   CHECK_THAT(stopped.err, Catch::StartsWith("nbody: interrupted at t = ") && Catch::EndsWith("; nothing saved\n"));
-  CHECK(files_in(dir).empty());
+  CHECK(names_in(dir).empty());
 }
 
-TEST_CASE("an_interrupted_nbody_ic_leaves_no_temporary_file", "[cli][lifecycle]") {
+TEST_CASE("an_interrupted_nbody_ic_exits_143_in_one_line_and_leaves_no_file", "[cli][lifecycle]") {
   const fs::path dir = scratch("ic_sigterm");
   const pid_t pid = start_nbody(dir, "ic --ic plummer --n 500000 --out big.csv");
   REQUIRE(wait_for_temporary(dir, pid));
-  CHECK(stop(dir, pid, SIGTERM).exit_code == -1);  // ended by the signal, as without a handler
-  CHECK(files_in(dir).empty());
+  const Outcome stopped = stop(dir, pid, SIGTERM);
+  CHECK(stopped.exit_code == 143);
+  CHECK(stopped.err == "nbody: interrupted by SIGTERM; nothing saved\n");
+  CHECK(names_in(dir).empty());
 }
 
 TEST_CASE("a_resume_continues_the_stored_run_and_refuses_a_changed_flag_in_one_line_naming_both_values", "[cli][lifecycle][checkpoint]") {
@@ -161,7 +155,7 @@ TEST_CASE("a_resume_continues_the_stored_run_and_refuses_a_changed_flag_in_one_l
   REQUIRE(run_nbody(dir, "run --resume c.bin --tol 1.0e-9 --n 32 --stop-at 1").exit_code == 0);
   REQUIRE(run_nbody(dir, "run --resume c.bin").exit_code == 0);
   CHECK(read(dir / "part.csv") == read(dir / "whole.csv"));
-  CHECK(files_in(dir) == std::set<std::string>{"c.bin", "c.bin.bak", "part.csv", "part.meta.json", "whole.csv", "whole.meta.json"});
+  CHECK(names_in(dir) == std::set<std::string>{"c.bin", "c.bin.bak", "part.csv", "part.meta.json", "whole.csv", "whole.meta.json"});
 }
 
 TEST_CASE("outputs_that_cannot_be_written_collide_or_overwrite_an_input_are_refused_before_the_run", "[cli][lifecycle]") {
@@ -190,14 +184,14 @@ TEST_CASE("outputs_that_cannot_be_written_collide_or_overwrite_an_input_are_refu
       {rk4 + "--ic kepler --t-end 0", "--t-end must be after the start time 0, got '0'"},
       {"run --ic kepler --integrator dopri5 --tol 1e-8 --t-end 1 --h-max 0", "got --h-min 0 and --h-max 0"},
   };
-  const auto before = files_in(dir);
+  const auto before = names_in(dir);
   for (const auto& c : cases) {
     INFO(c.args);
     const Outcome o = run_nbody(dir, c.args);
     CHECK(o.exit_code == 2);
     CHECK(lines(o.err) == 1);
     CHECK_THAT(o.err, Catch::Contains(c.message));
-    CHECK(files_in(dir) == before);
+    CHECK(names_in(dir) == before);
     CHECK(fs::is_empty(dir / "folder"));
   }
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "io/output_set.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
 #include "support.hpp"
@@ -16,13 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::set<std::string> names_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename() != "stdout.txt" && e.path().filename() != "stderr.txt") names.insert(e.path().filename().string());
-  return names;
-}
-
 // A state whose values use every bit of T: a Plummer sphere divided by 3 in T, at a time of 1/3.
 template <class T>
 State<T> full_precision_state(std::size_t n) {
@@ -31,6 +25,14 @@ State<T> full_precision_state(std::size_t n) {
   for (T& m : s.mass) m = m / T(3);
   s.t = T(1) / T(3);
   return s;
+}
+
+// One snapshot, as a command's one output (ic --out).
+template <class T>
+void write_snapshot(const fs::path& path, const State<T>& s, const nlohmann::json& parameters) {
+  OutputSet outputs({{"--out", path, OutputKind::plain}});
+  write_hdf5_snapshot(outputs, path, s, parameters);
+  outputs.commit(parameters);
 }
 
 template <class T>
@@ -49,7 +51,7 @@ TEMPLATE_TEST_CASE("an_hdf5_snapshot_reads_back_bit_for_bit_in_every_precision",
   using T = TestType;
   const fs::path dir = scratch(std::string("hdf5_round_trip_") + std::string(RealTraits<T>::name));
   const State<T> s = full_precision_state<T>(50);
-  write_hdf5_snapshot(dir / "s.hdf5", s, {{"test", true}});
+  write_snapshot(dir / "s.hdf5", s, {{"test", true}});
   CHECK(same_state(read_hdf5_snapshot<T>(dir / "s.hdf5"), s));
   // The standard datasets alone hold each value rounded to double (what other tools read).
   const State<double> as_double = read_hdf5_snapshot<double>(dir / "s.hdf5");
@@ -61,7 +63,7 @@ TEST_CASE("extended_precision_is_kept_only_by_the_expansions", "[hdf5]") {
   // dd values with a low part: read as double they lose it, read as dd they keep it.
   const fs::path dir = scratch("hdf5_expansion");
   const State<dd> s = full_precision_state<dd>(8);
-  write_hdf5_snapshot(dir / "s.h5", s, {});
+  write_snapshot(dir / "s.h5", s, {});
   const State<dd> back = read_hdf5_snapshot<dd>(dir / "s.h5");
   bool some_low_part = false;
   for (std::size_t i = 0; i < s.y.size(); ++i) some_low_part = some_low_part || s.y[i].lo != 0.0;
@@ -75,21 +77,27 @@ TEST_CASE("extended_precision_is_kept_only_by_the_expansions", "[hdf5]") {
 TEST_CASE("a_series_of_snapshots_appears_only_when_committed_numbered_with_its_xdmf", "[hdf5]") {
   const fs::path dir = scratch("hdf5_series");
   State<double> s = full_precision_state<double>(10);
+  const std::vector<OutputFile> declared = {{"--snapshots", dir / "run.hdf5", OutputKind::series}};
   {
-    Hdf5Snapshots series(dir / "run.hdf5", {});
+    OutputSet outputs(declared);
+    Hdf5Snapshots series(outputs, dir / "run.hdf5", {});
     series.write(s);
     series.write(s);
-    CHECK(names_in(dir).size() == 2);  // under temporary names
-    for (const auto& name : names_in(dir)) CHECK(name.find(".tmp.") != std::string::npos);
+    const auto names = names_in(dir);  // under temporary names, beside the series' lock files
+    CHECK(std::count_if(names.begin(), names.end(), [](const std::string& n) { return n.find(".tmp.") != std::string::npos; }) == 2);
   }  // not committed (a failed run): nothing stays
   CHECK(names_in(dir).empty());
-  Hdf5Snapshots series(dir / "run.hdf5", {}, 7);  // a resumed run's numbering
-  for (int k = 0; k < 3; ++k) {
-    s.t = 0.5 * k;
-    series.write(s);
+  {
+    OutputSet outputs(declared);
+    Hdf5Snapshots series(outputs, dir / "run.hdf5", {}, 7);  // a resumed run's numbering
+    for (int k = 0; k < 3; ++k) {
+      s.t = 0.5 * k;
+      series.write(s);
+    }
+    CHECK(series.next_index() == 10);
+    series.finish();
+    outputs.commit({});
   }
-  CHECK(series.next_index() == 10);
-  series.commit();
   CHECK(names_in(dir) == std::set<std::string>{"run.xdmf", "run_007.hdf5", "run_008.hdf5", "run_009.hdf5"});
   CHECK(read_hdf5_snapshot<double>(dir / "run_009.hdf5").t == 1.0);
   const std::string xdmf = read(dir / "run.xdmf");
@@ -100,7 +108,7 @@ TEST_CASE("a_series_of_snapshots_appears_only_when_committed_numbered_with_its_x
 
 TEST_CASE("a_missing_truncated_or_foreign_snapshot_is_refused_in_one_line", "[hdf5][cli]") {
   const fs::path dir = scratch("hdf5_bad");
-  write_hdf5_snapshot(dir / "good.hdf5", full_precision_state<double>(200), {});
+  write_snapshot(dir / "good.hdf5", full_precision_state<double>(200), {});
   const std::string whole = read(dir / "good.hdf5");
   std::ofstream(dir / "truncated.hdf5", std::ios::binary) << whole.substr(0, whole.size() / 2);
   std::ofstream(dir / "text.hdf5") << kStateHeader << "\n0,1,0,0,0,0,0,0\n";

@@ -15,8 +15,7 @@
 #include "cli/parse.hpp"
 #include "cli/timing.hpp"
 #include "core/error.hpp"
-#include "io/atomic_file.hpp"
-#include "io/output_files.hpp"
+#include "io/output_set.hpp"
 #include "io/provenance.hpp"
 #include "shortrange/cell_list.hpp"
 #include "shortrange/cuda/cell_list.hpp"
@@ -117,7 +116,7 @@ Placement<T> place(const CellsOptions& o, const std::array<double, 3>& L, std::s
 }
 
 template <class T>
-int cells_typed(const CellsOptions& o) {
+int cells_typed(const CellsOptions& o, OutputSet& outputs) {
   const auto n = static_cast<std::size_t>(o.n);
   std::array<double, 3> L{};
   if (o.box.empty()) L.fill(std::cbrt(double(o.n) / o.density));
@@ -185,11 +184,8 @@ int cells_typed(const CellsOptions& o) {
       {"seconds_max", *std::max_element(seconds.begin(), seconds.end())},
       {"device", device},
       {"command_line", o.command_line}};
-  if (!o.summary.empty()) {
-    AtomicFile file(o.summary);
-    file.stream() << summary.dump(2) << "\n";
-    file.commit();
-  }
+  if (!o.summary.empty()) outputs.stream(o.summary) << summary.dump(2) << "\n";
+  outputs.commit({});
   std::printf("cells %s %s, %s order: %zu particles in %u cells, %zu changed cell, median %.4g ms per build (%s)\n",
               o.builder.c_str(), o.precision.c_str(), o.order.c_str(), n, cells, moved, 1e3 * median_of(seconds), device.c_str());
   return 0;
@@ -204,9 +200,11 @@ int cells_command(const CellsOptions& o) {
   if (o.builder == cpu_builder && o.given("--cache")) throw InputError("--cache applies to the CUDA builders, not cpu");
   if (o.order == "step" && o.given("--moved-fraction")) throw InputError("--moved-fraction applies to --order random");
   if (o.given("--box") && o.given("--density")) throw InputError("give --box or --density, not both");
-  if (!o.summary.empty()) check_output_files({{"--summary", o.summary, {}}});
-  if (o.precision == "float") return cells_typed<float>(o);
-  return cells_typed<double>(o);
+  std::vector<OutputFile> files;
+  if (!o.summary.empty()) files.push_back({"--summary", o.summary, OutputKind::plain});
+  OutputSet outputs(files);
+  if (o.precision == "float") return cells_typed<float>(o, outputs);
+  return cells_typed<double>(o, outputs);
 }
 
 }  // namespace nbody::cli

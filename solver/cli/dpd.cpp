@@ -9,7 +9,6 @@
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "core/error.hpp"
-#include "core/interrupt.hpp"
 #include "core/real.hpp"
 #include "io/archive.hpp"
 #include "run/command.hpp"
@@ -125,7 +124,7 @@ DpdParameters parameters_of(const DpdOptions& o) {
 }
 
 template <class T>
-int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed) {
+int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed, OutputSet& outputs) {
   const DpdParameters p = parameters_of(o);
   const auto L = box_sides(o.box);
   DpdState<T> state;
@@ -167,7 +166,7 @@ int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed) {
                        provenance = {{"command_line", o.contract.command_line}, {"steps", o.steps}};
   const auto run_with = [&](auto& driver, const std::string& device) {
     shortrange::DpdModel<T, std::remove_reference_t<decltype(driver)>> model(state, driver, p, o.engine, device);
-    return run::run_model(model, o.contract.files, request, resumed, identity, part, provenance);
+    return run::run_model(model, o.contract.files, outputs, request, resumed, identity, part, provenance);
   };
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
@@ -184,7 +183,6 @@ int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed) {
 }  // namespace
 
 int dpd_command(const DpdOptions& given) {
-  DeferInterrupts defer;
   DpdOptions o = given;
   std::optional<Checkpoint> resumed;
   if (!given.contract.files.resume.empty()) {
@@ -195,9 +193,9 @@ int dpd_command(const DpdOptions& given) {
   if (o.steps == 0) throw InputError("--steps is required (the step to reach)");
   check_engine_options(o.engine, o.cell_list, o.contract.given("--cell-list"));
   check_particle_outputs(o.contract);
-  check_contract(o.contract, o.snapshot_every > 0);
-  if (o.precision == "float") return dpd_typed<float>(o, resumed);
-  return dpd_typed<double>(o, resumed);
+  OutputSet outputs = open_contract_files(o.contract, o.snapshot_every > 0);
+  if (o.precision == "float") return dpd_typed<float>(o, resumed, outputs);
+  return dpd_typed<double>(o, resumed, outputs);
 }
 
 }  // namespace nbody::cli

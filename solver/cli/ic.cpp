@@ -5,9 +5,7 @@
 #include "cli/parse.hpp"
 #include "cli/time_spec.hpp"
 #include "core/memory.hpp"
-#include "io/atomic_file.hpp"
-#include "io/output_files.hpp"
-#include "io/provenance.hpp"
+#include "io/output_set.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
 
@@ -16,7 +14,7 @@ namespace nbody::cli {
 namespace {
 template <class T>
 int ic_typed(const IcOptions& o) {
-  check_output_files({is_hdf5_path(o.out) ? OutputFile{"--out", o.out, {}} : output_with_meta("--out", o.out)});
+  OutputSet outputs({{"--out", o.out, is_hdf5_path(o.out) ? OutputKind::plain : OutputKind::recorded}});
   if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
   State<T> s;
   if (o.at_time.empty()) {
@@ -32,12 +30,11 @@ int ic_typed(const IcOptions& o) {
                                      {"initial_condition", to_json(o.ic)},
                                      {"G", o.ic.G},
                                      {"at_time", o.at_time}};
-  if (is_hdf5_path(o.out)) {  // a snapshot at the start time, its provenance inside
-    write_hdf5_snapshot(o.out, s, parameters);
-  } else {
-    write_file_atomically(o.out, format_state_csv(s));
-    write_meta(o.out, parameters);
-  }
+  if (is_hdf5_path(o.out))  // a snapshot at the start time, its provenance inside
+    write_hdf5_snapshot(outputs, o.out, s, parameters);
+  else
+    outputs.stream(o.out) << format_state_csv(s);
+  outputs.commit(parameters);
   std::printf("wrote %zu bodies (%s) to %s\n", s.size(), o.precision.c_str(), o.out.c_str());
   return 0;
 }

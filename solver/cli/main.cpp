@@ -12,6 +12,7 @@
 #include "cli/parse.hpp"
 #include "cli/tune.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
 #include "engines/engine.hpp"
@@ -164,8 +165,10 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
-// Under mpiexec the line is printed once, by the lowest failing rank (mpi/ranks.hpp).
+// Under mpiexec the line is printed once, by the lowest failing rank (mpi/ranks.hpp). The command
+// has ended: a signal now would add a second line.
 int fail(const char* kind, std::string_view message, int code) {
+  hold_interrupts();
   mpi::report("nbody: " + std::string(kind) + ": " + one_line(message));
   return code;
 }
@@ -352,6 +355,9 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  nbody::mpi::Session ranks;  // under mpiexec: MPI's life, and the exit code all ranks agree on
-  return ranks.finish(run_cli(argc, argv));
+  nbody::install_interrupt_handlers();  // first: a signal at any instant ends the command in one line (core/interrupt.hpp)
+  nbody::mpi::Session ranks;            // under mpiexec: MPI's life, and the exit code all ranks agree on
+  const int code = run_cli(argc, argv);
+  nbody::hold_interrupts();  // the command has ended, its outputs written or removed
+  return ranks.finish(code);
 }

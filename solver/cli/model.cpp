@@ -53,12 +53,12 @@ void check_engine_options(const std::string& engine, const std::string& cell_lis
   if (engine != "cuda" && cell_list_given) throw InputError("--cell-list applies to --engine cuda");
 }
 
-void check_contract(const ContractOptions& o, bool snapshot_every_given, std::vector<InputFile> inputs) {
+OutputSet open_contract_files(const ContractOptions& o, bool snapshot_every_given, std::vector<InputFile> inputs) {
   const run::Files& f = o.files;
   if (f.checkpoint.empty() && (!o.checkpoint_every.empty() || !o.stop_at.empty()))
     throw InputError("--checkpoint-every and --stop-at need --checkpoint FILE");
   if (f.snapshots.empty() && snapshot_every_given) throw InputError("--snapshot-every needs --snapshots FILE");
-  run::check_run_files(f, std::move(inputs));
+  return run::open_run_files(f, std::move(inputs));
 }
 
 void check_particle_outputs(const ContractOptions& o) {

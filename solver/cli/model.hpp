@@ -39,8 +39,9 @@ void add_engine_options(CLI::App& cmd, std::string& engine, std::string& cell_li
 void check_engine_options(const std::string& engine, const std::string& cell_list, bool cell_list_given);
 
 // Before any work: an interval without its file (--snapshot-every without --snapshots, ...), then
-// every file (run::check_run_files). (--diag-every without --diagnostics samples for the summary.)
-void check_contract(const ContractOptions& o, bool snapshot_every_given, std::vector<InputFile> inputs = {});
+// every file, checked and locked (run::open_run_files). (--diag-every without --diagnostics
+// samples for the summary.)
+OutputSet open_contract_files(const ContractOptions& o, bool snapshot_every_given, std::vector<InputFile> inputs = {});
 
 // The particle models write CSV: an HDF5 name for --snapshots or --final-state is refused.
 void check_particle_outputs(const ContractOptions& o);

@@ -12,9 +12,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "engines/engine.hpp"
-#include "io/atomic_file.hpp"
-#include "io/output_files.hpp"
-#include "io/provenance.hpp"
+#include "io/output_set.hpp"
 
 namespace nbody::cli {
 
@@ -55,7 +53,7 @@ std::vector<T> parse_point(const std::string& text, const std::string& flag) {
 }
 
 template <class T>
-int potential_typed(const PotentialOptions& o) {
+int potential_typed(const PotentialOptions& o, OutputSet& outputs) {
   const auto wall_start = std::chrono::steady_clock::now();
   const int per_axis = o.resolution ? o.resolution : o.volume ? 64 : 256;
   if (per_axis > (o.volume ? 512 : 4096))
@@ -143,16 +141,9 @@ int potential_typed(const PotentialOptions& o) {
                                {"centre", {RealTraits<T>::format(centre[0]), RealTraits<T>::format(centre[1]), RealTraits<T>::format(centre[2])}},
                                {"extent", RealTraits<T>::format(half)}};
   if (!o.volume) parameters["at"] = RealTraits<T>::format(third);
-  AtomicFile out(o.out);
-  out.stream() << text;
-  std::optional<AtomicFile> summary_file;
-  if (!o.summary.empty()) {
-    summary_file.emplace(o.summary);
-    summary_file->stream() << summary.dump(2) << "\n";
-  }
-  out.commit();
-  if (summary_file) summary_file->commit();
-  write_meta(o.out, parameters);
+  outputs.stream(o.out) << text;
+  if (!o.summary.empty()) outputs.stream(o.summary) << summary.dump(2) << "\n";
+  outputs.commit(parameters);
   std::printf("potential of %zu bodies at %zu nodes (%s), %s: %.3g s\n", n, points, o.volume ? "volume" : o.plane.c_str(),
               force_engine->potential_method().c_str(), seconds);
   return 0;
@@ -163,10 +154,10 @@ int potential_typed(const PotentialOptions& o) {
 int potential_command(const PotentialOptions& o) {
   std::vector<InputFile> inputs;
   if (o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
-  std::vector<OutputFile> outputs = {output_with_meta("--out", o.out)};
-  if (!o.summary.empty()) outputs.push_back({"--summary", o.summary, {}});
-  check_output_files(outputs, inputs);
-  return dispatch_precision(o.precision, [&]<class T>() { return potential_typed<T>(o); });
+  std::vector<OutputFile> files = {{"--out", o.out, OutputKind::recorded}};
+  if (!o.summary.empty()) files.push_back({"--summary", o.summary, OutputKind::plain});
+  OutputSet outputs(files, inputs);
+  return dispatch_precision(o.precision, [&]<class T>() { return potential_typed<T>(o, outputs); });
 }
 
 }  // namespace nbody::cli

@@ -8,7 +8,6 @@
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "cli/time_spec.hpp"
-#include "core/interrupt.hpp"
 #include "core/memory.hpp"
 #include "driver/simulation.hpp"
 #include "engines/engine.hpp"
@@ -25,7 +24,8 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
       "components of err / (atol + rtol max(|y_old|, |y_new|)), a step is accepted when it is <= 1.\n"
       "Outputs are checked before the run starts: each names a file in an existing folder this process can write, and no two\n"
       "files written (outputs, their provenance records X.meta.json of X.csv or X, the checkpoint's FILE.bak) nor an input may be\n"
-      "the same file. Each output appears whole when the run ends (or stops at --stop-at), never in part.\n"
+      "the same file, nor may another nbody run be writing any of them (X.lock while it runs). Each output appears whole\n"
+      "when the run ends (or stops at --stop-at), never in part.\n"
       "Diagnostics: a sample measures the energy (--energy), momentum, angular momentum and centre of mass at the start, every\n"
       "--diag-every and at the end; without --diag-every they are kept within --diag-budget of the run's time.\n"
       "Interrupted by SIGINT (Ctrl-C) or SIGTERM (a batch system's time limit), the run finishes its step, writes its checkpoint\n"
@@ -176,7 +176,7 @@ StepOptions<T> parse_steps(const RunOptions& o, const std::function<T(const std:
 }
 
 template <class T>
-int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed) {
+int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, OutputSet& outputs) {
   ForceLaw<T> law = parse_force_law<T>(o.force);
   law.compensated = o.compensated == "forces" || o.compensated == "both";
 
@@ -263,14 +263,13 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed) {
       {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.contract.files.resume}} : to_json(o.ic)},
       {"t_end", RealTraits<T>::format(t_end)},
       {"period", period_value ? nlohmann::json(RealTraits<T>::format(*period_value)) : nlohmann::json()}};
-  return run::run_model(sim, o.contract.files, request, resumed, fields_of(stored, run_identity), fields_of(stored, run_part),
+  return run::run_model(sim, o.contract.files, outputs, request, resumed, fields_of(stored, run_identity), fields_of(stored, run_part),
                         provenance);
 }
 
 }  // namespace
 
 int run_command(const RunOptions& options) {
-  DeferInterrupts defer;  // SIGINT, SIGTERM: the time loop stops between two steps
   RunOptions given = options;
   set_n(given.ic, given.n);
   given.ic.G = given.force.G;
@@ -300,8 +299,8 @@ int run_command(const RunOptions& options) {
                      "; " + o.integrator + " has a fixed order (`nbody list integrators`)");
   std::vector<InputFile> inputs;
   if (!resumed && o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
-  check_contract(o.contract, !o.snapshot_every.empty(), inputs);
-  return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o, resumed); });
+  OutputSet outputs = open_contract_files(o.contract, !o.snapshot_every.empty(), inputs);
+  return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o, resumed, outputs); });
 }
 
 }  // namespace nbody::cli

@@ -13,7 +13,6 @@
 #include "cli/parse.hpp"
 #include "cli/model.hpp"
 #include "core/error.hpp"
-#include "core/interrupt.hpp"
 #include "core/progress.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
@@ -135,7 +134,7 @@ constexpr auto sph_part = [](auto& o, auto&& f) {
 };
 
 template <class T>
-int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed) {
+int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed, OutputSet& outputs) {
   SphCase<T> c = make_case<T>(o);
   if (resumed) {
     ArchiveReader r(resumed->state);
@@ -176,7 +175,7 @@ int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed) {
                        provenance = {{"command_line", o.contract.command_line}, {"t_end", o.t_end}};
   const auto run_with = [&](auto& driver, const std::string& device) {
     shortrange::SphModel<T, std::remove_reference_t<decltype(driver)>> model(c, driver, o.case_name, o.engine, device, measures);
-    return run::run_model(model, o.contract.files, request, resumed, identity, part, provenance);
+    return run::run_model(model, o.contract.files, outputs, request, resumed, identity, part, provenance);
   };
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
@@ -250,7 +249,6 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
 }
 
 int sph_command(const SphOptions& given) {
-  DeferInterrupts defer;
   SphOptions o = given;
   std::optional<Checkpoint> resumed;
   if (!given.contract.files.resume.empty()) {
@@ -263,10 +261,10 @@ int sph_command(const SphOptions& given) {
   if (!(o.t_end > 0)) throw InputError("--t-end is required (simulated seconds to reach)");
   check_engine_options(o.engine, o.cell_list, o.contract.given("--cell-list"));
   check_particle_outputs(o.contract);
-  check_contract(o.contract, o.snapshot_every > 0);
+  OutputSet outputs = open_contract_files(o.contract, o.snapshot_every > 0);
   if (!resumed) o = resolved(o);
-  if (o.precision == "float") return sph_typed<float>(o, resumed);
-  return sph_typed<double>(o, resumed);
+  if (o.precision == "float") return sph_typed<float>(o, resumed, outputs);
+  return sph_typed<double>(o, resumed, outputs);
 }
 
 }  // namespace nbody::cli

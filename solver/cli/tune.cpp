@@ -15,8 +15,7 @@
 #include "engines/cuda/tune_cache.hpp"
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
-#include "io/atomic_file.hpp"
-#include "io/provenance.hpp"
+#include "io/output_set.hpp"
 #if NBODY_WITH_CUDA
 #include "engines/cuda/backend.hpp"
 #endif
@@ -119,6 +118,9 @@ int tune_typed(const TuneOptions& o) {
   if (const std::string why = unavailable_reason(entry.can.device); !why.empty())
     throw InputError("tune: " + o.engine + " cannot run here: " + why + " (`nbody list engines` marks what runs here)");
   const std::vector<Launch> shapes = shape_grid(o, entry);
+  std::vector<OutputFile> files;
+  if (!o.csv.empty()) files.push_back({"--csv", o.csv, OutputKind::recorded});
+  OutputSet outputs(files);
 
   IcParams ic;
   ic.name = o.ic;
@@ -199,15 +201,13 @@ int tune_typed(const TuneOptions& o) {
     out << buf << csv_field(r.device) << "," << csv_field(r.note) << "\n";
   }
   std::fputs(out.str().c_str(), stdout);
-  if (!o.csv.empty()) {
-    write_file_atomically(o.csv, out.str());
-    write_meta(o.csv, {{"command", "tune"}, {"engine", o.engine}, {"precision", o.precision}, {"n", n},
-                       {"repeats", o.repeats}, {"seed", o.seed}, {"force", to_json(o.force)},
+  if (!o.csv.empty()) outputs.stream(o.csv) << out.str();
+  outputs.commit({{"command", "tune"}, {"engine", o.engine}, {"precision", o.precision}, {"n", n},
+                  {"repeats", o.repeats}, {"seed", o.seed}, {"force", to_json(o.force)},
 #if NBODY_WITH_CUDA
-                       {"cuda", nlohmann::json::parse(cuda::device_json())},
+                  {"cuda", nlohmann::json::parse(cuda::device_json())},
 #endif
-                       {"timing", "median of device times (CUDA/OpenCL events), kernels only"}});
-  }
+                  {"timing", "median of device times (CUDA/OpenCL events), kernels only"}});
   if (best == rows.size()) {
     std::fprintf(stderr, "nbody tune: no shape ran\n");
     return 3;

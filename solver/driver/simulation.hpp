@@ -159,8 +159,8 @@ class Simulation {
   std::string particle_rows() const { return format_snapshot_rows(state_); }
   std::string final_state() const { return format_state_csv(state_); }
   void write_hdf5_snapshot(Hdf5Snapshots& series) const { series.write(state_); }
-  void write_hdf5_final_state(const std::string& path, const nlohmann::json& parameters) const {
-    nbody::write_hdf5_snapshot(path, state_, parameters);
+  void write_hdf5_final_state(OutputSet& outputs, const std::string& path, const nlohmann::json& parameters) const {
+    nbody::write_hdf5_snapshot(outputs, path, state_, parameters);
   }
   nlohmann::json parameters() const {
     return {{"engine", engine_name_}, {"device", engine_->device_info()}, {"energy_method", energy_method()}};

@@ -1,16 +1,27 @@
 #pragma once
-// An output file that appears under its name only when complete: it is written to a temporary
-// name in the same directory and renamed on commit(); if the writer fails or throws, the
-// destructor removes the temporary file, so no half-written output is ever left behind; a signal
-// removes it too (core/interrupt.hpp). Under mpiexec only rank 0 writes: on the other ranks the
-// stream goes to /dev/null (mpi/ranks.hpp).
+// A file that appears under its name only when whole: it is written under a temporary name in
+// the same folder (FILE.tmp.PID), registered so that a signal removes it (core/interrupt.hpp),
+// renamed by commit(), and removed by the destructor otherwise. The stream writes straight to the
+// file descriptor: a write that fails (a full disk, a file size limit, an I/O error) throws
+// RunError naming the file and the reason at once, so that a run stops as soon as its output
+// cannot be written. Under mpiexec only rank 0 writes: on the other ranks the stream goes to
+// /dev/null (mpi/ranks.hpp). The outputs of a command are committed together by an OutputSet
+// (io/output_set.hpp); an AtomicFile alone is one file written whole (a checkpoint, a cache).
 #include <filesystem>
-#include <fstream>
+#include <memory>
+#include <ostream>
 #include <string>
 
 #include "core/interrupt.hpp"
 
 namespace nbody {
+
+// FILE.tmp.PID, where FILE is written until it is whole.
+std::filesystem::path temporary_for(const std::filesystem::path& path);
+
+// Writes `path`'s data to the disk, where errors that no write saw (a quota, a network file
+// system) show: RunError naming `shown` and the reason.
+void sync_file(const std::filesystem::path& path, const std::string& shown);
 
 class AtomicFile {
  public:
@@ -19,16 +30,22 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  std::ofstream& stream() { return out_; }
+  std::ostream& stream();
   const std::filesystem::path& path() const { return path_; }
-  // Flushes, checks for write errors, and renames the temporary file to the final name.
+  // Where the file is being written: a library that writes by name (HDF5) writes here.
+  const std::filesystem::path& temporary() const { return tmp_; }
+  // Flushes the stream, writes the file to the disk and closes it: RunError if any of it failed.
+  void close();
+  // close(), then the file takes its name.
   void commit();
 
  private:
+  class Buffer;
   std::filesystem::path path_, tmp_;
   RegisteredTemporary registration_;
-  std::ofstream out_;
-  bool committed_ = false;
+  std::unique_ptr<Buffer> buffer_;
+  std::unique_ptr<std::ostream> out_;
+  bool closed_ = false, committed_ = false;
 };
 
 // Writes `text` to `path` atomically.

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "io/archive.hpp"
 #include "io/atomic_file.hpp"
 #include "mpi/ranks.hpp"
@@ -40,6 +41,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   sum.put(fnv1a(body));
   AtomicFile out(path);
   out.stream() << body << sum.bytes();
+  out.close();  // whole on the disk before the previous one is touched
   // The previous checkpoint becomes FILE.bak through a second name (a hard link), so that FILE
   // exists at every moment; where links are not supported, it is renamed.
   if (std::filesystem::exists(path)) {
@@ -51,6 +53,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
     if (ec) throw RunError("cannot keep the previous checkpoint as '" + bak.string() + "': " + ec.message());
   }
   out.commit();
+  note_checkpoint(path.string());
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& path) {

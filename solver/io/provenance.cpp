@@ -10,7 +10,6 @@
 #include "build_config.hpp"
 #include "engines/gpu_engines.hpp"
 #include "git_info.hpp"
-#include "io/atomic_file.hpp"
 #include "mpi/ranks.hpp"
 
 namespace nbody {
@@ -64,10 +63,10 @@ nlohmann::json provenance_record(const nlohmann::json& parameters) {
   return {{"written_utc", utc_timestamp()}, {"build", build_info()}, {"host", host_info()}, {"parameters", parameters}};
 }
 
-void write_meta(const std::filesystem::path& csv, const nlohmann::json& parameters) {
+std::string meta_record(const std::filesystem::path& csv, const nlohmann::json& parameters) {
   nlohmann::json meta = provenance_record(parameters);
   meta["file"] = csv.filename().string();
-  write_file_atomically(meta_path_for(csv), meta.dump(2) + "\n");
+  return meta.dump(2) + "\n";
 }
 
 }  // namespace nbody

@@ -2,6 +2,7 @@
 // Provenance: every CSV the program writes gets a sidecar X.meta.json (X.csv -> X.meta.json) with
 // the build (commit, compiler, flags), the host (CPU model, threads) and the run's parameters.
 #include <filesystem>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,7 @@ std::filesystem::path meta_path_for(const std::filesystem::path& csv);
 // (the sidecar of a CSV holds it, an HDF5 snapshot's Header too).
 nlohmann::json provenance_record(const nlohmann::json& parameters);
 
-// Writes the sidecar of `csv`: its name and provenance_record(parameters).
-void write_meta(const std::filesystem::path& csv, const nlohmann::json& parameters);
+// The text of the sidecar of `csv` (io/output_set.hpp writes it): its name and provenance_record(parameters).
+std::string meta_record(const std::filesystem::path& csv, const nlohmann::json& parameters);
 
 }  // namespace nbody

@@ -1,15 +1,17 @@
 #include "io/snapshot_hdf5.hpp"
 
 #include <hdf5.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <type_traits>
 
 #include "core/error.hpp"
 #include "core/real.hpp"
-#include "io/atomic_file.hpp"
+#include "io/output_set.hpp"
 #include "io/provenance.hpp"
 #include "mpi/ranks.hpp"
 
@@ -30,6 +32,12 @@ fs::path hdf5_snapshot_file(const fs::path& name, std::uint64_t index) {
 fs::path xdmf_path_for(const fs::path& name) {
   fs::path xdmf = name;
   return xdmf.replace_extension(".xdmf");
+}
+
+bool is_hdf5_snapshot_file(const fs::path& name, const fs::path& file) {
+  const std::string prefix = name.stem().string() + "_", stem = file.stem().string();
+  return file.parent_path() == name.parent_path() && file.extension() == name.extension() && stem.starts_with(prefix) &&
+         stem.size() >= prefix.size() + 3 && std::all_of(stem.begin() + prefix.size(), stem.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 namespace {
@@ -57,10 +65,12 @@ class Id {
   herr_t (*close_)(hid_t);
 };
 
-// HDF5 prints its error stack by default; errors here are reported in one line instead.
-void silence_hdf5() {
-  static const bool silenced = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
-  (void)silenced;
+// Before any other HDF5 call: no error stack printed (errors here are reported in one line
+// instead), and no library shutdown at exit, where HDF5 1.10 crashes on a file whose writing
+// failed (a full disk); every file is closed before then.
+void start_hdf5() {
+  static const bool started = H5dont_atexit() >= 0 && H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+  (void)started;
 }
 
 // Doubles per value: a float or double is stored as itself; wider types as the shortest sum of
@@ -93,16 +103,22 @@ T sum_of_terms(const double* t, std::size_t k) {
   return sum;
 }
 
-// Writes groups, attributes and datasets of one file; any HDF5 failure becomes a RunError naming it.
+// Writes groups, attributes and datasets of one file; any HDF5 failure becomes a RunError naming
+// it, and why: the system's reason (errno, cleared after each call that worked), else HDF5's step.
 struct Writer {
   std::string file;
 
   hid_t made(hid_t id, const std::string& what) const {
-    if (id < 0) throw RunError("cannot write snapshot '" + file + "': HDF5 failed to create " + what + " (disk full?)");
+    if (id < 0) fail("create " + what);
+    errno = 0;
     return id;
   }
   void done(herr_t rc, const std::string& what) const {
-    if (rc < 0) throw RunError("cannot write snapshot '" + file + "': HDF5 failed to write " + what + " (disk full?)");
+    if (rc < 0) fail("write " + what);
+    errno = 0;
+  }
+  [[noreturn]] void fail(const std::string& step) const {
+    throw RunError("cannot write snapshot '" + file + "': " + (errno ? std::strerror(errno) : "HDF5 failed to " + step));
   }
   // count 0: a scalar.
   void attribute(hid_t at, const char* name, hid_t file_type, hid_t memory_type, const void* data, hsize_t count = 0) const {
@@ -131,6 +147,8 @@ struct Writer {
 
 template <class T>
 void write_snapshot_file(const fs::path& path, const std::string& shown_name, const State<T>& s, const std::string& provenance) {
+  start_hdf5();
+  errno = 0;
   const Writer w{shown_name};
   const std::size_t n = s.size();
   if (n >= (std::size_t{1} << 32)) throw RunError("snapshot '" + shown_name + "': GADGET's header counts at most 2^32 - 1 bodies");
@@ -195,7 +213,7 @@ void write_snapshot_file(const fs::path& path, const std::string& shown_name, co
     w.dataset(group, "Masses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, first.data(), {n});
     if constexpr (K > 1) w.dataset(group, "MassesExpansion", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, terms.data(), {n, K});
   }
-  if (!group.close() || !file.close()) throw RunError("cannot write snapshot '" + shown_name + "': HDF5 failed to close it (disk full?)");
+  if (!group.close() || !file.close()) w.fail("close it");
 }
 
 std::string xml_escaped(const std::string& text) {
@@ -214,60 +232,29 @@ std::string xml_escaped(const std::string& text) {
 
 }  // namespace
 
-Hdf5Snapshots::Hdf5Snapshots(fs::path name, const nlohmann::json& parameters, std::uint64_t first_index)
-    : name_(std::move(name)), record_(provenance_record(parameters)), first_index_(first_index) {
-  silence_hdf5();
-}
-
-Hdf5Snapshots::~Hdf5Snapshots() {
-  if (committed_) return;
-  std::error_code ec;
-  for (const File& f : files_) fs::remove(f.temporary, ec);
-}
+Hdf5Snapshots::Hdf5Snapshots(OutputSet& outputs, fs::path name, const nlohmann::json& parameters, std::uint64_t first_index)
+    : outputs_(outputs), name_(std::move(name)), record_(provenance_record(parameters)), first_index_(first_index) {}
 
 template <class T>
-void write_hdf5_snapshot(const fs::path& path, const State<T>& s, const nlohmann::json& parameters) {
+void write_hdf5_snapshot(OutputSet& outputs, const fs::path& path, const State<T>& s, const nlohmann::json& parameters) {
   if (!mpi::writes_files()) return;  // an MPI rank other than 0
-  fs::path temporary = path;
-  temporary += ".tmp." + std::to_string(::getpid());
-  RegisteredTemporary registration(temporary.string());
-  try {
-    write_snapshot_file(temporary, path.string(), s, provenance_record(parameters).dump());
-    std::error_code ec;
-    fs::rename(temporary, path, ec);
-    if (ec) throw RunError("cannot rename '" + temporary.string() + "' to '" + path.string() + "': " + ec.message());
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(temporary, ec);
-    throw;
-  }
+  write_snapshot_file(outputs.stage(path), path.string(), s, provenance_record(parameters).dump());
 }
 
 template <class T>
 void Hdf5Snapshots::write(const State<T>& s) {
   if (!mpi::writes_files()) return;  // an MPI rank other than 0: rank 0 writes the files
-  File f;
-  f.final = hdf5_snapshot_file(name_, next_index());
-  f.temporary = f.final;
-  f.temporary += ".tmp." + std::to_string(::getpid());
-  f.registration = std::make_unique<RegisteredTemporary>(f.temporary.string());
-  f.time = static_cast<double>(s.t);
-  files_.push_back(std::move(f));  // listed before it exists: a failure below still removes it
+  const fs::path file = hdf5_snapshot_file(name_, next_index());
+  const fs::path staged = outputs_.stage(file);
+  files_.push_back({file, static_cast<double>(s.t)});
   n_ = s.size();
   single_ = std::is_same_v<T, float>;
   record_["written_utc"] = utc_timestamp();
-  write_snapshot_file(files_.back().temporary, files_.back().final.string(), s, record_.dump());
+  write_snapshot_file(staged, file.string(), s, record_.dump());
 }
 
-void Hdf5Snapshots::commit() {
+void Hdf5Snapshots::finish() {
   if (!mpi::writes_files()) return;
-  for (File& f : files_) {
-    std::error_code ec;
-    fs::rename(f.temporary, f.final, ec);
-    if (ec) throw RunError("cannot rename '" + f.temporary.string() + "' to '" + f.final.string() + "': " + ec.message());
-    f.registration->release();
-  }
-  committed_ = true;
   // The sidecar: file names relative to it (it lies beside them). A vertex cell per body, its
   // connectivity the ids 0..N-1, so that ParaView draws the points (without cells it shows none).
   const std::string n = std::to_string(n_), precision = single_ ? "4" : "8";
@@ -279,10 +266,10 @@ void Hdf5Snapshots::commit() {
       "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n    <Grid Name=\"" + xml_escaped(name_.stem().string()) +
       "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const File& f : files_) {
-    const std::string file = f.final.filename().string();
+    const std::string file = f.name.filename().string();
     char time[32];
     std::snprintf(time, sizeof time, "%.17g", f.time);
-    xml += "      <Grid Name=\"" + xml_escaped(f.final.stem().string()) + "\" GridType=\"Uniform\">\n        <Time Value=\"" +
+    xml += "      <Grid Name=\"" + xml_escaped(f.name.stem().string()) + "\" GridType=\"Uniform\">\n        <Time Value=\"" +
            time + "\"/>\n        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" + n +
            "\" NodesPerElement=\"1\">\n          " + item(file, "ParticleIDs", n, "UInt", "8") +
            "\n        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n          " +
@@ -295,7 +282,7 @@ void Hdf5Snapshots::commit() {
            item(file, "ParticleIDs", n, "UInt", "8") + "\n        </Attribute>\n      </Grid>\n";
   }
   xml += "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  write_file_atomically(xdmf_path_for(name_), xml);
+  outputs_.stream(xdmf_path_for(name_)) << xml;
 }
 
 namespace {
@@ -346,7 +333,7 @@ struct Reader {
 
 template <class T>
 State<T> read_hdf5_snapshot(const fs::path& path) {
-  silence_hdf5();
+  start_hdf5();
   const std::string where = "snapshot '" + path.string() + "'";
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError("cannot open " + where + " (no such file)");
@@ -412,7 +399,7 @@ State<T> read_hdf5_snapshot(const fs::path& path) {
 
 #define NBODY_INSTANTIATE(T)                                     \
   template void Hdf5Snapshots::write<T>(const State<T>&);        \
-  template void write_hdf5_snapshot<T>(const fs::path&, const State<T>&, const nlohmann::json&); \
+  template void write_hdf5_snapshot<T>(OutputSet&, const fs::path&, const State<T>&, const nlohmann::json&); \
   template State<T> read_hdf5_snapshot<T>(const fs::path&);
 NBODY_FOR_EACH_PRECISION(NBODY_INSTANTIATE)
 

@@ -24,20 +24,19 @@ Checkpoint read_run_checkpoint(const std::string& command, const std::string& pa
   return c;
 }
 
-void check_run_files(const Files& f, std::vector<InputFile> inputs) {
+OutputSet open_run_files(const Files& f, std::vector<InputFile> inputs) {
   std::vector<OutputFile> outputs;
   for (const auto& [flag, path] :
        {std::pair{"--diagnostics", f.diagnostics}, {"--snapshots", f.snapshots}, {"--final-state", f.final_state}})
-    if (!path.empty()) outputs.push_back(output_with_meta(flag, path));
-  for (OutputFile& out : outputs) {  // HDF5 holds its provenance; a series of snapshots has its XDMF sidecar
-    if (!is_hdf5_path(out.path)) continue;
-    out.companions.clear();
-    if (out.flag == "--snapshots") out.companions.push_back({xdmf_path_for(out.path), "XDMF time series"});
-  }
-  if (!f.summary.empty()) outputs.push_back({"--summary", f.summary, {}});
-  if (!f.checkpoint.empty()) outputs.push_back({"--checkpoint", f.checkpoint, {{checkpoint_backup(f.checkpoint), "backup"}}});
+    if (!path.empty())  // HDF5 holds its provenance; HDF5 snapshots are a file per time
+      outputs.push_back({flag, path,
+                         !is_hdf5_path(path)                  ? OutputKind::recorded
+                         : flag == std::string("--snapshots") ? OutputKind::series
+                                                              : OutputKind::plain});
+  if (!f.summary.empty()) outputs.push_back({"--summary", f.summary, OutputKind::plain});
+  if (!f.checkpoint.empty()) outputs.push_back({"--checkpoint", f.checkpoint, OutputKind::checkpoint});
   if (!f.resume.empty()) inputs.push_back({"--resume", f.resume, "--checkpoint"});
-  check_output_files(outputs, inputs);
+  return OutputSet(outputs, inputs);
 }
 
 }  // namespace nbody::run

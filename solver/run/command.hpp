@@ -29,9 +29,8 @@
 #include "core/interrupt.hpp"
 #include "core/real.hpp"
 #include "io/archive.hpp"
-#include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
-#include "io/output_files.hpp"
+#include "io/output_set.hpp"
 #include "io/provenance.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "mpi/ranks.hpp"
@@ -57,9 +56,10 @@ struct Request {
 // The checkpoint of a model's run, refused (InputError, one line) unless `command` wrote it.
 Checkpoint read_run_checkpoint(const std::string& command, const std::string& path);
 
-// Throws InputError when a file of `files` cannot be written, clashes with another or overwrites
-// an input (`inputs`, and the checkpoint resumed).
-void check_run_files(const Files& files, std::vector<InputFile> inputs = {});
+// The files of a run, checked and locked (io/output_set.hpp): its outputs (a CSV with its provenance
+// record, an HDF5 series, the checkpoint) and inputs (the checkpoint resumed, and `inputs`).
+// InputError, in one line naming the flag and the file, at the first problem.
+OutputSet open_run_files(const Files& files, std::vector<InputFile> inputs = {});
 
 namespace detail {
 // An interval for people and for provenance records: "0.25" (time) or "100 steps".
@@ -70,12 +70,12 @@ std::string every_text(const Every<Time>& e) {
 }  // namespace detail
 
 // Runs `model` (made from its start, or loaded from `resumed`'s state) as `request` asks and
-// writes `files`; `identity` (the flags that make the run what it is) and `part` (what this part
+// writes `files` (opened as `outputs`: nothing appears unless the run ends or stops at --stop-at); `identity` (the flags that make the run what it is) and `part` (what this part
 // chose: its end, outputs, ...; a resume inherits them) go into the checkpoints, `provenance` (the
 // command line, ...) into every output's record. Returns the exit code: 0 done or
 // stopped at --stop-at, 128 + signal when interrupted.
 template <class Model>
-int run_model(Model& model, const Files& files, const Request<typename Model::Time>& request,
+int run_model(Model& model, const Files& files, OutputSet& outputs, const Request<typename Model::Time>& request,
               const std::optional<Checkpoint>& resumed, const nlohmann::json& identity, const nlohmann::json& part,
               const nlohmann::json& provenance) {
   using Time = typename Model::Time;
@@ -109,35 +109,32 @@ int run_model(Model& model, const Files& files, const Request<typename Model::Ti
   }
   typename RunLoop<Model>::Events events;
 
-  // The outputs, each written whole at the end (AtomicFile): the diagnostics and CSV snapshots as
-  // the run goes, HDF5 snapshots one file per time under temporary names.
+  // The outputs, committed together at the end: the diagnostics and CSV snapshots written as the
+  // run goes, HDF5 snapshots one file per time.
   nlohmann::json parameters = identity;
   parameters.update(provenance);
   parameters.update(model.parameters());
   parameters["diag_every"] = detail::every_text(loop.schedule().samples);
   if (!files.snapshots.empty()) parameters["snapshot_every"] = detail::every_text(loop.schedule().snapshots);
-  std::optional<AtomicFile> diagnostics, snapshots;
+  std::ostream* diagnostics = files.diagnostics.empty() ? nullptr : &outputs.stream(files.diagnostics);
+  if (diagnostics) *diagnostics << model.diagnostics_header() << "\n";
   std::optional<Hdf5Snapshots> hdf5_snapshots;
-  if (!files.diagnostics.empty()) {
-    diagnostics.emplace(files.diagnostics);
-    diagnostics->stream() << model.diagnostics_header() << "\n";
-  }
   if (is_hdf5_path(files.snapshots)) {
     if constexpr (requires { model.write_hdf5_snapshot(*hdf5_snapshots); }) {
-      hdf5_snapshots.emplace(files.snapshots, parameters, snapshots_written);
+      hdf5_snapshots.emplace(outputs, files.snapshots, parameters, snapshots_written);
       events.snapshot = [&] { model.write_hdf5_snapshot(*hdf5_snapshots), ++snapshots_written; };
     } else {
       throw InputError("--snapshots " + files.snapshots + ": this model writes CSV (give a .csv name)");
     }
   } else if (!files.snapshots.empty()) {
-    snapshots.emplace(files.snapshots);
-    snapshots->stream() << model.particles_header() << "\n";
-    events.snapshot = [&] { snapshots->stream() << model.particle_rows(), ++snapshots_written; };
+    std::ostream& snapshots = outputs.stream(files.snapshots);
+    snapshots << model.particles_header() << "\n";
+    events.snapshot = [&] { snapshots << model.particle_rows(), ++snapshots_written; };
   }
   std::optional<Sample> last;
   Position<Time> last_at;
   events.sample = [&](const Sample& s) {
-    if (diagnostics) diagnostics->stream() << model.diagnostics_row(s) << "\n";
+    if (diagnostics) *diagnostics << model.diagnostics_row(s) << "\n";
     last = s, last_at = model.position();
   };
   const auto write_checkpoint_now = [&] {
@@ -157,7 +154,9 @@ int run_model(Model& model, const Files& files, const Request<typename Model::Ti
   loop.set_events(events);
 
   const Position<Time> started_at = model.position();
+  std::optional<DeferInterrupts> defer(std::in_place);  // SIGINT, SIGTERM: the loop stops between two steps
   const bool completed = loop.run();
+  defer.reset();  // from here on a signal acts at once
   const Position<Time> at = model.position();
   const std::string where = loop.schedule().end.by_steps()
                                 ? "step " + std::to_string(at.step)
@@ -165,8 +164,8 @@ int run_model(Model& model, const Files& files, const Request<typename Model::Ti
   // Interrupted: the checkpoint (written by the loop on stopping) is the run's one output; the
   // others would be partial, so their temporary files go.
   if (const int sig = mpi::interrupt_signal(); !completed && sig) {
-    std::fprintf(stderr, "nbody: interrupted at %s; %s\n", where.c_str(),
-                 files.checkpoint.empty() ? "nothing saved" : ("checkpoint " + files.checkpoint + " resumes it").c_str());
+    say_interrupted("interrupted at " + where + "; " +
+                    (files.checkpoint.empty() ? "nothing saved" : "checkpoint " + files.checkpoint + " resumes it"));
     return 128 + sig;
   }
   if (completed && !files.checkpoint.empty()) write_checkpoint_now();  // the end: a later end extends the run
@@ -186,23 +185,15 @@ int run_model(Model& model, const Files& files, const Request<typename Model::Ti
   summary["samples"] = loop.samples_taken();
   summary["samples_skipped"] = loop.samples_skipped();  // due but over the diagnostics' share (--diag-budget)
 
-  std::optional<AtomicFile> final_state, summary_file;
   if (is_hdf5_path(files.final_state)) {
-    if constexpr (requires { model.write_hdf5_final_state(files.final_state, parameters); })
-      model.write_hdf5_final_state(files.final_state, parameters);
+    if constexpr (requires { model.write_hdf5_final_state(outputs, files.final_state, parameters); })
+      model.write_hdf5_final_state(outputs, files.final_state, parameters);
   } else if (!files.final_state.empty()) {
-    final_state.emplace(files.final_state);
-    final_state->stream() << model.final_state();
+    outputs.stream(files.final_state) << model.final_state();
   }
-  if (!files.summary.empty()) {
-    summary_file.emplace(files.summary);
-    summary_file->stream() << summary.dump(2) << "\n";
-  }
-  for (auto* f : {&diagnostics, &final_state, &summary_file, &snapshots})
-    if (*f) (*f)->commit();
-  if (hdf5_snapshots) hdf5_snapshots->commit();  // provenance is in each file's Header
-  for (const auto* f : {&diagnostics, &snapshots, &final_state})
-    if (*f) write_meta((*f)->path(), parameters);
+  if (!files.summary.empty()) outputs.stream(files.summary) << summary.dump(2) << "\n";
+  if (hdf5_snapshots) hdf5_snapshots->finish();
+  outputs.commit(parameters);
   std::printf("%s%s\n", model.summary_line(summary).c_str(),
               completed ? "" : (" (stopped at " + where + "; checkpoint " + files.checkpoint + ")").c_str());
   return 0;
