@@ -59,7 +59,7 @@ GRID_FRAMES = 8       # the paper's grid: t = 0, 2, ..., 14
 GRID_SIZE, MOVIE_SIZE = 640, 640
 MOVIE_FPS = 14
 MOVIE_PART_BYTES = 15_000_000
-MOVIE_LIMIT = 10_000_000  # bytes: a movie in results/ (issue 24), else its recipe and checksum
+MOVIE_LIMIT = 10_000_000  # bytes: a movie in results/ (spec), else its recipe and checksum
 MOVIE_CRF = (18, 21, 24, 27)  # H.264 qualities tried in turn
 RADIUS = 10.0         # --box 20
 # Every scene: leapfrog at a fixed step, Plummer softening a fortieth of R (S0 clamped the distance

@@ -1,7 +1,7 @@
 """E19 figure and table, SPH half: the 2-D dam break (a water column 1 m wide and 2 m high in a
 tank 4 m wide), the front position against time at six particle spacings (three on this
 machine's CPU, three finer on the H100), beside the experiments of Koshizuka and Oka (1996) and of
-Martin and Moyce (1952) as issue 23 tabulates them.
+Martin and Moyce (1952) as the E19 spec tabulates them.
 
 Reads results/E19_sph_dam_break.csv and its _timeseries.csv (`make all`),
 results/E19_sph_dam_break_gpu.csv and its _timeseries.csv (committed from the H100), and
@@ -18,17 +18,17 @@ from nbodylab import paper
 
 EXP, GPU_EXP, DSPH_EXP = "E19_sph_dam_break", "E19_sph_dam_break_gpu", "E19_sph_dam_break_dualsphysics"
 G, L, H, TANK = 9.81, 1.0, 2.0, 4.0  # gravity, the column's width and height, the tank's width (m)
-# Issue 23's tables: Koshizuka and Oka (t s, x m), Martin and Moyce (T, Z).
+# The E19 spec's tables: Koshizuka and Oka (t s, x m), Martin and Moyce (T, Z).
 KOSHIZUKA_OKA = [(0.266, 1.464), (0.414, 2.123), (0.565, 3.034), (0.751, 4.132)]
 MARTIN_MOYCE = [(1.219, 1.474), (1.997, 2.292), (2.547, 2.995), (3.345, 4.134)]
 T_SCALE = math.sqrt(2 * G / L)  # T = t sqrt(2 g / L)
 # Every record of the same collapse (a column twice as high as wide) at hand, to tell the
 # computation's lead from one record's: [(t s, x m)] scaled to L = 1 m, by the key of its macro.
 #   Koshizuka and Oka as DualSPHysics ships them beside its CaseDambreakVal2D
-#     (examples/main/01_DamBreak/EXP_X-DamTipPosition_Koshizula&Oka1996.txt): issue 23's four points
+#     (examples/main/01_DamBreak/EXP_X-DamTipPosition_Koshizula&Oka1996.txt): the spec's four points
 #     are among them;
 #   Koshizuka and Oka as PySPH digitized them (pysph/examples/db_exp_data.py, Z against T);
-#   Martin and Moyce's two columns of their Figure 3, a = 2.25 in (issue 23's points) and
+#   Martin and Moyce's two columns of their Figure 3, a = 2.25 in (the spec's points) and
 #     a = 1.125 in, as PySPH digitized them.
 EXPERIMENT_RECORDS = {
     "KoshizukaOkaDualSPHysics":

@@ -11,7 +11,7 @@ from nbodylab import paper
 
 EXP = "E19_sph_validation"
 GAP = 1e-3  # the Poiseuille case's gap (m)
-TARGETS = {"hydrostatic": 2.0, "poiseuille": 3.0}  # per cent, issue 23
+TARGETS = {"hydrostatic": 2.0, "poiseuille": 3.0}  # per cent (spec)
 
 
 def main():

@@ -1,5 +1,5 @@
 // Weakly compressible SPH stepped on the CPU (solver/shortrange/sph.hpp) on small versions of the
-// validation cases of issue 23 (solver/shortrange/sph_cases.hpp): the time step obeys the force,
+// validation cases of E19 (solver/shortrange/sph_cases.hpp): the time step obeys the force,
 // CFL and viscous conditions and is no smaller than the tightest of them; a hydrostatic tank stays
 // at rho0 g (H - y) within 2 % below its top two layers; Poiseuille flow between plates reaches
 // the analytic centre-line speed within 3 %; a coarse dam break conserves mass exactly, loses no

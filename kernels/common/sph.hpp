@@ -1,6 +1,6 @@
 #pragma once
 // The smoothing kernels and the equation of state of weakly compressible SPH (seed S3's dam break,
-// issue 23), host and device, float and double, in D = 2 or 3 dimensions.
+// the E19 spec), host and device, float and double, in D = 2 or 3 dimensions.
 //
 // A kernel W(r, h) has compact support 2h (q = r / h in [0, 2)) and integrates to 1 over the plane
 // (D = 2) or space (D = 3). Each gives W and F = (1/r) dW/dr, so that grad_i W(|r_i - r_j|) =

@@ -165,10 +165,11 @@ class RunLoop {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   }
 
-  // A sample now, within the budget: the samples so far and this one (costing what the last did)
-  // at most sample_budget of the time stepped and sampled.
+  // A sample now, within the budget: the samples so far, this one and the last of the run (each
+  // costing what the last did: the last is always taken) at most sample_budget of the time stepped
+  // and sampled.
   bool budget_allows() const {
-    const double after = sampling_seconds_ + last_sample_seconds_;
+    const double after = sampling_seconds_ + 2 * last_sample_seconds_;
     return schedule_.sample_budget >= 1 || after <= schedule_.sample_budget * (stepping_seconds_ + after);
   }
   bool within_budget() {

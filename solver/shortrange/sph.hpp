@@ -1,5 +1,5 @@
 #pragma once
-// Weakly compressible SPH on the CPU (OpenMP; issue 23, seed S3's dam break): the rates of change
+// Weakly compressible SPH on the CPU (OpenMP; seed S3's dam break, E19): the rates of change
 // of every particle's density and velocity, summed over the cell list's neighbours within the
 // kernel's support with the pair terms of kernels/common/sph.hpp, for fluid particles and for
 // DualSPHysics's dynamic boundary particles (walls made of particles that take part in the

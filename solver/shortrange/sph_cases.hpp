@@ -1,5 +1,5 @@
 #pragma once
-// The validation cases of weakly compressible SPH (issue 23), each as the state it starts from, its
+// The validation cases of weakly compressible SPH (E19), each as the state it starts from, its
 // parameters and its walls, in 2-D (the plane z = 0): a hydrostatic tank, body-force-driven
 // Poiseuille flow between plates, and the dam break of DualSPHysics's 2-D validation case; and
 // that dam break extruded into 3-D, for the time per step.
@@ -216,7 +216,7 @@ SphCase<T> sph_dam_break_3d(double dx, double width = 1) {
   return c;
 }
 
-// The hydrostatic tank's measure (issue 23): the largest |p - rho0 g d| / (rho0 g d) over the fluid
+// The hydrostatic tank's measure (E19, spec): the largest |p - rho0 g d| / (rho0 g d) over the fluid
 // particles more than `skip` below the column's surface at rest (d: their depth below it; `depth`
 // as sph_hydrostatic_tank built it), and how many particles that is.
 template <class T>

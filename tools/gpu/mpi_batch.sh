@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25 on the GPU host (one GPU, 16 cores; Open MPI from its Ubuntu image): the MPI engines'
+# The MPI engines (E25) on the GPU host (one GPU, 16 cores; Open MPI from its Ubuntu image): the MPI engines'
 # checks and E25's CPU scaling. Run from the repository root with build-gpu-carry carried:
 #
 #   PARTS="tests ranks sanitizer e25" tools/gpu/mpi_batch.sh   # (the default: all of them)

@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA cell lists of the short-range methods (seed S3, issue 22): eight builders of exactly the
+// The CUDA cell lists of the short-range methods (seed S3, E18): eight builders of exactly the
 // CPU's CellList (shortrange/cell_list.hpp), the same cell, start and order element for element,
 // each cell's particles in increasing index whatever order the device's atomics took, so that the
 // neighbour order and a run do not depend on the builder. Plain C++, so that it compiles without
@@ -23,7 +23,7 @@ struct CellBuilderInfo {
   std::string_view description;
 };
 
-// Every builder, in the order of issue 22's list, then HOOMD-blue's and a two-level bucket sort: names, --help text and
+// Every builder, in the order of E18's list, then HOOMD-blue's and a two-level bucket sort: names, --help text and
 // the tests come from here.
 inline constexpr std::array cell_builders = {
     CellBuilderInfo{CellBuilder::linked_list, "linked-list",
