@@ -69,11 +69,12 @@ std::string every_text(const Every<Time>& e) {
 }
 }  // namespace detail
 
-// Runs `model` (made from its start, or loaded from `resumed`'s state) as `request` asks and
-// writes `files` (opened as `outputs`: nothing appears unless the run ends or stops at --stop-at); `identity` (the flags that make the run what it is) and `part` (what this part
-// chose: its end, outputs, ...; a resume inherits them) go into the checkpoints, `provenance` (the
-// command line, ...) into every output's record. Returns the exit code: 0 done or
-// stopped at --stop-at, 128 + signal when interrupted.
+// Runs `model` (made from its start, or loaded from `resumed`'s state) as `request` asks and writes
+// `files` (opened as `outputs`: nothing appears unless the run ends or stops at --stop-at).
+// `identity` (the flags that make the run what it is) and `part` (what this part chose: its end,
+// outputs, ...; a resume inherits them) go into the checkpoints, `provenance` (the command line,
+// ...) into every output's record. Returns the exit code: 0 done or stopped at --stop-at,
+// 128 + signal when interrupted.
 template <class Model>
 int run_model(Model& model, const Files& files, OutputSet& outputs, const Request<typename Model::Time>& request,
               const std::optional<Checkpoint>& resumed, const nlohmann::json& identity, const nlohmann::json& part,

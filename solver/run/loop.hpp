@@ -113,8 +113,10 @@ class RunLoop {
       stepping_seconds_ += seconds_since(before);
       const Position<Time> p = model_.position();
       const bool end = schedule_.end.reached(p);
-      if (samples_.reached(p, origin_) && !end && within_budget()) take_sample();
-      else if (end) take_sample();
+      const std::uint64_t ticks = samples_.reached(p, origin_);
+      const bool sampled = end || (ticks > 0 && budget_allows());
+      if (sampled) take_sample();
+      skipped_ += ticks - (sampled && ticks > 0 ? 1 : 0);  // ticks passed without a sample of their own
       if (snapshots_.on() && (snapshots_.reached(p, origin_) || end) && events_.snapshot) events_.snapshot();
       if (!end && checkpoints_.reached(p, origin_) && events_.checkpoint) events_.checkpoint();  // the end's is the caller's
       if (events_.progress && std::chrono::steady_clock::now() - last_report > std::chrono::seconds(10)) {
@@ -155,6 +157,8 @@ class RunLoop {
   double stepping_seconds() const { return stepping_seconds_; }  // in advance(), this process
   double sampling_seconds() const { return sampling_seconds_; }  // in the samples, this process
   std::uint64_t samples_taken() const { return taken_; }
+  // Ticks of the sample clock passed without a sample of their own: skipped to keep the budget, or
+  // several passed in one step.
   std::uint64_t samples_skipped() const { return skipped_; }
 
  private:
@@ -171,11 +175,6 @@ class RunLoop {
   bool budget_allows() const {
     const double after = sampling_seconds_ + 2 * last_sample_seconds_;
     return schedule_.sample_budget >= 1 || after <= schedule_.sample_budget * (stepping_seconds_ + after);
-  }
-  bool within_budget() {
-    if (budget_allows()) return true;
-    ++skipped_;
-    return false;
   }
   void take_sample() {
     const auto before = std::chrono::steady_clock::now();

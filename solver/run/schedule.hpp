@@ -56,12 +56,12 @@ class Clock {
   std::uint64_t count() const { return count_; }
   void set_count(std::uint64_t c) { count_ = c; }
 
-  // Whether the next tick is due at p (counting every tick passed, so that one late step does not
-  // make the event fall due again at the next).
-  bool reached(const Position<Time>& p, const Position<Time>& origin) {
-    if (!on() || !due(count_ + 1, p, origin)) return false;
-    while (due(count_ + 1, p, origin)) ++count_;
-    return true;
+  // The ticks passed at p since the last call (0: the event is not due), each counted, so that one
+  // late step does not make the event fall due again at the next.
+  std::uint64_t reached(const Position<Time>& p, const Position<Time>& origin) {
+    std::uint64_t passed = 0;
+    while (on() && due(count_ + 1, p, origin)) ++count_, ++passed;
+    return passed;
   }
   // The time and step at which the next tick falls due (for the steps a device takes in one call).
   Time next_time(const Position<Time>& origin) const {
