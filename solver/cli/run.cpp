@@ -128,8 +128,8 @@ constexpr auto run_identity = [](auto& o, auto&& f) {
   f("box", o.ic.box), f("central_fraction", o.ic.central_fraction), f("precision", o.precision), f("integrator", o.integrator);
   f("order", o.order), f("dt", o.dt), f("tol", o.tol), f("atol", o.atol), f("rtol", o.rtol), f("h_min", o.h_min);
   f("h_max", o.h_max), f("controller", o.controller), f("compensated", o.compensated), f("ias15_criterion", o.ias15_criterion);
-  f("energy", o.energy), f("G", o.force.G), f("eps", o.force.eps), f("r_min", o.force.r_min), f("lambda_crit", o.force.lambda_crit);
-  f("leaf_size", o.force.leaf_size), f("split_axis", o.force.split_axis), f("theta", o.force.theta), f("moments", o.force.moments);
+  f("energy", o.energy);
+  force_fields(o.force, f);
 };
 // What a part of the run chooses for itself, the checkpoint's unless given anew: where it ends, where
 // the forces are computed (another engine continues the run, though not bit for bit), the outputs.
