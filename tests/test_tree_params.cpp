@@ -1,13 +1,15 @@
 // The tree parameters' table (physics/tree_params.hpp), row by row: each is parsed within its
 // bounds into its own field of TreeOptions and refused outside them; each is in the help of every
 // command that evaluates forces and in `nbody list engines` for the engines of its trees (with that
-// engine's default); each is refused with an engine of another tree; each is part of a run's identity.
+// engine's default); each is refused with an engine of another tree; each is part of a run's
+// identity. And the engine request (engines/request.hpp) that run, bench, tune and potential share.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <variant>
 
 #include "cli/parse.hpp"
 #include "engines/gpu_engines.hpp"
+#include "engines/request.hpp"
 #include "physics/tree_params.hpp"
 #include "support.hpp"
 
@@ -133,12 +135,11 @@ TEMPLATE_TEST_CASE("every_engine_takes_the_tree_parameters_of_its_tree_and_refus
   for (const auto& e : engine_table<T>())
     for (const TreeParam& p : tree_params) {
       INFO(e.name << " " << p.flag);
-      ForceOptions f;
-      f.tree[row_of(p)] = "1";
+      const EngineRequest request{std::string(e.name), "", {&p}};
       if (steers(p, e.can.tree)) {
-        CHECK_NOTHROW(check_tree_flags(f, e.can.tree, e.name));
+        CHECK(resolve_engine<T>(request, ForceLaw<T>{}).name == e.name);
       } else {
-        CHECK_THROWS_WITH(check_tree_flags(f, e.can.tree, e.name),
+        CHECK_THROWS_WITH(resolve_engine<T>(request, ForceLaw<T>{}),
                           Catch::Contains(std::string(p.flag)) && Catch::Contains("'" + std::string(e.name) + "'"));
       }
     }
@@ -161,5 +162,39 @@ TEST_CASE("a_resume_with_another_value_of_any_tree_parameter_is_refused_naming_b
     CHECK(run_nbody(dir, "run --resume c.bin " + std::string(p.flag) + " " + values[0]).exit_code == 0);
     fs::remove(dir / "c.bin"), fs::remove(dir / "c.bin.bak");
   }
+  fs::remove_all(dir);
+}
+
+TEMPLATE_TEST_CASE("the_default_engine_is_the_first_of_the_registry_or_with_compensated_sums_the_first_that_has_them",
+                   "[engines][input]", float, double, dd, qd, quad, mp50) {
+  using T = TestType;
+  ForceLaw<T> law;
+  CHECK(resolve_engine<T>({}, law).name == engine_table<T>().front().name);
+  law.compensated = true;
+  const auto& table = engine_table<T>();
+  const auto first = std::find_if(table.begin(), table.end(), [](const auto& e) { return e.can.compensated_forces; });
+  REQUIRE(first != table.end());
+  CHECK(resolve_engine<T>({}, law).name == first->name);
+  CHECK(&resolve_engine<T>({}, law).entry == &*first);
+}
+
+TEST_CASE("a_resolved_engine_is_made_with_the_launch_shape_asked_for", "[engines][input]") {
+  const ResolvedEngine<double> cpu = resolve_engine<double>({"openmp", "block=64", {}}, ForceLaw<double>{});
+  CHECK_THROWS_WITH(cpu.make(ForceLaw<double>{}), Catch::Contains("--launch: this engine has no launch shape"));
+  CHECK(resolve_engine<double>({"openmp", "", {}}, ForceLaw<double>{}).make(ForceLaw<double>{}) != nullptr);
+}
+
+TEST_CASE("run_bench_and_potential_without_an_engine_take_the_default_of_the_engine_request", "[engines][cli]") {
+  const fs::path dir = scratch("default_engine");
+  const std::string first(engine_table<float>().front().name);
+  REQUIRE(run_nbody(dir, "bench --n 16 --precision float --repeats 1").exit_code == 0);
+  CHECK_THAT(read(dir / "stdout.txt"), Catch::Contains("\n" + first + ",float,16,"));
+  REQUIRE(run_nbody(dir, "potential --ic plummer --n 16 --precision float --resolution 2 --out p.csv --summary p.json").exit_code == 0);
+  CHECK(nlohmann::json::parse(read(dir / "p.json"))["engine"] == first);
+  const auto& table = engine_table<double>();
+  const auto compensated = std::find_if(table.begin(), table.end(), [](const auto& e) { return e.can.compensated_forces; });
+  REQUIRE(run_nbody(dir, "run --ic plummer --n 16 --integrator rk4 --dt 0.01 --t-end 0.02 --compensated forces --summary s.json")
+              .exit_code == 0);
+  CHECK(nlohmann::json::parse(read(dir / "s.json"))["engine"] == std::string(compensated->name));
   fs::remove_all(dir);
 }

@@ -12,9 +12,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
-#include "core/registry.hpp"
-#include "engines/engine.hpp"
-#include "mpi/ranks.hpp"
+#include "engines/request.hpp"
 #include "physics/force_law.hpp"
 #include "physics/tree_params.hpp"
 
@@ -122,35 +120,12 @@ ForceLaw<T> parse_force_law(const ForceOptions& f) {
   return law;
 }
 
-// The tree parameters belong to the engines of their trees: refused, naming them all, with any
-// other engine.
-inline void check_tree_flags(const ForceOptions& f, TreeKind tree, std::string_view engine) {
-  bool stray = false;
-  for (std::size_t k = 0; k < tree_params.size(); ++k) stray = stray || (!f.tree[k].empty() && !steers(tree_params[k], tree));
-  if (!stray) return;
-  std::vector<std::string_view> theirs, ours;  // the flags of the other trees, and this tree's
-  unsigned others = 0;
-  for (const TreeParam& p : tree_params) {
-    (steers(p, tree) ? ours : theirs).push_back(p.flag);
-    if (!steers(p, tree)) others |= p.trees;
-  }
-  const std::string name(engine);
-  if (tree == TreeKind::none)
-    throw InputError(sentence_list(theirs, "and") + " are for the tree engines (`nbody list engines`); '" + name +
-                     "' sums all pairs");
-  const std::string noun(tree_noun(tree));
-  throw InputError(sentence_list(theirs, "and") + " are for the " + trees_text(others) + " engines; '" + name + "' walks " +
-                   (std::string_view("aeiou").find(noun[0]) != std::string_view::npos ? "an " : "a ") + noun + ": " +
-                   comma_list(ours));
-}
-
-// Under mpiexec with several ranks every rank would run the whole computation with a local
-// engine: refused, saying how to distribute it.
-inline void check_engine_for_ranks(std::string_view engine) {
-  if (mpi::size() > 1 && local_engine_name(engine) == engine)
-    throw InputError("under mpiexec (" + std::to_string(mpi::size()) + " ranks) give --engine mpi:" + std::string(engine) +
-                     " (or mpi-ring:" + std::string(engine) + "): each rank then computes its block of the bodies; " +
-                     "with --engine " + std::string(engine) + " every rank would compute all of them");
+// --engine and --launch as given, with the tree parameters given: what resolve_engine resolves.
+inline EngineRequest engine_request(const std::string& engine, const std::string& launch, const ForceOptions& f) {
+  EngineRequest r{engine, launch, {}};
+  for (std::size_t k = 0; k < tree_params.size(); ++k)
+    if (!f.tree[k].empty()) r.tree_given.push_back(&tree_params[k]);
+  return r;
 }
 
 // The force law's flags, each under its key (key_of its flag): a run's identity, the provenance.

@@ -10,7 +10,7 @@
 #include "cli/time_spec.hpp"
 #include "core/memory.hpp"
 #include "driver/simulation.hpp"
-#include "engines/engine.hpp"
+#include "engines/request.hpp"
 #include "io/archive.hpp"
 #include "run/command.hpp"
 
@@ -241,23 +241,18 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
     s.snapshots = run::Every<T>::of_time(!o.snapshot_every.empty() ? positive(o.snapshot_every, "--snapshot-every") : t_end / T(100));
   if (!o.contract.checkpoint_every.empty()) s.checkpoints = run::Every<T>::of_time(positive(o.contract.checkpoint_every, "--checkpoint-every"));
 
-  // The default engine: the first of the registry, or with compensated force sums the first that
-  // has them (the registry refuses an engine without them).
-  std::string engine = o.engine;
-  for (const auto& e : engine_table<T>())
-    if (engine.empty() && (!law.compensated || e.can.compensated_forces)) engine = e.name;
-  check_engine_for_ranks(engine);
-  check_tree_flags(o.force, find_engine<T>(engine).can.tree, engine);
+  const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
   const Energy energy = o.energy == "exact" ? Energy::exact : o.energy == "off" ? Energy::off : Energy::engine;
-  Simulation<T> sim(initial, law, engine, o.integrator, steps, energy);
-  sim.engine().set_launch(o.launch);
+  // The driver makes its engine from the name; the launch shape is set on it as make() would.
+  Simulation<T> sim(initial, law, engine.name, o.integrator, steps, energy);
+  sim.engine().set_launch(engine.launch);
   sim.set_period(period_value);
   if (archive) {
     sim.load(*archive);
     if (!archive->at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
   }
   RunOptions stored = o;
-  stored.engine = engine;
+  stored.engine = engine.name;
   const nlohmann::json provenance = {
       {"command_line", o.contract.command_line},
       {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.contract.files.resume}} : to_json(o.ic)},
