@@ -49,7 +49,6 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"pass_forces", entry.can.pass_forces},
          {"body_potentials", potentials_name(entry.can.potentials)},
          {"tree", tree_name(entry.can.tree)},
-         {"leaf_size", entry.can.leaf_size},
          {"tree_parameters", tree},
          {"simd", entry.can.simd},
          {"launch", launch},
