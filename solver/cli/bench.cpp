@@ -7,8 +7,8 @@
 #include "cli/parse.hpp"
 #include "cli/timing.hpp"
 #include "core/memory.hpp"
-#include "engines/engine.hpp"
 #include "engines/force_error.hpp"
+#include "engines/request.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"
@@ -28,12 +28,9 @@ int bench_typed(const BenchOptions& o) {
   ic.n = static_cast<std::size_t>(o.n);
   ic.seed = o.seed;
   const State<T> s = make_initial_state<T>(ic);
-  const std::string engine_name = o.engine.empty() ? std::string(engine_table<T>().front().name) : o.engine;
   const ForceLaw<T> law = parse_force_law<T>(o.force);
-  check_tree_flags(o.force, find_engine<T>(engine_name).can.tree, engine_name);
-  check_engine_for_ranks(engine_name);
-  auto engine = make_engine<T>(engine_name, law);
-  engine->set_launch(o.launch);  // GPU launch shape; an invalid one is an error, never a time
+  const ResolvedEngine<T> resolved = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
+  auto engine = resolved.make(law);  // an invalid launch shape is an error, never a time
   std::vector<T> acc(3 * s.size());
   engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());  // warm-up
   // GPU engines: seconds_per_eval is the kernels' device time (events), wall_seconds_per_eval
@@ -126,9 +123,9 @@ int bench_typed(const BenchOptions& o) {
   const auto build = build_info();
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
-  const std::string& simd_isa = find_engine<T>(engine_name).can.simd;
+  const std::string& simd_isa = resolved.entry.can.simd;
   std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", engine_name.c_str(), o.precision.c_str(), s.size(),
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", resolved.name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
               simd_isa.c_str(),

@@ -11,6 +11,7 @@
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
 #include "integrators/integrator.hpp"
+#include "physics/tree_params.hpp"
 
 namespace nbody::cli {
 
@@ -32,6 +33,13 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
     nlohmann::json launch = nlohmann::json::array();
     for (const Knob& k : entry.can.launch)
       launch.push_back({{"key", k.key}, {"meaning", k.meaning}, {"valid", k.valid_text(0)}, {"tune", k.tune}});
+    nlohmann::json tree = nlohmann::json::array();  // the parameters of its tree, with its defaults
+    for (const TreeParam& p : tree_params)
+      if (steers(p, entry.can.tree))
+        tree.push_back({{"flag", p.flag},
+                        {"meaning", p.meaning},
+                        {"valid", valid_text(p)},
+                        {"default", value_text(p, default_tree_options(entry.can)).value_or("")}});
     j = {{"name", e.name},
          {"description", entry.description},
          {"device", device_name(entry.can.device)},
@@ -41,7 +49,7 @@ nlohmann::json engine_json(const EngineName& e, std::string_view precision) {
          {"pass_forces", entry.can.pass_forces},
          {"body_potentials", potentials_name(entry.can.potentials)},
          {"tree", tree_name(entry.can.tree)},
-         {"leaf_size", entry.can.leaf_size},
+         {"tree_parameters", tree},
          {"simd", entry.can.simd},
          {"launch", launch},
          {"launch_precision", p}};
@@ -66,9 +74,13 @@ int list_engines(bool json, std::string_view precision) {
     if (j["compensated_forces"].get<bool>()) text += " [--compensated forces]";
     if (j["block_forces"].get<bool>()) text += " [mpi:" + j["name"].get<std::string>() + " splits it over MPI ranks]";
     if (j["pass_forces"].get<bool>()) text += " [mpi:" + j["name"].get<std::string>() + " splits its passes over MPI ranks]";
-    const std::string leaf = " (default " + std::to_string(j["leaf_size"].get<unsigned>()) + ")";
-    if (j["tree"] == "kdtree") text += " [approximate: --lambda-crit, --leaf-size" + leaf + ", --split-axis]";
-    if (j["tree"] == "octree") text += " [approximate: --theta, --leaf-size" + leaf + ", --moments]";
+    if (!j["tree_parameters"].empty()) {
+      text += " [approximate:";
+      for (std::size_t k = 0; k < j["tree_parameters"].size(); ++k)
+        text += std::string(k ? "," : "") + " " + j["tree_parameters"][k]["flag"].get<std::string>() + " (default " +
+                j["tree_parameters"][k]["default"].get<std::string>() + ")";
+      text += "]";
+    }
     if (!j["simd"].get<std::string>().empty()) text += " [SIMD here: " + j["simd"].get<std::string>() + "]";
     if (!j["launch"].empty()) {
       text += " [--launch in " + j["launch_precision"].get<std::string>() + ":";

@@ -56,21 +56,12 @@ void add_force_options(CLI::App& cmd, ForceOptions& f) {
   cmd.add_option("--eps", f.eps, "Plummer softening length (0: none)")->capture_default_str();
   cmd.add_option("--r-min", f.r_min, "seed S0's minimum-distance clamp, r^2 >= r_min^2 (0: none; S0 used 1e-4)")
       ->capture_default_str();
-  cmd.add_option("--lambda-crit", f.lambda_crit,
-                 "kd-tree engines: a node is taken whole when |r - r_com| > lambda r_node, r_node the largest distance of "
-                 "its bodies from their centre of mass (opening angle 1/lambda; Barnes-Hut's theta ~ 2/lambda); at "
-                 "least 1, inf opens every node (default 4; S0 used 10 and 4)");
-  cmd.add_option("--leaf-size", f.leaf_size,
-                 "tree engines: at most this many bodies per leaf (default: the engine's own, `nbody list engines`; 1 "
-                 "for S0's and S4's)");
-  cmd.add_option("--split-axis", f.split_axis,
-                 "kd-tree engines: cycle (x, y, z by depth, as S0; the default) or longest (the node's longest side)");
-  cmd.add_option("--theta", f.theta,
-                 "octree engines: a cell of side l is taken whole when its centre of mass is farther than "
-                 "l/theta + delta, delta the distance of the centre of mass from the cell's centre (S4's rule); from 0 "
-                 "(opens every cell: direct sums) to 1 (default 0.5, as S4)");
-  cmd.add_option("--moments", f.moments,
-                 "octree engines: monopole (mass at the centre of mass, as S4; the default) or quadrupole");
+  for (std::size_t k = 0; k < tree_params.size(); ++k) {
+    const TreeParam& p = tree_params[k];
+    cmd.add_option(std::string(p.flag), f.tree[k],
+                   trees_text(p.trees) + " engines: " + std::string(p.meaning) + "; " + valid_text(p) + ", default " +
+                       value_text(p, TreeOptions{}).value_or("the engine's own (`nbody list engines`)"));
+  }
 }
 
 std::string launch_help() {
@@ -258,8 +249,8 @@ int run_cli(int argc, char** argv) {
   bool list_json = false;
   list_cmd->add_flag("--json", list_json,
                      "print a JSON array of objects (name, description; order and error_estimate for integrators; device, "
-                     "precisions, compensated sums, SIMD, launch knobs and whether it can run here (available, "
-                     "unavailable_reason) for engines)");
+                     "precisions, compensated sums, SIMD, launch knobs, tree parameters with their defaults and whether "
+                     "it can run here (available, unavailable_reason) for engines)");
   std::string list_precision = "double";
   list_cmd->add_option("--precision", list_precision, "engines: the launch knobs as compiled for this real type")
       ->capture_default_str()

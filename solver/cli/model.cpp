@@ -76,12 +76,19 @@ std::uint64_t parse_steps(const std::string& text, const std::string& flag) {
   return v;
 }
 
-namespace detail {
 std::string flag_of(const std::string& key) {
   std::string flag = "--" + key;
   std::replace(flag.begin(), flag.end(), '_', '-');
   return flag;
 }
+
+std::string key_of(std::string_view flag) {
+  std::string key(flag.substr(2));
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
+}
+
+namespace detail {
 
 void refuse_changed_flag(const std::string& resume, const std::string& key, const nlohmann::json& stored,
                          const nlohmann::json& given, const nlohmann::json& default_value) {

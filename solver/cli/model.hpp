@@ -67,8 +67,11 @@ void from_field(const nlohmann::json& j, V& v) {
 // Throws InputError naming the flag and both values.
 [[noreturn]] void refuse_changed_flag(const std::string& resume, const std::string& key, const nlohmann::json& stored,
                                       const nlohmann::json& given, const nlohmann::json& default_value);
-std::string flag_of(const std::string& key);  // "mass_ratio" -> "--mass-ratio"
 }  // namespace detail
+
+// A field's key and its flag: "mass_ratio" and "--mass-ratio".
+std::string flag_of(const std::string& key);
+std::string key_of(std::string_view flag);
 
 // The contract's flags that each part of a run chooses for itself, the checkpoint's unless given
 // anew: the outputs, the checkpoint and its interval, --quiet, --diag-budget.
@@ -82,7 +85,7 @@ constexpr auto contract_part = [](auto& c, auto&& f) {
 template <class Options, class Fields>
 nlohmann::json fields_of(const Options& o, Fields fields) {
   nlohmann::json j = nlohmann::json::object();
-  fields(o, [&](const char* key, const auto& value) { j[key] = detail::to_field(value); });
+  fields(o, [&](const std::string& key, const auto& value) { j[key] = detail::to_field(value); });
   return j;
 }
 
@@ -95,10 +98,10 @@ Options resumed_options(const Options& o, const nlohmann::json& stored, Fields f
   Options r = o;
   const std::string& resume = o.contract.files.resume;
   const nlohmann::json defaults = fields_of(Options{}, fields);
-  fields(r, [&](const char* key, auto& value) {
+  fields(r, [&](const std::string& key, auto& value) {
     if (!stored.contains(key)) throw InputError("--resume " + resume + ": the checkpoint does not hold the run's " + key);
     const nlohmann::json given = detail::to_field(value);
-    if (o.contract.given(detail::flag_of(key)) && stored[key] != given && !(same && same(stored[key], given)))
+    if (o.contract.given(flag_of(key)) && stored[key] != given && !(same && same(stored[key], given)))
       detail::refuse_changed_flag(resume, key, stored[key], given, defaults[key]);
     try {
       detail::from_field(stored[key], value);
@@ -113,8 +116,8 @@ Options resumed_options(const Options& o, const nlohmann::json& stored, Fields f
 template <class Options, class Fields>
 Options inherited_options(const Options& o, const nlohmann::json& stored, Fields fields) {
   Options r = o;
-  fields(r, [&](const char* key, auto& value) {
-    if (o.contract.given(detail::flag_of(key)) || !stored.contains(key)) return;
+  fields(r, [&](const std::string& key, auto& value) {
+    if (o.contract.given(flag_of(key)) || !stored.contains(key)) return;
     try {
       detail::from_field(stored[key], value);
     } catch (const nlohmann::json::exception&) {

@@ -1,6 +1,7 @@
 #pragma once
 // Command-line options, as text: numbers are parsed later in the run's own precision T, so that
 // `--a 0.1` means the T nearest to 0.1, not the double nearest to it.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "cli/model.hpp"
 #include "physics/initial_conditions.hpp"
+#include "physics/tree_params.hpp"
 
 namespace nbody::cli {
 
@@ -20,8 +22,7 @@ struct ForceOptions {
   std::string G = "1";
   std::string eps = "0";
   std::string r_min = "0";
-  std::string lambda_crit, leaf_size, split_axis;  // tree engines; empty: not given (TreeOptions' defaults)
-  std::string theta, moments;                      // octree engines; the same
+  std::array<std::string, tree_params.size()> tree;  // tree_params' values, row by row; empty: not given
 };
 
 // `nbody run`: gravity (solver/driver/simulation.hpp) through the run contract (solver/run/).

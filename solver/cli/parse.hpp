@@ -6,14 +6,15 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/real.hpp"
-#include "engines/engine.hpp"
-#include "mpi/ranks.hpp"
+#include "engines/request.hpp"
 #include "physics/force_law.hpp"
+#include "physics/tree_params.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,29 @@ inline CLI::Validator positive_real(bool zero_allowed = false) {
       zero_allowed ? "NONNEGATIVE" : "POSITIVE");
 }
 
+// A tree parameter's text into its field of o, within its bounds (tree_params).
+inline void parse_tree_param(const TreeParam& p, const std::string& text, TreeOptions& o) {
+  const std::string flag(p.flag);
+  const auto refuse = [&] {
+    throw InputError(flag + " must be " + valid_text(p) + ", got " + quoted_excerpt(text) + (p.why.empty() ? "" : ": ") +
+                     std::string(p.why));
+  };
+  if (const auto* real = std::get_if<RealValue>(&p.value)) {
+    const double x = std::isinf(real->hi) && text == "inf" ? real->hi : parse_number<double>(text, flag);
+    if (!(x >= real->lo && x <= real->hi)) refuse();
+    o.*real->field = x;
+  } else if (const auto* whole = std::get_if<WholeValue>(&p.value)) {
+    unsigned k = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), k);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size() || k < whole->lo || k > whole->hi) refuse();
+    o.*whole->field = k;
+  } else {
+    const auto& choice = std::get<ChoiceValue>(p.value);
+    if (text != choice.words[0] && text != choice.words[1]) refuse();
+    o.*choice.field = text == choice.words[1];
+  }
+}
+
 template <class T>
 ForceLaw<T> parse_force_law(const ForceOptions& f) {
   ForceLaw<T> law;
@@ -91,73 +115,31 @@ ForceLaw<T> parse_force_law(const ForceOptions& f) {
   const T r_min = parse_non_negative<T>(f.r_min, "--r-min");
   law.eps2 = eps * eps;
   law.rmin2 = r_min * r_min;
-  if (!f.lambda_crit.empty()) {
-    const double lambda = f.lambda_crit == "inf" ? std::numeric_limits<double>::infinity()
-                                                 : parse_number<double>(f.lambda_crit, "--lambda-crit");
-    if (!(lambda >= 1))
-      throw InputError("--lambda-crit must be at least 1 (or inf), got " + quoted_excerpt(f.lambda_crit) +
-                       ": below 1 a node that holds the body itself could be taken whole");
-    law.tree.lambda_crit = lambda;
-  }
-  if (!f.leaf_size.empty()) {
-    unsigned k = 0;
-    const auto r = std::from_chars(f.leaf_size.data(), f.leaf_size.data() + f.leaf_size.size(), k);
-    if (r.ec != std::errc() || r.ptr != f.leaf_size.data() + f.leaf_size.size() || k < 1 || k > 4096)
-      throw InputError("--leaf-size must be a whole number from 1 to 4096, got " + quoted_excerpt(f.leaf_size));
-    law.tree.leaf_size = k;
-  }
-  if (!f.split_axis.empty()) {
-    if (f.split_axis != "cycle" && f.split_axis != "longest")
-      throw InputError("--split-axis must be cycle or longest, got " + quoted_excerpt(f.split_axis));
-    law.tree.longest_axis = f.split_axis == "longest";
-  }
-  if (!f.theta.empty()) {
-    const double theta = parse_number<double>(f.theta, "--theta");
-    if (!(theta >= 0 && theta <= 1))
-      throw InputError("--theta must be from 0 to 1, got " + quoted_excerpt(f.theta) +
-                       ": above 1 a cell could be taken whole by a body inside it");
-    law.tree.theta = theta;
-  }
-  if (!f.moments.empty()) {
-    if (f.moments != "monopole" && f.moments != "quadrupole")
-      throw InputError("--moments must be monopole or quadrupole, got " + quoted_excerpt(f.moments));
-    law.tree.quadrupole = f.moments == "quadrupole";
-  }
+  for (std::size_t k = 0; k < tree_params.size(); ++k)
+    if (!f.tree[k].empty()) parse_tree_param(tree_params[k], f.tree[k], law.tree);
   return law;
 }
 
-// The tree flags belong to the engines of their tree: refused, naming them, with any other engine.
-inline void check_tree_flags(const ForceOptions& f, TreeKind tree, std::string_view engine) {
-  const std::string name(engine);
-  if (tree == TreeKind::none && !(f.lambda_crit.empty() && f.leaf_size.empty() && f.split_axis.empty() &&
-                                  f.theta.empty() && f.moments.empty()))
-    throw InputError("--lambda-crit, --split-axis, --theta, --moments and --leaf-size are for the tree engines (`nbody "
-                     "list engines`); '" + name + "' sums all pairs");
-  if (tree == TreeKind::octree && !(f.lambda_crit.empty() && f.split_axis.empty()))
-    throw InputError("--lambda-crit and --split-axis are for the kd-tree engines; '" + name +
-                     "' walks an octree: --theta, --moments, --leaf-size");
-  if (tree == TreeKind::kdtree && !(f.theta.empty() && f.moments.empty()))
-    throw InputError("--theta and --moments are for the octree engines; '" + name +
-                     "' walks a kd-tree: --lambda-crit, --split-axis, --leaf-size");
+// --engine and --launch as given, with the tree parameters given: what resolve_engine resolves.
+inline EngineRequest engine_request(const std::string& engine, const std::string& launch, const ForceOptions& f) {
+  EngineRequest r{engine, launch, {}};
+  for (std::size_t k = 0; k < tree_params.size(); ++k)
+    if (!f.tree[k].empty()) r.tree_given.push_back(&tree_params[k]);
+  return r;
 }
 
-// Under mpiexec with several ranks every rank would run the whole computation with a local
-// engine: refused, saying how to distribute it.
-inline void check_engine_for_ranks(std::string_view engine) {
-  if (mpi::size() > 1 && local_engine_name(engine) == engine)
-    throw InputError("under mpiexec (" + std::to_string(mpi::size()) + " ranks) give --engine mpi:" + std::string(engine) +
-                     " (or mpi-ring:" + std::string(engine) + "): each rank then computes its block of the bodies; " +
-                     "with --engine " + std::string(engine) + " every rank would compute all of them");
-}
+// The force law's flags, each under its key (key_of its flag): a run's identity, the provenance.
+constexpr auto force_fields = [](auto& f, auto&& field) {
+  field("G", f.G), field("eps", f.eps), field("r_min", f.r_min);
+  for (std::size_t k = 0; k < tree_params.size(); ++k) field(key_of(tree_params[k].flag), f.tree[k]);
+};
 
-// The flags given (the tree's only when given, so that a run without them keeps its identity).
+// The flags given (the tree's only when given).
 inline nlohmann::json to_json(const ForceOptions& f) {
-  nlohmann::json j = {{"G", f.G}, {"eps", f.eps}, {"r_min", f.r_min}};
-  if (!f.lambda_crit.empty()) j["lambda_crit"] = f.lambda_crit;
-  if (!f.leaf_size.empty()) j["leaf_size"] = f.leaf_size;
-  if (!f.split_axis.empty()) j["split_axis"] = f.split_axis;
-  if (!f.theta.empty()) j["theta"] = f.theta;
-  if (!f.moments.empty()) j["moments"] = f.moments;
+  nlohmann::json j = nlohmann::json::object();
+  force_fields(f, [&](const std::string& key, const std::string& value) {
+    if (!value.empty()) j[key] = value;
+  });
   return j;
 }
 

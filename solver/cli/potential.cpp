@@ -11,7 +11,7 @@
 #include "cli/parse.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
-#include "engines/engine.hpp"
+#include "engines/request.hpp"
 #include "io/output_set.hpp"
 
 namespace nbody::cli {
@@ -62,11 +62,8 @@ int potential_typed(const PotentialOptions& o, OutputSet& outputs) {
   const ForceLaw<T> law = parse_force_law<T>(o.force);
   if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
   const State<T> s = make_initial_state<T>(o.ic);
-  std::string engine = o.engine;
-  if (engine.empty()) engine = std::string(engine_table<T>().front().name);
-  check_tree_flags(o.force, find_engine<T>(engine).can.tree, engine);
-  const auto force_engine = make_engine<T>(engine, law);
-  force_engine->set_launch(o.launch);
+  const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
+  const auto force_engine = engine.make(law);
 
   // The grid: centre, half-width, the axes it spans.
   const std::size_t n = s.size();
@@ -127,7 +124,7 @@ int potential_typed(const PotentialOptions& o, OutputSet& outputs) {
                                   {"points", points},
                                   {"grid", o.volume ? "volume" : o.plane},
                                   {"per_axis", per_axis},
-                                  {"engine", engine},
+                                  {"engine", engine.name},
                                   {"method", force_engine->potential_method()},
                                   {"seconds", seconds},
                                   {"device_seconds", force_engine->last_device_seconds()},
@@ -136,7 +133,7 @@ int potential_typed(const PotentialOptions& o, OutputSet& outputs) {
                                   {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()}};
   nlohmann::json parameters = {{"command_line", o.command_line},       {"precision", o.precision},
                                {"initial_condition", to_json(o.ic)},   {"force_law", to_json(o.force)},
-                               {"engine", engine},                      {"method", force_engine->potential_method()},
+                               {"engine", engine.name},                 {"method", force_engine->potential_method()},
                                {"grid", o.volume ? "volume" : o.plane}, {"per_axis", per_axis},
                                {"centre", {RealTraits<T>::format(centre[0]), RealTraits<T>::format(centre[1]), RealTraits<T>::format(centre[2])}},
                                {"extent", RealTraits<T>::format(half)}};

@@ -10,7 +10,7 @@
 #include "cli/time_spec.hpp"
 #include "core/memory.hpp"
 #include "driver/simulation.hpp"
-#include "engines/engine.hpp"
+#include "engines/request.hpp"
 #include "io/archive.hpp"
 #include "run/command.hpp"
 
@@ -128,8 +128,8 @@ constexpr auto run_identity = [](auto& o, auto&& f) {
   f("box", o.ic.box), f("central_fraction", o.ic.central_fraction), f("precision", o.precision), f("integrator", o.integrator);
   f("order", o.order), f("dt", o.dt), f("tol", o.tol), f("atol", o.atol), f("rtol", o.rtol), f("h_min", o.h_min);
   f("h_max", o.h_max), f("controller", o.controller), f("compensated", o.compensated), f("ias15_criterion", o.ias15_criterion);
-  f("energy", o.energy), f("G", o.force.G), f("eps", o.force.eps), f("r_min", o.force.r_min), f("lambda_crit", o.force.lambda_crit);
-  f("leaf_size", o.force.leaf_size), f("split_axis", o.force.split_axis), f("theta", o.force.theta), f("moments", o.force.moments);
+  f("energy", o.energy);
+  force_fields(o.force, f);
 };
 // What a part of the run chooses for itself, the checkpoint's unless given anew: where it ends, where
 // the forces are computed (another engine continues the run, though not bit for bit), the outputs.
@@ -241,23 +241,18 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
     s.snapshots = run::Every<T>::of_time(!o.snapshot_every.empty() ? positive(o.snapshot_every, "--snapshot-every") : t_end / T(100));
   if (!o.contract.checkpoint_every.empty()) s.checkpoints = run::Every<T>::of_time(positive(o.contract.checkpoint_every, "--checkpoint-every"));
 
-  // The default engine: the first of the registry, or with compensated force sums the first that
-  // has them (the registry refuses an engine without them).
-  std::string engine = o.engine;
-  for (const auto& e : engine_table<T>())
-    if (engine.empty() && (!law.compensated || e.can.compensated_forces)) engine = e.name;
-  check_engine_for_ranks(engine);
-  check_tree_flags(o.force, find_engine<T>(engine).can.tree, engine);
+  const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
   const Energy energy = o.energy == "exact" ? Energy::exact : o.energy == "off" ? Energy::off : Energy::engine;
-  Simulation<T> sim(initial, law, engine, o.integrator, steps, energy);
-  sim.engine().set_launch(o.launch);
+  // The driver makes its engine from the name; the launch shape is set on it as make() would.
+  Simulation<T> sim(initial, law, engine.name, o.integrator, steps, energy);
+  sim.engine().set_launch(engine.launch);
   sim.set_period(period_value);
   if (archive) {
     sim.load(*archive);
     if (!archive->at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
   }
   RunOptions stored = o;
-  stored.engine = engine;
+  stored.engine = engine.name;
   const nlohmann::json provenance = {
       {"command_line", o.contract.command_line},
       {"initial_condition", resumed ? nlohmann::json{{"resumed_from", o.contract.files.resume}} : to_json(o.ic)},

@@ -13,8 +13,8 @@
 #include "cli/timing.hpp"
 #include "core/registry.hpp"
 #include "engines/cuda/tune_cache.hpp"
-#include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
+#include "engines/request.hpp"
 #include "io/output_set.hpp"
 #if NBODY_WITH_CUDA
 #include "engines/cuda/backend.hpp"
@@ -113,7 +113,9 @@ int tune_typed(const TuneOptions& o) {
   const auto gpu = gpu_engine_names();
   if (std::find(gpu.begin(), gpu.end(), o.engine) == gpu.end())
     throw InputError("tune: --engine must be a GPU engine (" + gpu_engine_list() + "), got " + quoted_excerpt(o.engine));
-  const EngineEntry<T>& entry = find_engine<T>(o.engine);  // one of this precision, or where it runs
+  const ForceLaw<T> law = parse_force_law<T>(o.force);
+  const ResolvedEngine<T> resolved = resolve_engine<T>(engine_request(o.engine, "", o.force), law);  // each shape set below
+  const EngineEntry<T>& entry = resolved.entry;
   // Without its device the engine would suggest a CPU engine, which tune cannot time.
   if (const std::string why = unavailable_reason(entry.can.device); !why.empty())
     throw InputError("tune: " + o.engine + " cannot run here: " + why + " (`nbody list engines` marks what runs here)");
@@ -132,8 +134,7 @@ int tune_typed(const TuneOptions& o) {
   IcParams ic_small = ic;
   ic_small.n = std::min<std::size_t>(n, 8192);
   const State<T> small = make_initial_state<T>(ic_small);
-  check_tree_flags(o.force, entry.can.tree, o.engine);
-  auto engine = make_engine<T>(o.engine, parse_force_law<T>(o.force));
+  auto engine = resolved.make(law);
   std::vector<T> acc(3 * n), first, acc_small(3 * small.size());
   double first_scale = 0;
   const double interactions = double(n) * double(n - 1);

@@ -19,6 +19,21 @@ std::string comma_list(Range&& items) {
   return out;
 }
 
+// "a, b and c" (conjunction "and"), "a or b": a list of names in a sentence.
+template <class Range>
+std::string sentence_list(const Range& items, std::string_view conjunction) {
+  const std::size_t n = std::ranges::size(items);
+  std::string out;
+  std::size_t k = 0;
+  for (const auto& x : items) {
+    if (k > 0 && k + 1 < n) out += ", ";
+    else if (k > 0) (out += ' ').append(conjunction) += ' ';
+    out += x;
+    ++k;
+  }
+  return out;
+}
+
 // The names of a table's entries (or of a view of them: a filter), comma-separated.
 template <class Table>
 std::string names_of(Table&& table) {

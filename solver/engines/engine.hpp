@@ -54,7 +54,8 @@ template <class T>
 void direct_body_potentials(const ForceLaw<T>& law, const T* pos, const T* mass, std::size_t n, T* phi);
 // How direct_potentials and direct_body_potentials sum, for the engines' method texts.
 inline constexpr std::string_view direct_cpu_method = "direct sum on the CPU (OpenMP, compensated)";
-// A tree's opening for a method text: "theta 0.5, monopoles" (octree), "lambda 4" (kd-tree).
+// A tree's parameters for a method text, as flags: "--theta 0.5 --moments monopole" (octree),
+// "--lambda-crit 4 --split-axis cycle" (kd-tree); a leaf size where one is set.
 std::string opening_text(TreeKind tree, const TreeOptions& o);
 
 // What the last evaluation of an MPI engine cost on this rank (engines/mpi.hpp); ranks 0: not one.
@@ -159,6 +160,13 @@ struct EngineCapabilities {
   bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
   Potentials potentials = Potentials::direct_cpu;  // how its body_potentials() evaluates
 };
+
+// The tree options an engine runs with where no tree parameter is given: its own leaf size.
+inline TreeOptions default_tree_options(const EngineCapabilities& can) {
+  TreeOptions o;
+  o.leaf_size = can.leaf_size;
+  return o;
+}
 
 template <class T>
 struct EngineEntry {

@@ -4,8 +4,7 @@
 #include "common/compensated.hpp"
 #include "common/interaction.hpp"
 #include "engines/engine.hpp"
-
-#include <sstream>
+#include "physics/tree_params.hpp"
 
 namespace nbody {
 
@@ -40,11 +39,13 @@ void direct_body_potentials(const ForceLaw<T>& law, const T* pos, const T* mass,
 }
 
 std::string opening_text(TreeKind tree, const TreeOptions& o) {
-  std::ostringstream text;
-  if (tree == TreeKind::octree) text << "theta " << o.theta << (o.quadrupole ? ", quadrupoles" : ", monopoles");
-  else text << "lambda " << o.lambda_crit;
-  if (o.leaf_size) text << ", leaves of " << o.leaf_size;
-  return text.str();
+  std::string text;
+  for (const TreeParam& p : tree_params)
+    if (const auto value = value_text(p, o); steers(p, tree) && value) {
+      if (!text.empty()) text += ' ';
+      text.append(p.flag).append(" ").append(*value);
+    }
+  return text;
 }
 
 #define NBODY_INSTANTIATE(T)                                                                                              \

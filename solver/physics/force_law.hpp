@@ -6,8 +6,8 @@
 
 namespace nbody {
 
-// Barnes-Hut: on seed S0's kd-tree (--lambda-crit, --split-axis), on seed S4's octree (--theta,
-// --moments), and --leaf-size for both.
+// Barnes-Hut: on seed S0's kd-tree and on seed S4's octree. Each field is a row of tree_params
+// (physics/tree_params.hpp: its flag, bounds and trees); the defaults are the runs' without flags.
 struct TreeOptions {
   double lambda_crit = 4;      // S0's lambda_crit (theta ~ 2 / lambda); infinity opens every node: direct sums
   unsigned leaf_size = 0;      // at most this many bodies per leaf; 0: the engine's own (kd-tree: 1, as S0)
@@ -16,13 +16,15 @@ struct TreeOptions {
   bool quadrupole = false;     // octree nodes carry quadrupole moments; false: monopoles (S4)
 };
 
-// Barnes-Hut engines approximate; which tree says which flags steer them.
+// Barnes-Hut engines approximate; which tree says which parameters steer them (tree_params).
 enum class TreeKind {
   none,    // sums all pairs
-  kdtree,  // S0's kd-tree: --lambda-crit, --leaf-size, --split-axis
-  octree,  // S4's octree: --theta, --leaf-size, --moments
+  kdtree,  // S0's kd-tree
+  octree,  // S4's octree
 };
 inline std::string_view tree_name(TreeKind k) { return k == TreeKind::kdtree ? "kdtree" : k == TreeKind::octree ? "octree" : "none"; }
+// In words: "kd-tree", "octree".
+inline std::string_view tree_noun(TreeKind k) { return k == TreeKind::kdtree ? "kd-tree" : k == TreeKind::octree ? "octree" : "no tree"; }
 
 template <class T>
 struct ForceLaw {
