@@ -1,4 +1,4 @@
-// The DPD driver on the GPU (dpd.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
+// The DPD driver on the GPU (dpd_cuda.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
 // so that its arithmetic is the host's, operation for operation.
 #include <cuda_runtime.h>
 
@@ -8,9 +8,9 @@
 #include "engines/cuda/buffer.cuh"
 #include "engines/cuda/check.cuh"
 #include "engines/cuda/launch.cuh"
-#include "shortrange/cuda/dpd.hpp"
+#include "particles/dpd/dpd_cuda.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 namespace {
 constexpr unsigned block = 256;
@@ -160,4 +160,4 @@ std::string DpdCuda<T>::device_info() const {
 template class DpdCuda<float>;
 template class DpdCuda<double>;
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

@@ -1,4 +1,4 @@
-// The SPH driver on the GPU (sph.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
+// The SPH driver on the GPU (sph_cuda.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
 // so that its arithmetic is the host's, operation for operation.
 #include <cuda_runtime.h>
 
@@ -9,9 +9,9 @@
 #include "engines/cuda/buffer.cuh"
 #include "engines/cuda/check.cuh"
 #include "engines/cuda/launch.cuh"
-#include "shortrange/cuda/sph.hpp"
+#include "particles/sph/sph_cuda.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 namespace {
 unsigned blocks_for(std::size_t count, unsigned block) { return static_cast<unsigned>((count + block - 1) / block); }
@@ -284,4 +284,4 @@ std::string SphCuda<T>::device_info() const {
 template class SphCuda<float>;
 template class SphCuda<double>;
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

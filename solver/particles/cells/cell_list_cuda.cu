@@ -1,4 +1,4 @@
-// The CUDA cell-list builders (cell_list.hpp) on the kernels of kernels/cuda/cell_list.cuh, with
+// The CUDA cell-list builders (cell_list_cuda.hpp) on the kernels of kernels/cuda/cell_list.cuh, with
 // CUB's scans and radix sort, for float and double. Every build runs on the list's own stream and
 // waits for its end; its device time is taken between two events around the kernels only.
 #include <cuda_runtime.h>
@@ -15,9 +15,9 @@
 #include "engines/cuda/buffer.cuh"
 #include "engines/cuda/check.cuh"
 #include "engines/cuda/launch.cuh"
-#include "shortrange/cuda/cell_list.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 using namespace nbody::cuda::cell_kernels;
 
@@ -483,4 +483,4 @@ template void DeviceCellList<float>::gather(const unsigned*, unsigned*, unsigned
 template void DeviceCellList<double>::gather(const double*, double*, unsigned, bool) const;
 template void DeviceCellList<double>::gather(const unsigned*, unsigned*, unsigned, bool) const;
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles
