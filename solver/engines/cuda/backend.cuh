@@ -1,6 +1,6 @@
 #pragma once
 // Implementation of cuda::Backend<T> (backend.hpp): device buffers, the launch-shape pipeline that
-// every kernel of kernels.hpp goes through (its choices, its spec's knobs, the compiled function's
+// every kernel of cuda_kernels.hpp goes through (its choices, its spec's knobs, the compiled function's
 // registers, shared memory and occupancy, the grid), its launch, and event timing. Included by
 // one .cu file per real type, which instantiates it.
 #include <cuda_runtime.h>
@@ -16,7 +16,7 @@
 #include "cuda/potential.cuh"
 #include "engines/cuda/backend.hpp"
 #include "engines/cuda/buffer.cuh"
-#include "engines/cuda/kernels.hpp"
+#include "engines/cuda/cuda_kernels.hpp"
 
 namespace nbody::cuda {
 

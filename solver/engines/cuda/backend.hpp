@@ -1,7 +1,7 @@
 #pragma once
 // Host interface of the CUDA back end, in plain C++ so that the engine classes and the registry
-// compile without nvcc. Implemented in backend.cuh and resident.cuh, instantiated once per real
-// type in float.cu, double.cu, dd.cu and qd.cu (the last two with --fmad=false: double- and
+// compile without nvcc. Implemented in backend.cuh and resident_backend.cuh, instantiated once per
+// real type in float.cu, double.cu, dd.cu and qd.cu (the last two with --fmad=false: double- and
 // quad-double arithmetic needs every product rounded on its own).
 #include <cstddef>
 #include <memory>
@@ -27,7 +27,7 @@ std::string device_key();
 // DEVICE)", ", compensated" added when it is.
 std::string potential_method(bool compensated);
 
-// The force kernels of kernels.hpp on the device in use (use_device), for one real type.
+// The force kernels of cuda_kernels.hpp on the device in use (use_device), for one real type.
 template <class T>
 class Backend {
  public:
@@ -37,7 +37,7 @@ class Backend {
   Backend& operator=(const Backend&) = delete;
 
   // acc (3n, SoA) = G sum_j m_j (r_j - r_i) / s^3 for pos (3n, SoA) and mass (n), by the kernel at
-  // position `kernel` of the list Kernels (kernels.hpp), for the bodies i in [first, first + count)
+  // position `kernel` of the list Kernels (cuda_kernels.hpp), for the bodies i in [first, first + count)
   // (all but kernels with block_forces: 0, n). The launch shape is resolved for n (0 = the
   // kernel's choice), so that every block is computed with the same shape, and checked against
   // the kernel's spec and the device (InputError naming the valid values when it cannot run);

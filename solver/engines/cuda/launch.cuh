@@ -1,5 +1,5 @@
 #pragma once
-// What a CUDA force kernel's launch (the __CUDACC__ part of its spec, engines/cuda/NAME.hpp) works
+// What a CUDA force kernel's launch (the __CUDACC__ part of its spec, engines/cuda/cuda_NAME.hpp) works
 // with: the device, its arguments, device scratch, and the interface Launcher<Kernel> that
 // Backend<T>::compute (backend.cuh) calls. nvcc only.
 //

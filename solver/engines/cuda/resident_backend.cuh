@@ -1,5 +1,5 @@
 #pragma once
-// Implementation of cuda::ResidentBackend<T> (resident.hpp): device buffers, the launch shape of
+// Implementation of cuda::ResidentBackend<T> (resident_backend.hpp): device buffers, the launch shape of
 // the cooperative stepping kernel (kernels/cuda/resident.cuh), and one call = one launch.
 // Included by float.cu and double.cu, which instantiate it.
 #include <cuda_runtime.h>
@@ -12,7 +12,7 @@
 #include "cuda/resident.cuh"
 #include "engines/cuda/check.cuh"
 #include "engines/cuda/launch.cuh"
-#include "engines/cuda/resident.hpp"
+#include "engines/cuda/resident_backend.hpp"
 
 namespace nbody::cuda {
 

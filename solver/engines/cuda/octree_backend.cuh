@@ -2,7 +2,7 @@
 // Implementation of cuda::OctreeBackend<T> (octree.hpp): the launch shape through the CUDA back
 // end's checks (backend.cuh's resolve), the device buffers (grown, never shrunk), S4's pipeline
 // (kernels/cuda/octree.cuh) with CUB's reductions, sort and scans, and event timing of its parts.
-// Included by octree.cu, which instantiates it.
+// Included by octree_backend.cu, which instantiates it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -264,7 +264,7 @@ struct OctreeBackend<T>::Impl {
     return total;
   }
 
-  // The grouped walk's groups (octree.cuh, group_count_kernel), on the stream; their number.
+  // The grouped walk's groups (kernels/cuda/octree.cuh, group_count_kernel), on the stream; their number.
   unsigned make_groups() {
     const unsigned m = static_cast<unsigned>(nodes);
     group_count.reserve(m, 0, stream), group_end.reserve(m, 0, stream), counters.reserve(2, 0, stream);

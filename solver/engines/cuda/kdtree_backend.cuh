@@ -2,7 +2,7 @@
 // Implementation of cuda::TreeBackend<T> (kdtree.hpp): the launch shape through the CUDA back
 // end's checks (backend.cuh's resolve, with a Launcher per tree spec), the device buffers (grown,
 // never shrunk), the tree's build on the device (kernels/cuda/kdtree_build.cuh) or on the host,
-// the walk (kernels/cuda/kdtree.cuh), and event timing. Included by kdtree.cu, which instantiates it.
+// the walk (kernels/cuda/kdtree.cuh), and event timing. Included by kdtree_backend.cu, which instantiates it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
