@@ -13,9 +13,9 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  # The gravity engines' back end (one translation unit per real type: the kernels' compiled
-  # variants; the tree engines'; the device queries) and the particle methods' CUDA drivers.
-  file(GLOB NBODY_CUDA_SOURCES CONFIGURE_DEPENDS solver/engines/cuda/*.cu solver/particles/*/*.cu)
+  # The device queries (solver/cuda), the gravity engines' back end (one translation unit per real
+  # type: the kernels' compiled variants; the tree engines') and the particle methods' CUDA drivers.
+  file(GLOB NBODY_CUDA_SOURCES CONFIGURE_DEPENDS solver/cuda/*.cu solver/engines/cuda/*.cu solver/particles/*/*.cu)
   add_library(nbody_cuda STATIC ${NBODY_CUDA_SOURCES})
   target_include_directories(nbody_cuda PRIVATE solver kernels)
   # C++20 as for the C++ code. CMake 3.25 does not know nvcc's C++20 flag: teach it.

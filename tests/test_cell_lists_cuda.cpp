@@ -21,9 +21,6 @@
 #include "particles/cells/cell_list.hpp"
 #include "particles/cells/cell_list_cuda.hpp"
 #include "support.hpp"
-#if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
-#endif
 
 using namespace nbody;
 using namespace nbody::particles;

@@ -9,7 +9,6 @@
 
 #include "particles/dpd/dpd_cpu.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
 #include "particles/dpd/dpd_cuda.hpp"
 #endif
 

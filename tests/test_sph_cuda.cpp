@@ -9,7 +9,6 @@
 
 #include "particles/sph/sph_cases.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
 #include "particles/sph/sph_cuda.hpp"
 #endif
 

@@ -7,25 +7,16 @@
 #include <memory>
 #include <string>
 
+#include "cuda/cuda_device.hpp"
 #include "engines/launch.hpp"
 
 namespace nbody::cuda {
 
-// Number of usable CUDA devices, 0 when there is none or no driver (never throws).
-int device_count() noexcept;
-// Why there is no device (the runtime's message), for the skip and error messages.
-std::string no_device_reason();
-// Makes `device` (0 .. device_count() - 1) the one this process's CUDA engines use (MPI: one GPU
-// per rank); before any engine is made. Otherwise device 0.
-void use_device(int device);
-// The device in use: name, compute capability, SMs, clocks, memory, driver and runtime versions (JSON).
-std::string device_json();
-std::string device_name();
-// Device name and CUDA driver version: the key of the tuning cache.
-std::string device_key();
 // How Backend<T>::potentials sums, for the engines' method texts: "direct sum on the GPU (CUDA,
 // DEVICE)", ", compensated" added when it is.
-std::string potential_method(bool compensated);
+inline std::string potential_method(bool compensated) {
+  return "direct sum on the GPU (CUDA, " + device_name() + (compensated ? ", compensated)" : ")");
+}
 
 // The force kernels of cuda_kernels.hpp on the device in use (use_device), for one real type.
 template <class T>

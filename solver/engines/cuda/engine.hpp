@@ -9,10 +9,10 @@
 #include <type_traits>
 
 #include "core/real.hpp"
+#include "cuda/tune_cache.hpp"
 #include "engines/cuda/backend.hpp"
 #include "engines/cuda/cuda_kernels.hpp"
 #include "engines/cuda/resident_backend.hpp"
-#include "engines/cuda/tune_cache.hpp"
 #include "engines/engine.hpp"
 
 namespace nbody {
