@@ -13,11 +13,10 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  # One translation unit per real type (the kernels' compiled variants), and the device queries.
-  add_library(nbody_cuda STATIC
-    solver/engines/cuda/device.cu solver/engines/cuda/float.cu solver/engines/cuda/double.cu solver/engines/cuda/dd.cu
-    solver/engines/cuda/qd.cu solver/engines/cuda/kdtree.cu solver/engines/cuda/octree.cu
-    solver/shortrange/cuda/cell_list.cu solver/shortrange/cuda/dpd.cu solver/shortrange/cuda/sph.cu)
+  # The device queries (solver/cuda), the gravity engines' back end (one translation unit per real
+  # type: the kernels' compiled variants; the tree engines') and the particle methods' CUDA drivers.
+  file(GLOB NBODY_CUDA_SOURCES CONFIGURE_DEPENDS solver/cuda/*.cu solver/engines/cuda/*.cu solver/particles/*/*.cu)
+  add_library(nbody_cuda STATIC ${NBODY_CUDA_SOURCES})
   target_include_directories(nbody_cuda PRIVATE solver kernels)
   # C++20 as for the C++ code. CMake 3.25 does not know nvcc's C++20 flag: teach it.
   if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
@@ -29,9 +28,8 @@ if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
   target_compile_options(nbody_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   # Double- and quad-double need every product rounded on its own (explicit fma where wanted);
   # DPD's and SPH's steps must give the host's bits (-ffp-contract=off there): no fused multiply-adds either.
-  set_source_files_properties(solver/engines/cuda/dd.cu solver/engines/cuda/qd.cu solver/shortrange/cuda/dpd.cu
-                              solver/shortrange/cuda/sph.cu
-                              PROPERTIES COMPILE_OPTIONS "--fmad=false")
+  set_source_files_properties(solver/engines/cuda/dd.cu solver/engines/cuda/qd.cu solver/particles/dpd/dpd_cuda.cu
+                              solver/particles/sph/sph_cuda.cu PROPERTIES COMPILE_OPTIONS "--fmad=false")
   target_link_libraries(nbody_cuda PRIVATE nlohmann_json::nlohmann_json)
   # The CUDA runtime linked statically: the binary needs only the driver where it runs.
   target_link_libraries(nbody_cuda PUBLIC CUDA::cudart_static)

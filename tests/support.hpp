@@ -34,7 +34,7 @@
 #include "io/archive.hpp"
 #include "physics/initial_conditions.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
+#include "cuda/cuda_device.hpp"
 #endif
 
 namespace nbody::test {

@@ -1,4 +1,4 @@
-// The short-range methods' periodic box, cell grid and CPU cell list (solver/shortrange/) against
+// The short-range methods' periodic box, cell grid and CPU cell list (solver/particles/) against
 // brute force: every pair within the cut-off by minimum image, no other, for boxes of any aspect
 // ratio with 1, 2, 3 and many cells per side, particles on cell faces and on the periodic
 // boundaries.
@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "shortrange/cell_list.hpp"
+#include "particles/cells/cell_list.hpp"
 #include "support.hpp"
 
-using namespace nbody::shortrange;
+using namespace nbody::particles;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The CUDA cell-list builders (solver/shortrange/cuda/cell_list.hpp) against the CPU's CellList,
+// The CUDA cell-list builders (solver/particles/cells/cell_list_cuda.hpp) against the CPU's CellList,
 // itself checked against brute force in test_cell_lists.cpp: every builder, in float and double,
 // gives the same cell, start and order element for element (each cell's particles in increasing
 // index), for 1, 2, 3 and many cells per side, boxes of any aspect ratio, particles on cell faces,
@@ -18,15 +18,12 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "shortrange/cell_list.hpp"
-#include "shortrange/cuda/cell_list.hpp"
+#include "particles/cells/cell_list.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
 #include "support.hpp"
-#if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
-#endif
 
 using namespace nbody;
-using namespace nbody::shortrange;
+using namespace nbody::particles;
 using nbody::test::have_cuda_device;
 
 namespace {
@@ -57,7 +54,7 @@ std::string describe(const std::vector<double>& sides, std::size_t n) {
 // cell face (or one ulp either side), at 0, or at the largest value below L; about one particle
 // in eight on top of an earlier one.
 template <class T>
-std::vector<T> particles(std::size_t n, const PeriodicBox<T>& box, T rc, std::uint64_t seed) {
+std::vector<T> random_positions(std::size_t n, const PeriodicBox<T>& box, T rc, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const CellGrid<T> g = CellGrid<T>::make(box, rc);
   std::vector<T> pos(3 * n);
@@ -145,7 +142,7 @@ void check_every_builder() {
   for (std::size_t b = 0; b < boxes.size(); ++b) {
     const PeriodicBox<T> box = box_of<T>(boxes[b]);
     for (std::size_t n : sizes(b)) {
-      const std::vector<T> pos = particles<T>(n, box, rc, 1000 * b + n);
+      const std::vector<T> pos = random_positions<T>(n, box, rc, 1000 * b + n);
       for (const auto& e : cell_builders) {
         list.build(e.builder, pos.data(), n, box, rc);
         check_same_list(std::string(e.name) + " in " + type_name<T>() + ", " + describe(boxes[b], n), list, pos, n, box, rc);
@@ -160,7 +157,7 @@ void check_every_builder() {
 template <class T>
 void move(std::vector<T>& pos, std::size_t n, const PeriodicBox<T>& box, T rc, double fraction, std::uint64_t seed) {
   if (fraction >= 1) {
-    pos = particles<T>(n, box, rc, seed);
+    pos = random_positions<T>(n, box, rc, seed);
     return;
   }
   std::mt19937_64 rng(seed);
@@ -196,7 +193,7 @@ void check_incremental() {
         const PeriodicBox<T> box = box_of<T>(sides);
         const std::string what = "incremental in " + type_name<T>() + ", " + describe(sides, n) + ", moving " +
                                  std::to_string(int(fraction * 100)) + " %";
-        std::vector<T> pos = particles<T>(n, box, rc, 7 + n);
+        std::vector<T> pos = random_positions<T>(n, box, rc, 7 + n);
         DeviceCellList<T> list;
         list.build(CellBuilder::incremental, pos.data(), n, box, rc);  // no list yet: a fresh one
         CHECK(list.moved() == n);
@@ -233,7 +230,7 @@ void check_crowded() {
   const T rc = 1;
   const PeriodicBox<T> box = box_of<T>({40.0, 40.0, 40.0});
   const std::size_t n = 60000;
-  std::vector<T> pos = particles<T>(n, box, rc, 5);
+  std::vector<T> pos = random_positions<T>(n, box, rc, 5);
   std::mt19937_64 rng(6);
   for (std::size_t i = 0; i < n; i += 2)
     for (int a = 0; a < 3; ++a) pos[a * n + i] = T(std::uniform_real_distribution<double>(0.0, 2.0)(rng));
@@ -289,7 +286,7 @@ TEMPLATE_TEST_CASE("every_cuda_cell_builder_takes_no_particles", "[gpu][cells]",
 #if NBODY_WITH_CUDA
   const T rc = 1;
   const PeriodicBox<T> box = box_of<T>(boxes[4]);
-  const std::vector<T> none, some = particles<T>(500, box, rc, 5);
+  const std::vector<T> none, some = random_positions<T>(500, box, rc, 5);
   DeviceCellList<T> list;
   for (const auto& e : cell_builders) {
     const std::string what = std::string(e.name) + " in " + type_name<T>();
@@ -317,7 +314,7 @@ TEMPLATE_TEST_CASE("linked_to_arrays_reorders_the_particle_data_by_cell", "[gpu]
     const PeriodicBox<T> box = box_of<T>(sides);
     const std::size_t n = 30011;
     INFO(type_name<T>() << ", " << describe(sides, n));
-    const std::vector<T> pos = particles<T>(n, box, rc, 11);
+    const std::vector<T> pos = random_positions<T>(n, box, rc, 11);
     std::vector<T> vel(3 * n);
     std::mt19937_64 rng(12);
     for (T& v : vel) v = T(std::normal_distribution<double>()(rng));

@@ -1,4 +1,4 @@
-// Dissipative particle dynamics (kernels/common/dpd.hpp, solver/shortrange/dpd.hpp) against
+// Dissipative particle dynamics (kernels/common/dpd.hpp, solver/particles/dpd/dpd_cpu.hpp) against
 // analytic values: HOOMD-blue's pair test, the Groot-Warren forces term by term, the pair random
 // number's symmetry and moments, momentum conservation with the thermostat on, the thermostat's
 // temperature and the equation of state measured with other thermostats.
@@ -10,10 +10,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "shortrange/dpd.hpp"
+#include "particles/dpd/dpd_cpu.hpp"
 #include "support.hpp"
 
-using namespace nbody::shortrange;
+using namespace nbody::particles;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// DPD on the GPU (solver/shortrange/cuda/dpd.hpp) against the CPU driver (test_dpd.cpp checks that
+// DPD on the GPU (solver/particles/dpd/dpd_cuda.hpp) against the CPU driver (test_dpd.cpp checks that
 // one against analytic values): the same seed gives the same bits step for step, in float and
 // double, with two species, a body force and every cell-list builder, and a resumed GPU run
 // continues bit for bit. Skipped without a CUDA device.
@@ -7,16 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "shortrange/dpd.hpp"
+#include "particles/dpd/dpd_cpu.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
-#include "shortrange/cuda/dpd.hpp"
+#include "particles/dpd/dpd_cuda.hpp"
 #endif
 
 #include "support.hpp"
 
 using namespace nbody;
-using namespace nbody::shortrange;
+using namespace nbody::particles;
 using nbody::test::have_cuda_device;
 
 #if NBODY_WITH_CUDA

@@ -1,4 +1,4 @@
-// The WCSPH rates on the CPU (solver/shortrange/sph.hpp, the pair terms of kernels/common/sph.hpp):
+// The WCSPH rates on the CPU (solver/particles/sph/sph_cpu.hpp, the pair terms of kernels/common/sph.hpp):
 // pair forces conserve momentum; a fluid at rest at rho0 feels gravity alone; on a lattice the
 // continuity equation gives -rho div v and the pressure term -grad p / rho; density diffusion
 // spreads a bump and nothing else; boundary particles get a density rate but no acceleration;
@@ -9,14 +9,14 @@
 #include <random>
 #include <vector>
 
-#include "shortrange/sph.hpp"
+#include "particles/sph/sph_cpu.hpp"
 
 namespace {
 
-using nbody::shortrange::CellList;
-using nbody::shortrange::SphParameters;
-using nbody::shortrange::SphRates;
-using nbody::shortrange::SphState;
+using nbody::particles::CellList;
+using nbody::particles::SphParameters;
+using nbody::particles::SphRates;
+using nbody::particles::SphState;
 
 // A square (dimension 2, z = 0) or cubic lattice of side `per_side` particles at spacing dx, at
 // rest at rho0, in a box `margin` spacings wider on each side (periodic: margin 0 fills it).
@@ -42,7 +42,7 @@ SphState<double> lattice(unsigned dimension, int per_side, double dx, double rho
 
 SphRates<double> rates(const SphParameters& p, const SphState<double>& s) {
   SphRates<double> r;
-  nbody::shortrange::sph_rates(p, s, r);
+  nbody::particles::sph_rates(p, s, r);
   return r;
 }
 

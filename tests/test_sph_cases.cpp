@@ -1,5 +1,5 @@
-// Weakly compressible SPH stepped on the CPU (solver/shortrange/sph.hpp) on small versions of the
-// validation cases of E19 (solver/shortrange/sph_cases.hpp): the time step obeys the force,
+// Weakly compressible SPH stepped on the CPU (solver/particles/sph/sph_cpu.hpp) on small versions of the
+// validation cases of E19 (solver/particles/sph/sph_cases.hpp): the time step obeys the force,
 // CFL and viscous conditions and is no smaller than the tightest of them; a hydrostatic tank stays
 // at rho0 g (H - y) within 2 % below its top two layers; Poiseuille flow between plates reaches
 // the analytic centre-line speed within 3 %; a coarse dam break conserves mass exactly, loses no
@@ -17,21 +17,21 @@
 #include <string>
 #include <vector>
 
-#include "shortrange/sph_cases.hpp"
+#include "particles/sph/sph_cases.hpp"
 #include "support.hpp"
 
 namespace {
 
-using nbody::shortrange::SphCase;
-using nbody::shortrange::SphCpu;
-using nbody::shortrange::SphDiagnostics;
+using nbody::particles::SphCase;
+using nbody::particles::SphCpu;
+using nbody::particles::SphDiagnostics;
 
 constexpr double g = 9.81;
 
 }  // namespace
 
 TEST_CASE("sph_time_step_obeys_the_force_cfl_and_viscous_conditions_and_the_tightest_sets_it", "[sph][time_step]") {
-  SphCase<double> c = nbody::shortrange::sph_dam_break<double>(0.1);
+  SphCase<double> c = nbody::particles::sph_dam_break<double>(0.1);
   auto& s = c.state;
   const std::size_t n = s.n;
   std::mt19937_64 rng(3);
@@ -66,18 +66,18 @@ TEST_CASE("sph_time_step_obeys_the_force_cfl_and_viscous_conditions_and_the_tigh
   CHECK(0.125 * c.params.h * c.params.h / 10.0 < c.params.cfl * c.params.h / c.params.c0);  // nu = 10 set it
 }
 
-// Verlet's argument (solver/shortrange/sph.hpp, SphNeighbours): lists of the candidates within
+// Verlet's argument (solver/particles/sph/sph_cpu.hpp, SphNeighbours): lists of the candidates within
 // (1 + skin) 2h hold every pair within the support 2h while no particle has moved more than
 // skin h, and are stale beyond; checked by brute force over all pairs, every particle moved by
 // almost skin h in a random direction.
 TEST_CASE("sph_neighbour_lists_hold_every_pair_within_the_support_until_a_particle_moves_skin_h", "[sph][neighbours]") {
-  using nbody::shortrange::SphNeighbours;
-  SphCase<double> c = nbody::shortrange::sph_dam_break<double>(0.1);
+  using nbody::particles::SphNeighbours;
+  SphCase<double> c = nbody::particles::sph_dam_break<double>(0.1);
   auto& s = c.state;
   const std::size_t n = s.n;
   s.lists_at = s.pos;
   SphNeighbours<double> near;
-  nbody::shortrange::CellList<double> cells;
+  nbody::particles::CellList<double> cells;
   near.make(c.params, s, cells);
   CHECK_FALSE(SphNeighbours<double>::stale(c.params, s));
   std::mt19937_64 rng(3);
@@ -113,7 +113,7 @@ TEST_CASE("sph_steps_give_the_same_bits_on_one_and_two_threads", "[sph][reproduc
   const auto run = [](int threads) {
     const int before = omp_get_max_threads();
     omp_set_num_threads(threads);
-    SphCase<double> c = nbody::shortrange::sph_dam_break<double>(0.1);
+    SphCase<double> c = nbody::particles::sph_dam_break<double>(0.1);
     SphCpu<double> sim(c.params, c.state);
     for (int k = 0; k < 50; ++k) sim.step(sim.time_step());
     omp_set_num_threads(before);
@@ -133,11 +133,11 @@ TEST_CASE("sph_steps_give_the_same_bits_on_one_and_two_threads", "[sph][reproduc
 // kernels/common/sph.hpp).
 TEST_CASE("sph_hydrostatic_tank_keeps_rho0_g_depth_within_2_percent_below_its_top_two_layers", "[sph][hydrostatic]") {
   const double width = 0.2, depth = 0.2, dx = 0.01;
-  SphCase<double> c = nbody::shortrange::sph_hydrostatic_tank<double>(width, depth, dx);
+  SphCase<double> c = nbody::particles::sph_hydrostatic_tank<double>(width, depth, dx);
   auto& s = c.state;
   SphCpu<double> sim(c.params, s);
   sim.advance_to(0.5);
-  const auto [worst, checked] = nbody::shortrange::sph_hydrostatic_error(c, depth, 2 * dx);
+  const auto [worst, checked] = nbody::particles::sph_hydrostatic_error(c, depth, 2 * dx);
   const SphDiagnostics d = sim.diagnostics(c.walls, dx);
   INFO("largest relative pressure error " << worst << " over " << checked << " particles, t = " << s.time
                                           << " s, " << s.steps << " steps");
@@ -153,11 +153,11 @@ TEST_CASE("sph_hydrostatic_tank_keeps_rho0_g_depth_within_2_percent_below_its_to
 // 3 %.
 TEST_CASE("sph_poiseuille_centre_line_speed_within_3_percent_of_the_steady_parabola", "[sph][poiseuille]") {
   const double gap = 1e-3, nu = 1e-6, force = 2e-4, dx = gap / 60;
-  SphCase<double> c = nbody::shortrange::sph_poiseuille<double>(gap, 8 * dx, dx, nu, force);
+  SphCase<double> c = nbody::particles::sph_poiseuille<double>(gap, 8 * dx, dx, nu, force);
   auto& s = c.state;
   SphCpu<double> sim(c.params, s);
   sim.advance_to(0.7);
-  const auto [ratio, count] = nbody::shortrange::sph_poiseuille_centre_line(c, gap, nu, force);
+  const auto [ratio, count] = nbody::particles::sph_poiseuille_centre_line(c, gap, nu, force);
   const SphDiagnostics d = sim.diagnostics(c.walls, dx);
   INFO("centre line " << ratio << " of the analytic " << force * gap * gap / (8 * nu) << " m/s, " << s.steps << " steps");
   CHECK(count == 16);  // the two rows beside the centre line, 8 particles each
@@ -171,7 +171,7 @@ TEST_CASE("sph_poiseuille_centre_line_speed_within_3_percent_of_the_steady_parab
 TEMPLATE_TEST_CASE("sph_dam_break_conserves_mass_loses_no_particle_and_its_front_advances", "[sph][dam_break]", float,
                    double) {
   const double dx = 0.05;
-  SphCase<TestType> c = nbody::shortrange::sph_dam_break<TestType>(dx);
+  SphCase<TestType> c = nbody::particles::sph_dam_break<TestType>(dx);
   auto& s = c.state;
   const std::size_t n = s.n;
   SphCpu<TestType> sim(c.params, s);
@@ -201,7 +201,7 @@ TEMPLATE_TEST_CASE("sph_dam_break_conserves_mass_loses_no_particle_and_its_front
 // particles inside the walls on every side while its front moved on.
 TEST_CASE("sph_dam_break_in_3d_keeps_its_mass_and_particles_in_the_tank_while_the_front_moves", "[sph][dam_break]") {
   const double dx = 0.1;
-  SphCase<double> c = nbody::shortrange::sph_dam_break_3d<double>(dx);
+  SphCase<double> c = nbody::particles::sph_dam_break_3d<double>(dx);
   SphCpu<double> sim(c.params, c.state);
   const SphDiagnostics start = sim.diagnostics(c.walls, 2 * dx);
   CHECK(start.mass == Approx(1000.0 * 2 * 1 * 1).epsilon(0.01));  // rho0 times the column's volume, hydrostatic densities
@@ -217,7 +217,7 @@ TEST_CASE("sph_dam_break_in_3d_keeps_its_mass_and_particles_in_the_tank_while_th
 }
 
 TEST_CASE("sph_bad_state_is_refused_naming_its_problem", "[sph][bad_input]") {
-  const SphCase<double> good = nbody::shortrange::sph_dam_break<double>(0.2);
+  const SphCase<double> good = nbody::particles::sph_dam_break<double>(0.2);
   const auto refused = [&](auto spoil, const std::string& words) {
     SphCase<double> c = good;
     spoil(c);

@@ -1,4 +1,4 @@
-// SPH on the GPU (solver/shortrange/cuda/sph.hpp) against the CPU driver (test_sph*.cpp check that
+// SPH on the GPU (solver/particles/sph/sph_cuda.hpp) against the CPU driver (test_sph*.cpp check that
 // one against exact answers): the same state gives the same bits, rates, time steps and states
 // step for step, in float and double, in 2-D and 3-D, with both kernels and both density
 // diffusions, with Morris's no-slip walls (Poiseuille), and with every cell-list builder. Skipped
@@ -7,16 +7,15 @@
 
 #include <string>
 
-#include "shortrange/sph_cases.hpp"
+#include "particles/sph/sph_cases.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
-#include "shortrange/cuda/sph.hpp"
+#include "particles/sph/sph_cuda.hpp"
 #endif
 
 #include "support.hpp"
 
 using namespace nbody;
-using namespace nbody::shortrange;
+using namespace nbody::particles;
 using nbody::test::have_cuda_device;
 
 #if NBODY_WITH_CUDA

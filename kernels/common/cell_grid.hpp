@@ -1,6 +1,6 @@
 #pragma once
 // The periodic box and the cell grid of the short-range particle methods (seed S3's DPD and SPH),
-// host and device: the CPU cell lists (solver/shortrange/cell_list.hpp) and the GPU builders call
+// host and device: the CPU cell lists (solver/particles/cells/cell_list.hpp) and the GPU builders call
 // these, so that every back end puts a particle in the same cell and sees the same neighbours.
 //
 // Box: [0, L_x) x [0, L_y) x [0, L_z), any aspect ratio, periodic on every axis. Pairs interact by
@@ -11,7 +11,7 @@
 #include "host_device.hpp"
 #include "real_math.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 template <class T>
 struct PeriodicBox {
@@ -84,4 +84,4 @@ struct CellGrid {
   }
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

@@ -18,7 +18,7 @@
 #include "host_device.hpp"
 #include "real_math.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 // theta_ij: uniform on (-sqrt 3, sqrt 3) (zero mean, unit variance), the same for (i, j) and (j, i).
 template <class T>
@@ -64,4 +64,4 @@ struct DpdPair {
   }
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

@@ -157,7 +157,7 @@ struct Tait {
 enum class DensityDiffusion { molteni, fourtakas };
 
 // Morris et al.'s (1997) no-slip factor beta for a fluid particle a against a wall particle b
-// whose vector to its wall's face is w (solver/shortrange/sph.hpp, SphState::to_face): with d_b
+// whose vector to its wall's face is w (solver/particles/sph/sph_cpu.hpp, SphState::to_face): with d_b
 // = |w| and d_a the fluid particle's distance from the face along w, the wall particle is seen
 // with the velocity -(d_b / d_a) v_a, so v_ab = beta v_a, beta = min(1.5, 1 + d_b / d_a).
 template <class T>

@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA kernels of the short-range cell lists (seed S3), launched by the builders of
-// solver/shortrange/cuda/cell_list.cu. Every builder ends in the CPU CellList's arrays
-// (shortrange/cell_list.hpp): cell (n), start (cells + 1) and order (particle indices by cell,
+// solver/particles/cells/cell_list_cuda.cu. Every builder ends in the CPU CellList's arrays
+// (particles/cells/cell_list.hpp): cell (n), start (cells + 1) and order (particle indices by cell,
 // increasing within a cell).
 //
 // The bucket sorts' atomics leave a cell's particles in whatever order the hardware served them;
@@ -21,7 +21,7 @@
 
 namespace nbody::cuda::cell_kernels {
 
-using shortrange::CellGrid;
+using particles::CellGrid;
 
 constexpr unsigned block = 256;  // threads per block of every kernel here
 constexpr unsigned empty = ~0u;  // the end of a list; an unused slot of a block's table

@@ -1,5 +1,5 @@
 #pragma once
-// DPD on the GPU (seed S3): the step of solver/shortrange/dpd.hpp's CPU driver, kernel for kernel,
+// DPD on the GPU (seed S3): the step of solver/particles/dpd/dpd_cpu.hpp's CPU driver, kernel for kernel,
 // so that with the same compiler rules (no fused multiply-adds: the translation unit is built
 // with --fmad=false, as the host code is with -ffp-contract=off) a step gives the CPU's bits.
 //
@@ -13,7 +13,7 @@
 #include "common/cell_grid.hpp"
 #include "common/dpd.hpp"
 
-namespace nbody::shortrange::dpd_kernels {
+namespace nbody::particles::dpd_kernels {
 
 template <class T>
 struct ForceView {
@@ -82,4 +82,4 @@ __global__ void kick_kernel(std::size_t count, T half_dt, T* vel, const T* force
   if (k < count) vel[k] += half_dt * force[k];
 }
 
-}  // namespace nbody::shortrange::dpd_kernels
+}  // namespace nbody::particles::dpd_kernels

@@ -1,7 +1,8 @@
 #pragma once
 // The kd-tree of kernels/common/kdtree.hpp built on the GPU: the same tree as the host's
 // build_heap_tree (solver/engines/kdtree/heap_tree.hpp), the same bodies on each side of every
-// split, the same moments to rounding. The host side (the order of the launches): engines/cuda/kdtree.cuh.
+// split, the same moments to rounding. The host side (the order of the launches):
+// engines/cuda/kdtree_backend.cuh.
 //
 // Algorithm. The bodies are sorted once per axis by (coordinate + 0, body index), CUB's stable
 // radix sort over the indices in order: the host's total order. A node's bodies are then a

@@ -2,7 +2,7 @@
 // cuda-naive's kernel: one thread per body, j read straight from global memory (seed S1's first
 // version). Templated on the real type T and the arithmetic policy M (device_math.cuh); it calls
 // the one shared accumulate_interaction of kernels/common/interaction.hpp. Its spec and launch:
-// solver/engines/cuda/naive.hpp.
+// solver/engines/cuda/cuda_naive.hpp.
 //
 // Inputs: bodies as Body4<T> (x, y, z, m), n of them. Output: acc, SoA (x[n] y[n] z[n]), G applied.
 // The self-interaction j == i is skipped exactly as in `simple`, so no softening is needed.

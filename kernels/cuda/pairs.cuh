@@ -1,6 +1,6 @@
 #pragma once
 // Each pair once (Newton's third law): the kernel of cuda-pairs (its spec and launch:
-// solver/engines/cuda/pairs.hpp). The all-pairs kernels (naive.cuh, tiled.cuh) spend about 13
+// solver/engines/cuda/cuda_pairs.hpp). The all-pairs kernels (naive.cuh, tiled.cuh) spend about 13
 // instructions per interaction (12 FP32 + 1 rsqrt in float) and are bound by instruction issue
 // (the paper's E24); accumulate_pair_interaction serves both bodies of a pair with 16 + 1, so
 // N(N-1)/2 pair evaluations do the work of N(N-1) interactions. The price is the other body's sum, which lives in another thread; here it moves

@@ -1,5 +1,5 @@
 #pragma once
-// Weakly compressible SPH on the GPU (seed S3's dam break): the step of solver/shortrange/sph.hpp's
+// Weakly compressible SPH on the GPU (seed S3's dam break): the step of solver/particles/sph/sph_cpu.hpp's
 // CPU driver, kernel for kernel, so that with the same compiler rules (the translation unit built
 // with --fmad=false, as the host code is with -ffp-contract=off) a step gives the CPU's bits.
 //
@@ -19,7 +19,7 @@
 #include "common/cell_grid.hpp"
 #include "common/sph.hpp"
 
-namespace nbody::shortrange::sph_kernels {
+namespace nbody::particles::sph_kernels {
 
 constexpr unsigned block = 128;
 
@@ -56,7 +56,7 @@ __global__ void sort_kernel(unsigned n, const unsigned* order, const T* pos, con
   out.rest[s] = {mass[i], sqrt(eos.sound_speed_squared(r)), T(1) / r, boundary[i] ? T(1) : T(0)};
 }
 
-// The neighbour lists (solver/shortrange/sph.hpp, SphNeighbours), made from a cell list of the
+// The neighbour lists (solver/particles/sph/sph_cpu.hpp, SphNeighbours), made from a cell list of the
 // cut-off reach: the particle at place s in cell order lists in count[s] entries the places t of
 // its candidates, as the CPU's for_each_neighbour finds them, in its order, four to a word of 16
 // bytes: entry q in list[q / 4 n + s] (a column of words per particle), so that the threads of a
@@ -293,4 +293,4 @@ __global__ void corrector_kernel(PeriodicBox<T> box, unsigned n, T dt, T rho_ref
   }
 }
 
-}  // namespace nbody::shortrange::sph_kernels
+}  // namespace nbody::particles::sph_kernels

@@ -3,7 +3,7 @@
 // sample), templated on the real type T, the arithmetic policy M (device_math.cuh), the inner-loop
 // unroll factor U (seed S2's Table 14-1) and the bodies per thread I. It calls the one shared
 // accumulate_interaction of kernels/common/interaction.hpp. Its specs and launch:
-// solver/engines/cuda/tiled.hpp and split.hpp.
+// solver/engines/cuda/cuda_tiled.hpp.
 //
 // Inputs: bodies as Body4<T> (x, y, z, m), n of them. Output: acc, SoA (x[n] y[n] z[n]), G applied.
 // Any n works: partial tiles are handled by a counted loop, threads past n load a valid body and

@@ -17,21 +17,21 @@
 #include "core/error.hpp"
 #include "io/output_set.hpp"
 #include "io/provenance.hpp"
-#include "shortrange/cell_list.hpp"
-#include "shortrange/cuda/cell_list.hpp"
-#include "shortrange/dpd.hpp"
+#include "particles/cells/cell_list.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
+#include "particles/dpd/dpd_cpu.hpp"
 #include "engines/gpu_engines.hpp"
 
 namespace nbody::cli {
 
-using shortrange::CellList;
+using particles::CellList;
 
 namespace {
 constexpr const char* cpu_builder = "cpu";  // CellList::build, the CPU's counting sort (one thread)
 
 std::string builder_names() {
   std::string names = cpu_builder;
-  for (const auto& b : shortrange::cell_builders) names += ", " + std::string(b.name);
+  for (const auto& b : particles::cell_builders) names += ", " + std::string(b.name);
   return names;
 }
 }  // namespace
@@ -76,13 +76,13 @@ namespace {
 // The earlier and the new positions (SoA) of the particles in `box`.
 template <class T>
 struct Placement {
-  shortrange::PeriodicBox<T> box{};
+  particles::PeriodicBox<T> box{};
   std::vector<T> before, after;
 };
 
 template <class T>
 Placement<T> place(const CellsOptions& o, const std::array<double, 3>& L, std::size_t n) {
-  shortrange::DpdState<T> s = shortrange::dpd_random_state<T>(n, L, 1.0, 1, o.seed);
+  particles::DpdState<T> s = particles::dpd_random_state<T>(n, L, 1.0, 1, o.seed);
   Placement<T> out{s.box, {}, {}};
   if (o.order == "random") {
     out.before = s.pos;
@@ -100,16 +100,16 @@ Placement<T> place(const CellsOptions& o, const std::array<double, 3>& L, std::s
   // step: the particles' data in cell order, then one DPD step.
   CellList<T> list;
   list.build(s.pos.data(), n, s.box, T(o.rc));
-  shortrange::DpdState<T> sorted = s;
+  particles::DpdState<T> sorted = s;
   for (int a = 0; a < 3; ++a)
     for (std::size_t k = 0; k < n; ++k) {
       sorted.pos[a * n + k] = s.pos[a * n + list.order[k]];
       sorted.vel[a * n + k] = s.vel[a * n + list.order[k]];
     }
   out.before = sorted.pos;
-  shortrange::DpdParameters p;
+  particles::DpdParameters p;
   p.rc = o.rc, p.seed = o.seed;
-  shortrange::DpdCpu<T> dpd(p, sorted);
+  particles::DpdCpu<T> dpd(p, sorted);
   dpd.step();
   out.after = sorted.pos;
   return out;
@@ -142,12 +142,12 @@ int cells_typed(const CellsOptions& o, OutputSet& outputs) {
     }
   } else {
 #if NBODY_WITH_CUDA
-    const shortrange::CellBuilder builder = shortrange::cell_builder_named(o.builder);
-    const bool incremental = builder == shortrange::CellBuilder::incremental;
-    shortrange::DeviceCellList<T> list;
+    const particles::CellBuilder builder = particles::cell_builder_named(o.builder);
+    const bool incremental = builder == particles::CellBuilder::incremental;
+    particles::DeviceCellList<T> list;
     list.set_cold_cache(o.cache == "cold");
     for (int r = 0; r <= o.repeats; ++r) {
-      if (incremental) list.build(shortrange::CellBuilder::counting_sort, at.before.data(), n, at.box, T(o.rc));
+      if (incremental) list.build(particles::CellBuilder::counting_sort, at.before.data(), n, at.box, T(o.rc));
       list.build(builder, at.after.data(), n, at.box, T(o.rc));
       if (r) seconds.push_back(list.last_build_seconds());
       if (incremental && list.moved() != moved)
@@ -158,7 +158,7 @@ int cells_typed(const CellsOptions& o, OutputSet& outputs) {
     device = cuda_device_json();
     device = nlohmann::json::parse(device).value("device", std::string());
 #else
-    (void)shortrange::cell_builder_named(o.builder);
+    (void)particles::cell_builder_named(o.builder);
     throw InputError("--builder " + o.builder + ": this build has no CUDA (no CUDA compiler was found when it was built)");
 #endif
   }
@@ -194,7 +194,7 @@ int cells_typed(const CellsOptions& o, OutputSet& outputs) {
 }  // namespace
 
 int cells_command(const CellsOptions& o) {
-  const bool known = o.builder == cpu_builder || std::any_of(shortrange::cell_builders.begin(), shortrange::cell_builders.end(),
+  const bool known = o.builder == cpu_builder || std::any_of(particles::cell_builders.begin(), particles::cell_builders.end(),
                                                              [&](const auto& b) { return b.name == o.builder; });
   if (!known) throw InputError("--builder: unknown builder " + quoted_excerpt(o.builder) + " (valid: " + builder_names() + ")");
   if (o.builder == cpu_builder && o.given("--cache")) throw InputError("--cache applies to the CUDA builders, not cpu");

@@ -1,4 +1,4 @@
-// `nbody dpd`: dissipative particle dynamics (seed S3; solver/shortrange/dpd.hpp) through the run
+// `nbody dpd`: dissipative particle dynamics (seed S3; solver/particles/dpd/dpd_cpu.hpp) through the run
 // contract (run/command.hpp): the flags, the run's identity, and the model made from them.
 #include <algorithm>
 #include <cmath>
@@ -12,18 +12,18 @@
 #include "core/real.hpp"
 #include "io/archive.hpp"
 #include "run/command.hpp"
-#include "shortrange/cuda/cell_list.hpp"
-#include "shortrange/dpd.hpp"
-#include "shortrange/dpd_model.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
+#include "particles/dpd/dpd_cpu.hpp"
+#include "particles/dpd/dpd_model.hpp"
 #if NBODY_WITH_CUDA
-#include "shortrange/cuda/dpd.hpp"
+#include "particles/dpd/dpd_cuda.hpp"
 #endif
 
 namespace nbody::cli {
 
-using shortrange::DpdCpu;
-using shortrange::DpdParameters;
-using shortrange::DpdState;
+using particles::DpdCpu;
+using particles::DpdParameters;
+using particles::DpdState;
 
 void add_dpd_options(CLI::App& cmd, DpdOptions& o) {
   cmd.footer(
@@ -130,14 +130,14 @@ int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed, Out
   DpdState<T> state;
   if (resumed) {
     ArchiveReader r(resumed->state);
-    state = shortrange::read_dpd_state<T>(r);
+    state = particles::read_dpd_state<T>(r);
     if (!r.at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
   } else {
     const double count = std::round(o.density * L[0] * L[1] * L[2]);
     if (!(count >= 2 && count < 4e9))
       throw InputError("--density x volume must give from 2 to 4e9 particles, got " + RealTraits<double>::format(count));
-    state = shortrange::dpd_random_state<T>(static_cast<std::size_t>(count), L, o.kT, o.species, o.seed,
-                                            o.layout == "layers" ? shortrange::DpdLayout::layers : shortrange::DpdLayout::mixed);
+    state = particles::dpd_random_state<T>(static_cast<std::size_t>(count), L, o.kT, o.species, o.seed,
+                                           o.layout == "layers" ? particles::DpdLayout::layers : particles::DpdLayout::mixed);
   }
   const auto start_step = static_cast<long long>(state.step);
   if (o.steps <= start_step)
@@ -165,12 +165,12 @@ int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed, Out
   const nlohmann::json identity = fields_of(o, dpd_identity), part = fields_of(o, dpd_part),
                        provenance = {{"command_line", o.contract.command_line}, {"steps", o.steps}};
   const auto run_with = [&](auto& driver, const std::string& device) {
-    shortrange::DpdModel<T, std::remove_reference_t<decltype(driver)>> model(state, driver, p, o.engine, device);
+    particles::DpdModel<T, std::remove_reference_t<decltype(driver)>> model(state, driver, p, o.engine, device);
     return run::run_model(model, o.contract.files, outputs, request, resumed, identity, part, provenance);
   };
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
-    shortrange::DpdCuda<T> gpu(p, state, resumed.has_value(), shortrange::cell_builder_named(o.cell_list));
+    particles::DpdCuda<T> gpu(p, state, resumed.has_value(), particles::cell_builder_named(o.cell_list));
     return run_with(gpu, gpu.device_info());
 #else
     throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");

@@ -18,7 +18,7 @@
 #include "engines/engine.hpp"
 #include "engines/gpu_engines.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/resident.hpp"
+#include "engines/cuda/resident_backend.hpp"
 #endif
 #include "integrators/integrator.hpp"
 #include "io/provenance.hpp"

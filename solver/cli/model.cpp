@@ -6,7 +6,7 @@
 #include "cli/parse.hpp"
 #include "core/error.hpp"
 #include "io/snapshot_hdf5.hpp"
-#include "shortrange/cuda/cell_list.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
 
 namespace nbody::cli {
 
@@ -42,14 +42,14 @@ void add_engine_options(CLI::App& cmd, std::string& engine, std::string& cell_li
       ->capture_default_str()
       ->check(CLI::IsMember({"openmp", "cuda"}));
   std::string builders;
-  for (const auto& b : shortrange::cell_builders) builders += std::string(builders.empty() ? "" : ", ") + std::string(b.name);
+  for (const auto& b : particles::cell_builders) builders += std::string(builders.empty() ? "" : ", ") + std::string(b.name);
   cmd.add_option("--cell-list", cell_list, "--engine cuda: the cell-list builder, one of " + builders +
                                                " (the same lists: a run's bits do not depend on it)")
       ->capture_default_str();
 }
 
 void check_engine_options(const std::string& engine, const std::string& cell_list, bool cell_list_given) {
-  (void)shortrange::cell_builder_named(cell_list);  // an unknown name: the valid ones
+  (void)particles::cell_builder_named(cell_list);  // an unknown name: the valid ones
   if (engine != "cuda" && cell_list_given) throw InputError("--cell-list applies to --engine cuda");
 }
 

@@ -70,7 +70,7 @@ struct BenchOptions {
   std::size_t error_bodies = 0;     // --error-bodies: of this many bodies (0: all)
 };
 
-// `nbody dpd`: dissipative particle dynamics in a periodic box (solver/shortrange/dpd.hpp). Numbers
+// `nbody dpd`: dissipative particle dynamics in a periodic box (solver/particles/dpd/dpd_cpu.hpp). Numbers
 // are doubles (the model's parameters, converted to the run's precision once); times are steps.
 struct DpdOptions {
   std::vector<double> box = {10};  // L (a cube) or Lx, Ly, Lz
@@ -89,7 +89,7 @@ struct DpdOptions {
 void add_dpd_options(CLI::App& cmd, DpdOptions& o);
 int dpd_command(const DpdOptions& o);
 
-// `nbody sph`: weakly compressible SPH on a validation case (solver/shortrange/sph_cases.hpp).
+// `nbody sph`: weakly compressible SPH on a validation case (solver/particles/sph/sph_cases.hpp).
 // Model values left at 0 or empty take the case's own.
 struct SphOptions {
   std::string case_name, precision = "double", kernel, diffusion, engine = "openmp", cell_list = "two-level";
@@ -101,7 +101,7 @@ struct SphOptions {
 void add_sph_options(CLI::App& cmd, SphOptions& o);
 int sph_command(const SphOptions& o);
 
-// `nbody cells`: the time of one cell-list build (E18; solver/shortrange/cuda/cell_list.hpp).
+// `nbody cells`: the time of one cell-list build (E18; solver/particles/cells/cell_list_cuda.hpp).
 struct CellsOptions {
   long long n = 0;
   double density = 3;

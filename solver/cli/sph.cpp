@@ -1,5 +1,5 @@
-// `nbody sph`: weakly compressible SPH (solver/shortrange/sph.hpp) on the validation cases of
-// solver/shortrange/sph_cases.hpp through the run contract (run/command.hpp): the flags, the run's
+// `nbody sph`: weakly compressible SPH (solver/particles/sph/sph_cpu.hpp) on the validation cases of
+// solver/particles/sph/sph_cases.hpp through the run contract (run/command.hpp): the flags, the run's
 // identity, and the model made from them.
 #include <array>
 #include <chrono>
@@ -20,20 +20,20 @@
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
 #include "io/provenance.hpp"
-#include "shortrange/cuda/cell_list.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
 #include "run/command.hpp"
-#include "shortrange/sph_cases.hpp"
-#include "shortrange/sph_model.hpp"
+#include "particles/sph/sph_cases.hpp"
+#include "particles/sph/sph_model.hpp"
 #if NBODY_WITH_CUDA
-#include "shortrange/cuda/sph.hpp"
+#include "particles/sph/sph_cuda.hpp"
 #endif
 
 namespace nbody::cli {
 
-using shortrange::SphCase;
-using shortrange::SphCpu;
-using shortrange::SphDiagnostics;
-using shortrange::SphState;
+using particles::SphCase;
+using particles::SphCpu;
+using particles::SphDiagnostics;
+using particles::SphState;
 
 namespace {
 
@@ -80,7 +80,7 @@ std::string_view name_in(const Table& table, auto value) {
 // The case's state, parameters and walls, with the model flags given in place of its own.
 template <class T>
 SphCase<T> make_case(const SphOptions& o) {
-  namespace sr = shortrange;
+  namespace sr = particles;
   SphCase<T> c = o.case_name == "dam-break"      ? sr::sph_dam_break<T>(o.dx)
                  : o.case_name == "dam-break-3d" ? sr::sph_dam_break_3d<T>(o.dx)
                  : o.case_name == "hydrostatic"  ? sr::sph_hydrostatic_tank<T>(o.depth, o.depth, o.dx)
@@ -94,7 +94,7 @@ SphCase<T> make_case(const SphOptions& o) {
   if (o.delta >= 0) c.params.delta = o.delta;
   if (o.cfl > 0) c.params.cfl = o.cfl;
   try {
-    shortrange::check_sph(c.params, c.state);
+    particles::check_sph(c.params, c.state);
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
@@ -138,7 +138,7 @@ int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed, Out
   SphCase<T> c = make_case<T>(o);
   if (resumed) {
     ArchiveReader r(resumed->state);
-    shortrange::read_sph_state(r, c);
+    particles::read_sph_state(r, c);
     if (!r.at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
   }
   const SphState<T>& state = c.state;
@@ -167,19 +167,19 @@ int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed, Out
   const auto measures = [&](nlohmann::json& j) {
     j["pressure_error"] = j["centre_line_ratio"] = nullptr;
     if (o.case_name == "hydrostatic")  // below the top two layers
-      j["pressure_error"] = shortrange::sph_hydrostatic_error(c, o.depth, 2 * o.dx).first;
+      j["pressure_error"] = particles::sph_hydrostatic_error(c, o.depth, 2 * o.dx).first;
     if (o.case_name == "poiseuille")
-      j["centre_line_ratio"] = shortrange::sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
+      j["centre_line_ratio"] = particles::sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
   };
   const nlohmann::json identity = fields_of(o, sph_identity), part = fields_of(o, sph_part),
                        provenance = {{"command_line", o.contract.command_line}, {"t_end", o.t_end}};
   const auto run_with = [&](auto& driver, const std::string& device) {
-    shortrange::SphModel<T, std::remove_reference_t<decltype(driver)>> model(c, driver, o.case_name, o.engine, device, measures);
+    particles::SphModel<T, std::remove_reference_t<decltype(driver)>> model(c, driver, o.case_name, o.engine, device, measures);
     return run::run_model(model, o.contract.files, outputs, request, resumed, identity, part, provenance);
   };
   if (o.engine == "cuda") {
 #if NBODY_WITH_CUDA
-    shortrange::SphCuda<T> gpu(c.params, c.state, shortrange::cell_builder_named(o.cell_list));
+    particles::SphCuda<T> gpu(c.params, c.state, particles::cell_builder_named(o.cell_list));
     return run_with(gpu, gpu.device_info());
 #else
     throw InputError("--engine cuda: this build has no CUDA (no CUDA compiler was found when it was built)");

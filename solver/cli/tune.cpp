@@ -12,12 +12,12 @@
 #include "cli/parse.hpp"
 #include "cli/timing.hpp"
 #include "core/registry.hpp"
-#include "engines/cuda/tune_cache.hpp"
+#include "cuda/tune_cache.hpp"
 #include "engines/gpu_engines.hpp"
 #include "engines/request.hpp"
 #include "io/output_set.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/backend.hpp"
+#include "cuda/cuda_device.hpp"
 #endif
 
 namespace nbody::cli {

@@ -1,7 +1,7 @@
 #pragma once
 // `nbody tune`: sweeps the launch shape of a GPU engine for one (precision, N), prints one CSV
 // row per shape (invalid shapes as `invalid` rows with the reason, never with a time), and stores
-// the fastest in the tuning cache (engines/cuda/tune_cache.hpp) that `run` and `bench` read.
+// the fastest in the tuning cache (cuda/tune_cache.hpp) that `run` and `bench` read.
 // The sweeps of experiments E10-E13 are runs of this command with explicit lists.
 #include <string>
 

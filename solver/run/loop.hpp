@@ -4,7 +4,7 @@
 // snapshot and save a checkpoint; it polls for interrupts between steps and reports progress.
 // What a sample, a snapshot or a checkpoint writes is the caller's (run/command.hpp: files).
 //
-// A model offers (see driver/simulation.hpp, shortrange/*_model.hpp):
+// A model offers (see driver/simulation.hpp, particles/*/*_model.hpp):
 //   using Time;                   the type of its simulated time
 //   using Sample;                 what one measurement of its diagnostics holds
 //   Position<Time> position();    where it stands: its time and the steps taken since the run began

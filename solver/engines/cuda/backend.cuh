@@ -1,6 +1,6 @@
 #pragma once
 // Implementation of cuda::Backend<T> (backend.hpp): device buffers, the launch-shape pipeline that
-// every kernel of kernels.hpp goes through (its choices, its spec's knobs, the compiled function's
+// every kernel of cuda_kernels.hpp goes through (its choices, its spec's knobs, the compiled function's
 // registers, shared memory and occupancy, the grid), its launch, and event timing. Included by
 // one .cu file per real type, which instantiates it.
 #include <cuda_runtime.h>
@@ -14,9 +14,10 @@
 
 #include "core/error.hpp"
 #include "cuda/potential.cuh"
+#include "cuda/device_buffer.cuh"
+#include "cuda/stream.cuh"
 #include "engines/cuda/backend.hpp"
-#include "engines/cuda/buffer.cuh"
-#include "engines/cuda/kernels.hpp"
+#include "engines/cuda/cuda_kernels.hpp"
 
 namespace nbody::cuda {
 
@@ -94,22 +95,16 @@ constexpr auto kernel_ops(KernelList<K...>*) {
   return std::array<KernelOps<T>, sizeof...(K)>{ops_of<T, K>()...};
 }
 
-template <class U>
-void device_free(U*& p) {
-  if (p) cudaFree(p);  // in a destructor: no throw
-  p = nullptr;
-}
-
 }  // namespace detail
 
 template <class T>
 struct Backend<T>::Impl {
   static constexpr auto kernels = detail::kernel_ops<T>(static_cast<Kernels*>(nullptr));
 
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Body4<T>* d_bodies = nullptr;
-  T* d_acc = nullptr;
+  enum Mark { start, stop };     // around the kernels of an evaluation
+  Stream<2> stream;
+  DeviceBuffer<Body4<T>> d_bodies;
+  DeviceBuffer<T> d_acc;
   Body4<T>* h_bodies = nullptr;  // pinned staging
   T* h_acc = nullptr;
   std::size_t cap_n = 0;
@@ -145,33 +140,21 @@ struct Backend<T>::Impl {
     return resolved->shape;
   }
 
-  Impl() {
-    (void)device_properties();
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    NBODY_CUDA_CHECK(cudaEventCreate(&start));
-    NBODY_CUDA_CHECK(cudaEventCreate(&stop));
-  }
+  Impl() = default;
   ~Impl() {
-    detail::device_free(d_bodies);
-    detail::device_free(d_acc);
-    if (h_bodies) cudaFreeHost(h_bodies);
+    if (h_bodies) cudaFreeHost(h_bodies);  // in a destructor: no throw
     if (h_acc) cudaFreeHost(h_acc);
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-    if (stream) cudaStreamDestroy(stream);
   }
 
   void reserve(std::size_t n) {
     if (n <= cap_n) return;
-    detail::device_free(d_bodies);
-    detail::device_free(d_acc);
     if (h_bodies) NBODY_CUDA_CHECK(cudaFreeHost(h_bodies));
     if (h_acc) NBODY_CUDA_CHECK(cudaFreeHost(h_acc));
     h_bodies = nullptr;
     h_acc = nullptr;
     cap_n = 0;
-    NBODY_CUDA_CHECK(cudaMalloc(&d_bodies, n * sizeof(Body4<T>)));
-    NBODY_CUDA_CHECK(cudaMalloc(&d_acc, 3 * n * sizeof(T)));
+    d_bodies.reserve(n);
+    d_acc.reserve(3 * n);
     NBODY_CUDA_CHECK(cudaMallocHost(&h_bodies, n * sizeof(Body4<T>)));
     NBODY_CUDA_CHECK(cudaMallocHost(&h_acc, 3 * n * sizeof(T)));
     cap_n = n;
@@ -181,14 +164,12 @@ struct Backend<T>::Impl {
   void upload_bodies(const T* pos, const T* mass, std::size_t n) {
     reserve(std::max<std::size_t>(n, 1));  // none (a potential of no bodies): a buffer all the same
     for (std::size_t i = 0; i < n; ++i) h_bodies[i] = Body4<T>{pos[i], pos[n + i], pos[2 * n + i], mass[i]};
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(d_bodies, h_bodies, n * sizeof(Body4<T>), cudaMemcpyHostToDevice, stream));
+    stream.to_device(d_bodies.p, h_bodies, n);
   }
-  // Waits for the stream; last_ms: the device time between the events start and stop.
+  // Waits for the stream; last_ms: the device time between the marks start and stop.
   void finish_timed() {
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    float ms = 0;
-    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    last_ms = ms;
+    stream.synchronize();
+    last_ms = stream.milliseconds(start, stop);
   }
 };
 
@@ -221,14 +202,13 @@ void Backend<T>::compute(std::size_t kernel, const Launch& req, const T* pos, co
   m.last_ms = -1;
   if (n == 0) return;
   m.upload_bodies(pos, mass, n);
-  NBODY_CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  m.stream.mark(Impl::start);
   if (count == 0) return;
-  k.launch(l, ForceArgs<T>{m.d_bodies, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc, static_cast<int>(first), static_cast<int>(count)},
+  k.launch(l, ForceArgs<T>{m.d_bodies.p, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc.p, static_cast<int>(first), static_cast<int>(count)},
            m.scratch, m.stream);
-  NBODY_CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  m.stream.mark(Impl::stop);
   for (std::size_t c = 0; c < 3; ++c)  // the block's rows of x, y and z
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(m.h_acc + c * n + first, m.d_acc + c * n + first, count * sizeof(T),
-                                     cudaMemcpyDeviceToHost, m.stream));
+    m.stream.to_host(m.h_acc + c * n + first, m.d_acc.p + c * n + first, count);
   m.finish_timed();
   for (std::size_t c = 0; c < 3; ++c) std::memcpy(acc + c * n + first, m.h_acc + c * n + first, count * sizeof(T));
 }
@@ -252,10 +232,10 @@ void Backend<T>::compute_passes(std::size_t kernel, const Launch& req, const T* 
   if (n == 0 || pass_end <= pass_first) return;
   m.upload_bodies(pos, mass, n);
   m.d_pass_sums.reserve(static_cast<std::size_t>(pass_end - pass_first) * 3 * n);
-  NBODY_CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-  k.launch_passes(l, ForceArgs<T>{m.d_bodies, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc, 0, static_cast<int>(n)},
+  m.stream.mark(Impl::start);
+  k.launch_passes(l, ForceArgs<T>{m.d_bodies.p, static_cast<int>(n), G, eps2, rmin2, clamp, m.d_acc.p, 0, static_cast<int>(n)},
                   m.scratch, m.stream, pass_first, pass_end, m.d_pass_sums.p);
-  NBODY_CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  m.stream.mark(Impl::stop);
   m.finish_timed();
   m.kept_passes = pass_end - pass_first;
 }
@@ -267,13 +247,13 @@ void Backend<T>::fold_passes(std::size_t n, bool first, bool last, T G, T* acc) 
   const std::size_t bytes = 3 * n * sizeof(T);
   if (!first) {
     std::memcpy(m.h_acc, acc, bytes);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_acc, m.h_acc, bytes, cudaMemcpyHostToDevice, m.stream));
+    m.stream.to_device(m.d_acc.p, m.h_acc, 3 * n);
   }
-  pass_fold_kernel<T><<<static_cast<unsigned>((n + 255) / 256), 256, 0, m.stream>>>(
-      m.d_pass_sums.p, m.kept_passes, static_cast<int>(n), first, last, G, m.d_acc);
+  pass_fold_kernel<T><<<blocks_for(n, 256), 256, 0, m.stream>>>(m.d_pass_sums.p, m.kept_passes, static_cast<int>(n), first,
+                                                                last, G, m.d_acc.p);
   NBODY_CUDA_CHECK_LAUNCH("cuda-pairs pass fold launch");
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.h_acc, m.d_acc, bytes, cudaMemcpyDeviceToHost, m.stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  m.stream.to_host(m.h_acc, m.d_acc.p, 3 * n);
+  m.stream.synchronize();
   std::memcpy(acc, m.h_acc, bytes);
 }
 
@@ -289,20 +269,19 @@ void Backend<T>::potentials(const T* pos, const T* mass, std::size_t n, const T*
   s.upload_bodies(pos, mass, n);
   if (at) {
     s.d_targets.reserve(3 * m);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.d_targets.p, at, 3 * m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+    s.stream.to_device(s.d_targets.p, at, 3 * m);
   }
   s.d_phi.reserve(m);
   constexpr int block = 128;
-  const int blocks = static_cast<int>((m + block - 1) / block);
   const auto kernel = compensated ? &potential_kernel<T, true> : &potential_kernel<T, false>;
-  if (timed) NBODY_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
-  kernel<<<blocks, block, block * sizeof(Body4<T>), s.stream>>>(s.d_bodies, static_cast<int>(n), at ? s.d_targets.p : nullptr,
-                                                               static_cast<int>(m), G, eps2, rmin2, s.d_phi.p);
+  if (timed) s.stream.mark(Impl::start);
+  kernel<<<blocks_for(m, block), block, block * sizeof(Body4<T>), s.stream>>>(
+      s.d_bodies.p, static_cast<int>(n), at ? s.d_targets.p : nullptr, static_cast<int>(m), G, eps2, rmin2, s.d_phi.p);
   NBODY_CUDA_CHECK_LAUNCH("potential_kernel");
-  if (timed) NBODY_CUDA_CHECK(cudaEventRecord(s.stop, s.stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(phi, s.d_phi.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+  if (timed) s.stream.mark(Impl::stop);
+  s.stream.to_host(phi, s.d_phi.p, m);
   if (timed) s.finish_timed();
-  else NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  else s.stream.synchronize();
 }
 
 }  // namespace nbody::cuda

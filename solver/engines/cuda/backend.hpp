@@ -1,33 +1,24 @@
 #pragma once
 // Host interface of the CUDA back end, in plain C++ so that the engine classes and the registry
-// compile without nvcc. Implemented in backend.cuh and resident.cuh, instantiated once per real
-// type in float.cu, double.cu, dd.cu and qd.cu (the last two with --fmad=false: double- and
+// compile without nvcc. Implemented in backend.cuh and resident_backend.cuh, instantiated once per
+// real type in float.cu, double.cu, dd.cu and qd.cu (the last two with --fmad=false: double- and
 // quad-double arithmetic needs every product rounded on its own).
 #include <cstddef>
 #include <memory>
 #include <string>
 
+#include "cuda/cuda_device.hpp"
 #include "engines/launch.hpp"
 
 namespace nbody::cuda {
 
-// Number of usable CUDA devices, 0 when there is none or no driver (never throws).
-int device_count() noexcept;
-// Why there is no device (the runtime's message), for the skip and error messages.
-std::string no_device_reason();
-// Makes `device` (0 .. device_count() - 1) the one this process's CUDA engines use (MPI: one GPU
-// per rank); before any engine is made. Otherwise device 0.
-void use_device(int device);
-// The device in use: name, compute capability, SMs, clocks, memory, driver and runtime versions (JSON).
-std::string device_json();
-std::string device_name();
-// Device name and CUDA driver version: the key of the tuning cache.
-std::string device_key();
 // How Backend<T>::potentials sums, for the engines' method texts: "direct sum on the GPU (CUDA,
 // DEVICE)", ", compensated" added when it is.
-std::string potential_method(bool compensated);
+inline std::string potential_method(bool compensated) {
+  return "direct sum on the GPU (CUDA, " + device_name() + (compensated ? ", compensated)" : ")");
+}
 
-// The force kernels of kernels.hpp on the device in use (use_device), for one real type.
+// The force kernels of cuda_kernels.hpp on the device in use (use_device), for one real type.
 template <class T>
 class Backend {
  public:
@@ -37,7 +28,7 @@ class Backend {
   Backend& operator=(const Backend&) = delete;
 
   // acc (3n, SoA) = G sum_j m_j (r_j - r_i) / s^3 for pos (3n, SoA) and mass (n), by the kernel at
-  // position `kernel` of the list Kernels (kernels.hpp), for the bodies i in [first, first + count)
+  // position `kernel` of the list Kernels (cuda_kernels.hpp), for the bodies i in [first, first + count)
   // (all but kernels with block_forces: 0, n). The launch shape is resolved for n (0 = the
   // kernel's choice), so that every block is computed with the same shape, and checked against
   // the kernel's spec and the device (InputError naming the valid values when it cannot run);

@@ -1,7 +1,7 @@
 #pragma once
-// The CUDA force engines: one per kernel of kernels.hpp, in the real types its spec runs in. Plain
+// The CUDA force engines: one per kernel of cuda_kernels.hpp, in the real types its spec runs in. Plain
 // C++, so that the registry compiles without nvcc; the kernels run through Backend<T>
-// (backend.cuh), device-resident steps through ResidentBackend<T> (resident.cuh).
+// (backend.cuh), device-resident steps through ResidentBackend<T> (resident_backend.cuh).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -9,10 +9,10 @@
 #include <type_traits>
 
 #include "core/real.hpp"
+#include "cuda/tune_cache.hpp"
 #include "engines/cuda/backend.hpp"
-#include "engines/cuda/kernels.hpp"
-#include "engines/cuda/resident.hpp"
-#include "engines/cuda/tune_cache.hpp"
+#include "engines/cuda/cuda_kernels.hpp"
+#include "engines/cuda/resident_backend.hpp"
 #include "engines/engine.hpp"
 
 namespace nbody {

@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA Barnes-Hut engines on seed S0's kd-tree (kernels/common/kdtree.hpp): their specs, the
-// engine class and the host interface of their back end (implemented in kdtree.cuh, instantiated
-// for float and double in kdtree.cu). Plain C++, so that the registry compiles without nvcc.
+// engine class and the host interface of their back end (implemented in kdtree_backend.cuh,
+// instantiated for float and double in kdtree_backend.cu). Plain C++, so that the registry compiles
+// without nvcc.
 //
 // One evaluation: the positions and masses go to the device, the tree is built there
 // (kernels/cuda/kdtree_build.cuh: the same tree as the host's build_heap_tree) or, with
@@ -31,7 +32,7 @@ inline std::vector<Knob> tree_knobs() {
 template <class T>
 class TreeBackend;
 
-// The four engines: which thread takes which body, how nodes are read, which walk (kdtree.cuh).
+// The four engines: which thread takes which body, how nodes are read, which walk (kernels/cuda/kdtree.cuh).
 #define NBODY_CUDA_TREE_SPEC(TYPE, NAME, INPUT_ORDER, READ_ONLY, STACKLESS, TEXT)                         \
   struct TYPE {                                                                                          \
     static constexpr std::string_view name = NAME;                                                       \

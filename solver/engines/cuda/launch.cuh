@@ -1,5 +1,5 @@
 #pragma once
-// What a CUDA force kernel's launch (the __CUDACC__ part of its spec, engines/cuda/NAME.hpp) works
+// What a CUDA force kernel's launch (the __CUDACC__ part of its spec, engines/cuda/cuda_NAME.hpp) works
 // with: the device, its arguments, device scratch, and the interface Launcher<Kernel> that
 // Backend<T>::compute (backend.cuh) calls. nvcc only.
 //
@@ -22,32 +22,16 @@
 
 #include "core/error.hpp"
 #include "cuda/body.cuh"
-#include "engines/cuda/check.cuh"
+#include "cuda/check.cuh"
+#include "cuda/cuda_device.hpp"
+#include "cuda/device_buffer.cuh"
+#include "cuda/grid_size.hpp"
 #include "engines/launch.hpp"
 
 namespace nbody::cuda {
 
 template <class Kernel>
 struct Launcher;
-
-// The properties of the device in use, queried once; InputError when there is no device.
-inline const cudaDeviceProp& device_properties() {
-  static const cudaDeviceProp p = [] {
-    cudaDeviceProp d{};
-    int count = 0, device = 0;
-    const cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-      (void)cudaGetLastError();
-      throw InputError(std::string("no CUDA device is available (") +
-                       (err != cudaSuccess ? cudaGetErrorString(err) : "no device found") +
-                       "): choose a CPU engine (`nbody list engines`)");
-    }
-    NBODY_CUDA_CHECK(cudaGetDevice(&device));
-    NBODY_CUDA_CHECK(cudaGetDeviceProperties(&d, device));
-    return d;
-  }();
-  return p;
-}
 
 // The block size the kernels take when neither --launch nor the tuning cache gives one (and N is
 // not small): dd and qd code is large and register-hungry.
@@ -71,45 +55,24 @@ struct ForceArgs {
   int first, count;  // the bodies whose accelerations are wanted (all: 0, n); only kernels with block_forces take fewer
 };
 
-// Makes p hold at least `count` values of U (device memory): a larger buffer replaces a smaller
-// one, its contents undefined. Returns whether it did.
-template <class U>
-bool grow(U*& p, std::size_t& capacity, std::size_t count) {
-  if (count <= capacity) return false;
-  if (p) NBODY_CUDA_CHECK(cudaFree(p));
-  p = nullptr;
-  capacity = 0;
-  NBODY_CUDA_CHECK(cudaMalloc(&p, count * sizeof(U)));
-  capacity = count;
-  return true;
-}
-
 // Device memory a kernel may ask for per evaluation, kept and grown across evaluations.
 template <class T>
 class Scratch {
  public:
-  Scratch() = default;
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    if (partial_) cudaFree(partial_);  // in a destructor: no throw
-    if (tickets_) cudaFree(tickets_);
-  }
   // At least `count` values of T (contents undefined).
   T* partial(std::size_t count) {
-    grow(partial_, partial_count_, count);
-    return partial_;
+    partial_.reserve(count);
+    return partial_.p;
   }
   // At least `count` counters, zero on first use; a kernel leaves them zero when it ends.
   unsigned* tickets(std::size_t count) {
-    if (grow(tickets_, tickets_count_, count)) NBODY_CUDA_CHECK(cudaMemset(tickets_, 0, count * sizeof(unsigned)));
-    return tickets_;
+    if (tickets_.reserve(count)) NBODY_CUDA_CHECK(cudaMemset(tickets_.p, 0, tickets_.capacity * sizeof(unsigned)));
+    return tickets_.p;
   }
 
  private:
-  T* partial_ = nullptr;
-  unsigned* tickets_ = nullptr;
-  std::size_t partial_count_ = 0, tickets_count_ = 0;
+  DeviceBuffer<T> partial_;
+  DeviceBuffer<unsigned> tickets_;
 };
 
 // "grid of G blocks exceeds the device's limit of L": the common grid check of finish().

@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA Barnes-Hut engine on seed S4's octree (kernels/common/octree.hpp): its spec and the
-// host interface of its back end (implemented in octree.cuh, instantiated for float and double in
-// octree.cu). Plain C++, so that the registry compiles without nvcc.
+// host interface of its back end (implemented in octree_backend.cuh, instantiated for float and
+// double in octree_backend.cu). Plain C++, so that the registry compiles without nvcc.
 //
 // One evaluation runs S4's pipeline on the device (kernels/cuda/octree.cuh): bounding cube, Morton
 // keys and their sort, the bodies in key order, the nodes level by level, the moments from the

@@ -1,4 +1,4 @@
-// The CUDA back end for qd: every compiled variant of the force kernels (kernels.hpp) that run in
+// The CUDA back end for qd: every compiled variant of the force kernels (cuda_kernels.hpp) that run in
 // qd, with their host side (backend.cuh).
 // Compiled with --fmad=false (CMake): the error-free transformations of quad-double
 // arithmetic need every product rounded on its own; fused operations are written as fma.

@@ -9,7 +9,7 @@
 
 #include "common/cell_grid.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 template <class T>
 struct CellList {
@@ -60,4 +60,4 @@ struct CellList {
   }
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

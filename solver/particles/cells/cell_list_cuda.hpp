@@ -1,9 +1,9 @@
 #pragma once
 // The CUDA cell lists of the short-range methods (seed S3, E18): eight builders of exactly the
-// CPU's CellList (shortrange/cell_list.hpp), the same cell, start and order element for element,
+// CPU's CellList (particles/cells/cell_list.hpp), the same cell, start and order element for element,
 // each cell's particles in increasing index whatever order the device's atomics took, so that the
 // neighbour order and a run do not depend on the builder. Plain C++, so that it compiles without
-// nvcc; implemented in cell_list.cu (kernels: kernels/cuda/cell_list.cuh).
+// nvcc; implemented in cell_list_cuda.cu (kernels: kernels/cuda/cell_list.cuh).
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/registry.hpp"
-#include "shortrange/cell_list.hpp"
+#include "particles/cells/cell_list.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 enum class CellBuilder { linked_list, shared_lists, linked_to_arrays, incremental, counting_sort, radix_sort, binned, two_level };
 
@@ -113,4 +113,4 @@ class DeviceCellList {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

@@ -16,9 +16,9 @@
 #include "core/real.hpp"
 #include "io/archive.hpp"
 #include "run/loop.hpp"
-#include "shortrange/sph_cases.hpp"
+#include "particles/sph/sph_cases.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 // The state an SPH checkpoint holds (SphModel::save) into c's state, which must be of the same case.
 template <class T>
@@ -181,4 +181,4 @@ class SphModel {
   double device_seconds_ = 0, cells_seconds_ = 0;
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

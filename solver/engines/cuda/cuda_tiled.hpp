@@ -142,9 +142,8 @@ struct TiledLauncher {
   }
   template <class T>
   static void finish(Launch& l, std::size_t n, const cudaDeviceProp& p, int blocks_per_sm) {
-    const std::size_t gx = std::max<std::size_t>(1, (n + static_cast<std::size_t>(l.block) * l.ipt - 1) /
-                                                        (static_cast<std::size_t>(l.block) * l.ipt));
-    const std::size_t ntiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
+    const std::size_t gx = std::max<std::size_t>(1, blocks_for(n, static_cast<std::size_t>(l.block) * l.ipt));
+    const std::size_t ntiles = std::max<std::size_t>(1, blocks_for(n, l.block));
     if (splits && l.split == 0) {
       // Enough blocks for two full waves of the GPU, each piece at least min_piece_tiles long.
       const std::size_t target = 2 * static_cast<std::size_t>(blocks_per_sm) * p.multiProcessorCount;
@@ -158,8 +157,8 @@ struct TiledLauncher {
   template <class T>
   static void launch(const Launch& l, const ForceArgs<T>& a, Scratch<T>& s, cudaStream_t stream) {
     const std::size_t n = a.n, per_block = static_cast<std::size_t>(l.block) * l.ipt;
-    const unsigned gx = static_cast<unsigned>((static_cast<std::size_t>(a.count) + per_block - 1) / per_block);
-    const std::size_t ntiles = (n + l.block - 1) / l.block;
+    const unsigned gx = blocks_for(a.count, per_block);
+    const std::size_t ntiles = blocks_for(n, l.block);
     const bool pieces = l.split > 1;
     TiledArgs<T> t{a.bodies, a.n, a.eps2, a.rmin2, a.G, a.acc,
                    pieces ? s.partial(static_cast<std::size_t>(l.split) * 3 * n) : nullptr, pieces ? s.tickets(gx) : nullptr,

@@ -1,14 +1,14 @@
 #pragma once
-// DPD on CUDA device 0: the CPU driver's step (shortrange/dpd.hpp) on the GPU, kernel for kernel
+// DPD on CUDA device 0: the CPU driver's step (particles/dpd/dpd_cpu.hpp) on the GPU, kernel for kernel
 // (kernels/cuda/dpd.cuh), the cell list rebuilt every step by one of the CUDA builders
-// (shortrange/cuda/cell_list.hpp). A step gives the CPU's bits (tested). Plain C++, so that it
-// compiles without nvcc; implemented in dpd.cu.
+// (particles/cells/cell_list_cuda.hpp). A step gives the CPU's bits (tested). Plain C++, so that it
+// compiles without nvcc; implemented in dpd_cuda.cu.
 #include <memory>
 
-#include "shortrange/cuda/cell_list.hpp"
-#include "shortrange/dpd.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
+#include "particles/dpd/dpd_cpu.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 template <class T>
 class DpdCuda {
@@ -34,4 +34,4 @@ class DpdCuda {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "common/sph.hpp"
-#include "shortrange/cell_list.hpp"
+#include "particles/cells/cell_list.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 struct SphParameters {
   unsigned dimension = 2;
@@ -390,4 +390,4 @@ class SphCpu {
   std::vector<T> pos0_, vel0_, rho0_;  // the state at the start of a step
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

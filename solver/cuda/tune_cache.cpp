@@ -1,5 +1,5 @@
 // The tuned-launch cache (tune_cache.hpp): a small JSON file.
-#include "engines/cuda/tune_cache.hpp"
+#include "cuda/tune_cache.hpp"
 
 #include <cmath>
 #include <cstdlib>

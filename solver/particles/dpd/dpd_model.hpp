@@ -13,9 +13,9 @@
 #include "core/real.hpp"
 #include "io/archive.hpp"
 #include "run/loop.hpp"
-#include "shortrange/dpd.hpp"
+#include "particles/dpd/dpd_cpu.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 // The state a DPD checkpoint holds (DpdModel::save), to make the driver of a resumed run from.
 template <class T>
@@ -123,4 +123,4 @@ class DpdModel {
   double device_seconds_ = 0, cells_seconds_ = 0;
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

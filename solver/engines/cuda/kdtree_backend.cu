@@ -1,5 +1,5 @@
-// The CUDA tree engines' back end (kdtree.cuh) for float and double.
-#include "engines/cuda/kdtree.cuh"
+// The CUDA tree engines' back end (kdtree_backend.cuh) for float and double.
+#include "engines/cuda/kdtree_backend.cuh"
 
 namespace nbody::cuda {
 template class TreeBackend<float>;

@@ -2,7 +2,7 @@
 // Implementation of cuda::OctreeBackend<T> (octree.hpp): the launch shape through the CUDA back
 // end's checks (backend.cuh's resolve), the device buffers (grown, never shrunk), S4's pipeline
 // (kernels/cuda/octree.cuh) with CUB's reductions, sort and scans, and event timing of its parts.
-// Included by octree.cu, which instantiates it.
+// Included by octree_backend.cu, which instantiates it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,9 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/device_buffer.cuh"
 #include "cuda/octree.cuh"
+#include "cuda/stream.cuh"
 #include "engines/cuda/backend.cuh"
-#include "engines/cuda/buffer.cuh"
 #include "engines/cuda/octree.hpp"
 
 namespace nbody::cuda {
@@ -59,7 +60,7 @@ struct OctreeLauncher {
   }
   template <class T>
   static void finish(Launch& l, std::size_t n, const cudaDeviceProp& p, int) {
-    check_grid<Spec>(l, (n + l.block - 1) / l.block, p.maxGridSize[0], p);
+    check_grid<Spec>(l, blocks_for(n, l.block), p.maxGridSize[0], p);
   }
 };
 template <>
@@ -86,10 +87,7 @@ constexpr auto all_walks(KernelList<S...>*) {
 }  // namespace octree_detail
 
 namespace octree_detail {
-
-constexpr unsigned block = 256;
-inline unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + block - 1) / block); }
-
+constexpr unsigned block = 256;  // threads per block of the build's and the steps' kernels
 }  // namespace octree_detail
 
 template <class T>
@@ -97,8 +95,8 @@ struct OctreeBackend<T>::Impl {
   template <class U>
   using Buffer = DeviceBuffer<U>;
 
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, built = nullptr, summarised = nullptr, walked = nullptr;
+  enum Mark { start, built, summarised, walked };  // of an evaluation
+  Stream<4> stream;
   Buffer<T> pos, mass, acc, vel;  // vel: device-resident steps only
   Buffer<T> phi;                  // body_potentials()
   Buffer<octree_kernels::Box<T>> box;
@@ -142,13 +140,6 @@ struct OctreeBackend<T>::Impl {
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, octree_kernels::moments_kernel<T>,
                                                                    octree_kernels::build_block, 0));
     moments_grid = static_cast<unsigned>(per_sm * p.multiProcessorCount);
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    for (cudaEvent_t* e : {&start, &built, &summarised, &walked}) NBODY_CUDA_CHECK(cudaEventCreate(e));
-  }
-  ~Impl() {
-    for (cudaEvent_t e : {start, built, summarised, walked})
-      if (e) cudaEventDestroy(e);
-    if (stream) cudaStreamDestroy(stream);
   }
 
   octree::Arrays<T> arrays(bool quadrupole) {
@@ -200,8 +191,8 @@ struct OctreeBackend<T>::Impl {
 
   void build(unsigned n, unsigned k) {
     namespace K = octree_kernels;
-    const auto grid = octree_detail::blocks_for;
     constexpr unsigned b = octree_detail::block;
+    const auto grid = [](std::size_t count) { return blocks_for(count, b); };
     std::size_t bytes = temp.capacity;
     NBODY_CUDA_CHECK(reduce_box(temp.p, bytes, int(n)));
     K::cube_kernel<<<1, 32, 0, stream>>>(box.p, cube.p);
@@ -227,8 +218,8 @@ struct OctreeBackend<T>::Impl {
       NBODY_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&K::build_kernel<T>), dim3(build_grid),
                                                    dim3(K::build_block), args, 0, stream));
       NBODY_CUDA_CHECK_LAUNCH("octree build");
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(&result, built_tree.p, sizeof result, cudaMemcpyDeviceToHost, stream));
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      stream.to_host(&result, built_tree.p, 1);
+      stream.synchronize();
       if (result.needed == 0) break;
       node_capacity = std::max<std::size_t>(result.needed, 2 * node_capacity);
     }
@@ -259,22 +250,22 @@ struct OctreeBackend<T>::Impl {
     bytes = temp.capacity;
     NBODY_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.p, bytes, in, out, int(count), stream));
     unsigned total = 0;
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(&total, out + count - 1, sizeof total, cudaMemcpyDeviceToHost, stream));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stream.to_host(&total, out + count - 1, 1);
+    stream.synchronize();
     return total;
   }
 
-  // The grouped walk's groups (octree.cuh, group_count_kernel), on the stream; their number.
+  // The grouped walk's groups (kernels/cuda/octree.cuh, group_count_kernel), on the stream; their number.
   unsigned make_groups() {
     const unsigned m = static_cast<unsigned>(nodes);
     group_count.reserve(m, 0, stream), group_end.reserve(m, 0, stream), counters.reserve(2, 0, stream);
     const auto a = arrays(false);
-    octree_kernels::group_count_kernel<<<octree_detail::blocks_for(m), octree_detail::block, 0, stream>>>(a, m, group_count.p);
+    constexpr unsigned b = octree_detail::block;
+    octree_kernels::group_count_kernel<<<blocks_for(m, b), b, 0, stream>>>(a, m, group_count.p);
     NBODY_CUDA_CHECK_LAUNCH("octree groups");
     const unsigned total = inclusive_sum(group_count.p, group_end.p, m);
     groups.reserve(2 * std::size_t(total), 0, stream);
-    octree_kernels::group_write_kernel<<<octree_detail::blocks_for(m), octree_detail::block, 0, stream>>>(
-        a, m, group_count.p, group_end.p, groups.p);
+    octree_kernels::group_write_kernel<<<blocks_for(m, b), b, 0, stream>>>(a, m, group_count.p, group_end.p, groups.p);
     NBODY_CUDA_CHECK_LAUNCH("octree group ranges");
     return total;
   }
@@ -283,8 +274,8 @@ struct OctreeBackend<T>::Impl {
   void upload_bodies(const T* pos_h, const T* mass_h, std::size_t n) {
     for (std::size_t i = 0; i < 3 * n; ++i)
       if (!std::isfinite(pos_h[i])) throw RunError("a body's position is not finite: no tree can be built");
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(pos.p, pos_h, 3 * n * sizeof(T), cudaMemcpyHostToDevice, stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(mass.p, mass_h, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+    stream.to_device(pos.p, pos_h, 3 * n);
+    stream.to_device(mass.p, mass_h, n);
   }
 
   // The resolved kernel's walk summing the potential, set up for its shared memory, or InputError
@@ -360,7 +351,7 @@ void OctreeBackend<T>::Impl::walk(const Variant& v, unsigned n, const ForceLaw<T
     NBODY_CUDA_CHECK(cudaLaunchKernel(v.function, dim3(grid), dim3(l.block), args, v.shared_bytes, stream));
   } else {
     void* args[] = {&tree, &order, &n, &eps2, &rmin2, &G, &out, &d_terms, &d_cells};
-    NBODY_CUDA_CHECK(cudaLaunchKernel(v.function, dim3((n + l.block - 1) / l.block), dim3(l.block), args, 0, stream));
+    NBODY_CUDA_CHECK(cudaLaunchKernel(v.function, dim3(blocks_for(n, l.block)), dim3(l.block), args, 0, stream));
   }
 }
 
@@ -370,7 +361,7 @@ template <class T>
 void OctreeBackend<T>::Impl::copy_overflow(unsigned& flag) {
   flag = 0;
   if (walks.at(resolved->kernel).grouped)
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(&flag, counters.p + 1, sizeof flag, cudaMemcpyDeviceToHost, stream));
+    stream.to_host(&flag, counters.p + 1, 1);
 }
 template <class T>
 void OctreeBackend<T>::Impl::check_stacks(unsigned flag) {
@@ -382,35 +373,36 @@ void OctreeBackend<T>::Impl::check_stacks(unsigned flag) {
 template <class T>
 void OctreeBackend<T>::Impl::evaluate(unsigned n, unsigned k, const ForceLaw<T>& law) {
   const octree_detail::WalkOps<T>& w = walks.at(resolved->kernel);
-  NBODY_CUDA_CHECK(cudaEventRecord(start, stream));
+  stream.mark(start);
   build(n, k);
-  NBODY_CUDA_CHECK(cudaEventRecord(built, stream));
+  stream.mark(built);
   summarise(law.tree);
-  NBODY_CUDA_CHECK(cudaEventRecord(summarised, stream));
+  stream.mark(summarised);
 
   walk(w.variant(resolved->shape, resolved->clamp), n, law, acc.p);
-  NBODY_CUDA_CHECK(cudaEventRecord(walked, stream));
+  stream.mark(walked);
 
   std::size_t bytes = temp.capacity;
   NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp.p, bytes, terms.p, terms_sum.p, int(n), stream));
   NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp.p, bytes, cell_terms.p, terms_sum.p + 1, int(n), stream));
   NBODY_CUDA_CHECK(cudaMemsetAsync(shape.p, 0, 3 * sizeof(unsigned), stream));
-  octree_kernels::shape_kernel<<<std::min(octree_detail::blocks_for(nodes), build_grid), octree_detail::block, 0, stream>>>(
+  constexpr unsigned b = octree_detail::block;
+  octree_kernels::shape_kernel<<<std::min(blocks_for(nodes, b), build_grid), b, 0, stream>>>(
       arrays(false), static_cast<unsigned>(nodes), shape.p);
   NBODY_CUDA_CHECK_LAUNCH("octree shape");
   unsigned long long total[2] = {0, 0};  // all terms, nodes taken whole
   unsigned tree_counts[3] = {0, 0, 0};
   T root{0};
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(total, terms_sum.p, sizeof total, cudaMemcpyDeviceToHost, stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(tree_counts, shape.p, sizeof tree_counts, cudaMemcpyDeviceToHost, stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(&root, node_mass.p, sizeof root, cudaMemcpyDeviceToHost, stream));
+  stream.to_host(total, terms_sum.p, 2);
+  stream.to_host(tree_counts, shape.p, 3);
+  stream.to_host(&root, node_mass.p, 1);
   unsigned overflowed = 0;
   copy_overflow(overflowed);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  stream.synchronize();
   check_stacks(overflowed);
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&build_ms, start, built));
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&moments_ms, built, summarised));
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&walk_ms, summarised, walked));
+  build_ms = stream.milliseconds(start, built);
+  moments_ms = stream.milliseconds(built, summarised);
+  walk_ms = stream.milliseconds(summarised, walked);
   terms_per_body = double(total[0]) / double(n);
   cell_terms_per_body = double(total[1]) / double(n);
   root_mass = double(root);
@@ -427,8 +419,8 @@ void OctreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* p
   if (count == 0) return;
   s.upload_bodies(pos, mass, count);
   s.evaluate(static_cast<unsigned>(count), k, law);
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(acc, s.acc.p, 3 * count * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.stream.to_host(acc, s.acc.p, 3 * count);
+  s.stream.synchronize();
 }
 
 // The tree built as compute() builds it, walked by the kernel's walk summing the potential; no
@@ -446,10 +438,10 @@ void OctreeBackend<T>::body_potentials(std::size_t kernel, const Launch& req, co
   s.summarise(law.tree);
   s.phi.reserve(count, 0, s.stream);
   s.walk(v, n, law, s.phi.p);
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(phi, s.phi.p, count * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+  s.stream.to_host(phi, s.phi.p, count);
   unsigned overflowed = 0;
   s.copy_overflow(overflowed);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.stream.synchronize();
   s.check_stacks(overflowed);
 }
 
@@ -471,21 +463,21 @@ class OctreeBackend<T>::Stepper final : public ResidentStepper<T> {
     const std::size_t m = 3 * n;
     s.stepped = true;
     s.vel.reserve(m, 0, s.stream);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.pos.p, seg.y, m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.vel.p, seg.y + m, m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.mass.p, seg.mass, n * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+    s.stream.to_device(s.pos.p, seg.y, m);
+    s.stream.to_device(s.vel.p, seg.y + m, m);
+    s.stream.to_device(s.mass.p, seg.mass, n);
     seg.steps = seg.rejected = seg.evaluations = 0;
     auto evaluate = [&] {
       s.evaluate(static_cast<unsigned>(n), k, law_);
       ++seg.evaluations;
     };
     if (seg.history_current)
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(s.acc.p, seg.history[0], m * sizeof(T), cudaMemcpyHostToDevice, s.stream));
+      s.stream.to_device(s.acc.p, seg.history[0], m);
     else
       evaluate();
-    const unsigned grid = octree_detail::blocks_for(m);
+    constexpr unsigned b = octree_detail::block;
     auto axpy = [&](T* y, T a, const T* x, const char* what) {  // y += a x
-      octree_kernels::axpy_kernel<<<grid, octree_detail::block, 0, s.stream>>>(y, a, x, static_cast<unsigned>(m));
+      octree_kernels::axpy_kernel<<<blocks_for(m, b), b, 0, s.stream>>>(y, a, x, static_cast<unsigned>(m));
       NBODY_CUDA_CHECK_LAUNCH(what);
     };
     const T h = seg.dt;
@@ -503,10 +495,10 @@ class OctreeBackend<T>::Stepper final : public ResidentStepper<T> {
     }
     seg.h_last = h;
     seg.history_current = true;
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(seg.y, s.pos.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(seg.y + m, s.vel.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(seg.history[0], s.acc.p, m * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    s.stream.to_host(seg.y, s.pos.p, m);
+    s.stream.to_host(seg.y + m, s.vel.p, m);
+    s.stream.to_host(seg.history[0], s.acc.p, m);
+    s.stream.synchronize();
   }
 
  private:

@@ -43,12 +43,11 @@ struct Launcher<Naive> {
   }
   template <class T>
   static void finish(Launch& l, std::size_t n, const cudaDeviceProp& p, int) {
-    check_grid<Naive>(l, (n + l.block - 1) / l.block, p.maxGridSize[0], p);
+    check_grid<Naive>(l, blocks_for(n, l.block), p.maxGridSize[0], p);
   }
   template <class T>
   static void launch(const Launch& l, const ForceArgs<T>& a, Scratch<T>&, cudaStream_t stream) {
-    const unsigned grid = static_cast<unsigned>((a.count + l.block - 1) / l.block);
-    function<T>(a.clamp)<<<grid, l.block, 0, stream>>>(a.bodies, a.n, a.first, a.first + a.count, a.eps2, a.rmin2, a.G, a.acc);
+    function<T>(a.clamp)<<<blocks_for(a.count, l.block), l.block, 0, stream>>>(a.bodies, a.n, a.first, a.first + a.count, a.eps2, a.rmin2, a.G, a.acc);
     NBODY_CUDA_CHECK_LAUNCH("cuda-naive launch");
   }
 };

@@ -1,20 +1,22 @@
-// The DPD driver on the GPU (dpd.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
+// The DPD driver on the GPU (dpd_cuda.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
 // so that its arithmetic is the host's, operation for operation.
 #include <cuda_runtime.h>
 
 #include <string>
 
+#include "cuda/check.cuh"
+#include "cuda/cuda_device.hpp"
+#include "cuda/device_buffer.cuh"
 #include "cuda/dpd.cuh"
-#include "engines/cuda/buffer.cuh"
-#include "engines/cuda/check.cuh"
-#include "engines/cuda/launch.cuh"
-#include "shortrange/cuda/dpd.hpp"
+#include "cuda/grid_size.hpp"
+#include "cuda/stream.cuh"
+#include "particles/dpd/dpd_cuda.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 namespace {
-constexpr unsigned block = 256;
-unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + block - 1) / block); }
+constexpr unsigned block = 256;  // threads per block of every kernel of the step
+using cuda::blocks_for;
 }  // namespace
 
 template <class T>
@@ -26,8 +28,8 @@ struct DpdCuda<T>::Impl {
   DpdState<T>& s;
   CellBuilder builder;
   DeviceCellList<T> cells;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t started = nullptr, finished = nullptr;
+  enum Mark { started, finished };  // around a step
+  cuda::Stream<2> stream;
   Buffer<T> pos, vel, force, predicted, sorted_pos, sorted_vel, body_force;
   Buffer<unsigned> species, sorted_species;
   Buffer<DpdPair<T>> pairs;
@@ -36,47 +38,29 @@ struct DpdCuda<T>::Impl {
   double cells_seconds = 0;
 
   Impl(const DpdParameters& params, DpdState<T>& state, CellBuilder b) : p(params), s(state), builder(b) {
-    (void)cuda::device_properties();  // InputError without a device
     check_dpd(p, s);
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    NBODY_CUDA_CHECK(cudaEventCreate(&started));
-    NBODY_CUDA_CHECK(cudaEventCreate(&finished));
     const std::size_t n = s.n;
     for (Buffer<T>* b : {&pos, &vel, &force, &predicted, &sorted_pos, &sorted_vel}) b->reserve(3 * n);
     species.reserve(n), sorted_species.reserve(n);
     host_pairs = dpd_pairs<T>(p);
     pairs.reserve(host_pairs.size());
-    upload(pairs.p, host_pairs.data(), host_pairs.size());
+    stream.to_device(pairs.p, host_pairs.data(), host_pairs.size());
     if (!p.body_force.empty()) {
       std::vector<T> g;
       for (const auto& f : p.body_force) g.insert(g.end(), {T(f[0]), T(f[1]), T(f[2])});
       body_force.reserve(g.size());
-      upload(body_force.p, g.data(), g.size());
+      stream.to_device(body_force.p, g.data(), g.size());
     }
-    upload(pos.p, s.pos.data(), 3 * n), upload(vel.p, s.vel.data(), 3 * n), upload(force.p, s.force.data(), 3 * n);
-    upload(species.p, s.species.data(), n);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  ~Impl() {
-    if (started) cudaEventDestroy(started);
-    if (finished) cudaEventDestroy(finished);
-    if (stream) cudaStreamDestroy(stream);
-  }
-
-  template <class U>
-  void upload(U* to, const U* from, std::size_t count) {
-    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyHostToDevice, stream));
-  }
-  template <class U>
-  void download(U* to, const U* from, std::size_t count) {
-    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyDeviceToHost, stream));
+    stream.to_device(pos.p, s.pos.data(), 3 * n), stream.to_device(vel.p, s.vel.data(), 3 * n);
+    stream.to_device(force.p, s.force.data(), 3 * n), stream.to_device(species.p, s.species.data(), n);
+    stream.synchronize();
   }
 
   // The cell list of the current positions (the builder's own stream: ours is idle first), the
   // particles' data in its order, and the force on every particle with the velocities v.
   void forces(const T* v) {
     const auto n = static_cast<unsigned>(s.n);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stream.synchronize();
     cells.build_on_device(builder, pos.p, n, s.box, T(p.rc));
     cells_seconds = cells.last_build_seconds();
     cells.gather(pos.p, sorted_pos.p, 3, false);
@@ -87,35 +71,36 @@ struct DpdCuda<T>::Impl {
     const dpd_kernels::ForceView<T> view{s.box,         CellGrid<T>::make(s.box, rc), rc * rc, n,      cells.device_start(),
                                          cells.device_order(), sorted_pos.p,  sorted_vel.p, sorted_species.p, pairs.p,
                                          p.species,     p.body_force.empty() ? nullptr : body_force.p, s.step, p.seed};
-    dpd_kernels::force_kernel<<<blocks_for(n), block, 0, stream>>>(view, force.p);
+    dpd_kernels::force_kernel<<<blocks_for(n, block), block, 0, stream>>>(view, force.p);
     NBODY_CUDA_CHECK_LAUNCH("dpd force_kernel");
   }
 
   void step() {
     const auto n = static_cast<unsigned>(s.n);
     const T dt = T(p.dt), lambda_dt = T(p.lambda) * dt;
-    NBODY_CUDA_CHECK(cudaEventRecord(started, stream));
+    stream.mark(started);
     if (n) {
-      dpd_kernels::drift_kernel<<<blocks_for(3 * std::size_t(n)), block, 0, stream>>>(s.box, n, dt, lambda_dt, pos.p, vel.p,
-                                                                                      force.p, predicted.p);
+      dpd_kernels::drift_kernel<<<blocks_for(3 * std::size_t(n), block), block, 0, stream>>>(s.box, n, dt, lambda_dt, pos.p,
+                                                                                             vel.p, force.p, predicted.p);
       NBODY_CUDA_CHECK_LAUNCH("dpd drift_kernel");
     }
     ++s.step;
     forces(predicted.p);
     if (n) {
-      dpd_kernels::kick_kernel<<<blocks_for(3 * std::size_t(n)), block, 0, stream>>>(3 * std::size_t(n), dt / T(2), vel.p,
-                                                                                     force.p);
+      dpd_kernels::kick_kernel<<<blocks_for(3 * std::size_t(n), block), block, 0, stream>>>(3 * std::size_t(n), dt / T(2),
+                                                                                            vel.p, force.p);
       NBODY_CUDA_CHECK_LAUNCH("dpd kick_kernel");
     }
-    NBODY_CUDA_CHECK(cudaEventRecord(finished, stream));
-    NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
-    NBODY_CUDA_CHECK(cudaEventElapsedTime(&step_ms, started, finished));
+    stream.mark(finished);
+    stream.wait(finished);
+    step_ms = stream.milliseconds(started, finished);
   }
 
   void sync() {
     const std::size_t n = s.n;
-    download(s.pos.data(), pos.p, 3 * n), download(s.vel.data(), vel.p, 3 * n), download(s.force.data(), force.p, 3 * n);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stream.to_host(s.pos.data(), pos.p, 3 * n), stream.to_host(s.vel.data(), vel.p, 3 * n);
+    stream.to_host(s.force.data(), force.p, 3 * n);
+    stream.synchronize();
   }
 };
 
@@ -124,7 +109,7 @@ DpdCuda<T>::DpdCuda(const DpdParameters& p, DpdState<T>& s, bool forces_given, C
     : impl_(std::make_unique<Impl>(p, s, builder)) {
   if (!forces_given) {
     impl_->forces(impl_->vel.p);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+    impl_->stream.synchronize();
   }
 }
 template <class T>
@@ -160,4 +145,4 @@ std::string DpdCuda<T>::device_info() const {
 template class DpdCuda<float>;
 template class DpdCuda<double>;
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

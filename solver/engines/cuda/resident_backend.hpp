@@ -2,7 +2,7 @@
 // Device-resident stepping (engines/resident.hpp) on CUDA device 0: one cooperative kernel
 // (kernels/cuda/resident.cuh) takes the steps of a call. Its spec, in plain C++ (the CUDA engines
 // offer it for the real types it runs in, --help and the errors name its knobs), and the host
-// interface, implemented in resident.cuh.
+// interface, implemented in resident_backend.cuh.
 #include <memory>
 #include <string>
 #include <vector>

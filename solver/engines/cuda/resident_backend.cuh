@@ -1,6 +1,6 @@
 #pragma once
-// Implementation of cuda::ResidentBackend<T> (resident.hpp): device buffers, the launch shape of
-// the cooperative stepping kernel (kernels/cuda/resident.cuh), and one call = one launch.
+// Implementation of cuda::ResidentBackend<T> (resident_backend.hpp): device buffers, the launch
+// shape of the cooperative stepping kernel (kernels/cuda/resident.cuh), and one call = one launch.
 // Included by float.cu and double.cu, which instantiate it.
 #include <cuda_runtime.h>
 
@@ -9,50 +9,41 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "cuda/check.cuh"
+#include "cuda/device_buffer.cuh"
 #include "cuda/resident.cuh"
-#include "engines/cuda/check.cuh"
+#include "cuda/stream.cuh"
 #include "engines/cuda/launch.cuh"
-#include "engines/cuda/resident.hpp"
+#include "engines/cuda/resident_backend.hpp"
 
 namespace nbody::cuda {
 
 template <class T>
 struct ResidentBackend<T>::Impl {
-  cudaStream_t stream = nullptr;
+  Stream<> stream;
   T G{1}, eps2{0}, rmin2{0};
   Launch requested{};
   std::string shape;
   // Device memory, grown as needed.
-  T* d_y = nullptr;        // 3 x 6n
-  T* d_k = nullptr;        // slots x 6n
-  Body4<T>* d_pos = nullptr;  // 4 x n
-  T* d_partial = nullptr;
-  T* d_coef = nullptr;
-  int* d_flags = nullptr;
-  ResidentControl<T>* d_ctl = nullptr;
-  std::size_t cap_y = 0, cap_k = 0, cap_pos = 0, cap_partial = 0;  // elements allocated
+  DeviceBuffer<T> d_y;           // 3 x 6n
+  DeviceBuffer<T> d_k;           // slots x 6n
+  DeviceBuffer<Body4<T>> d_pos;  // 4 x n
+  DeviceBuffer<T> d_partial, d_coef;
+  DeviceBuffer<int> d_flags;
+  DeviceBuffer<ResidentControl<T>> d_ctl;
   std::vector<Body4<T>> h_bodies;
 
   Impl() {
-    (void)device_properties();
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    NBODY_CUDA_CHECK(cudaMalloc(&d_coef, (kResidentMaxStages + 3) * kResidentMaxStages * sizeof(T)));
-    NBODY_CUDA_CHECK(cudaMalloc(&d_flags, kResidentFlags * sizeof(int)));
-    NBODY_CUDA_CHECK(cudaMalloc(&d_ctl, sizeof(ResidentControl<T>)));
-  }
-  ~Impl() {
-    for (void* p : {static_cast<void*>(d_y), static_cast<void*>(d_k), static_cast<void*>(d_pos),
-                    static_cast<void*>(d_partial), static_cast<void*>(d_coef), static_cast<void*>(d_flags),
-                    static_cast<void*>(d_ctl)})
-      if (p) cudaFree(p);  // in a destructor: no throw
-    if (stream) cudaStreamDestroy(stream);
+    d_coef.reserve((kResidentMaxStages + 3) * kResidentMaxStages);
+    d_flags.reserve(kResidentFlags);
+    d_ctl.reserve(1);
   }
 
   void reserve(std::size_t n, std::size_t slots, std::size_t blocks) {
-    grow(d_y, cap_y, 18 * n);
-    grow(d_pos, cap_pos, 4 * n);
-    grow(d_k, cap_k, slots * 6 * n);
-    grow(d_partial, cap_partial, 2 * blocks);
+    d_y.reserve(18 * n);
+    d_pos.reserve(4 * n);
+    d_k.reserve(slots * 6 * n);
+    d_partial.reserve(2 * blocks);
   }
 };
 
@@ -143,7 +134,7 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
     invalid_resident(req, "the kernel uses " + std::to_string(fa.numRegs) + " registers per thread, so at most " +
                               std::to_string(fa.maxThreadsPerBlock) + " threads per block can run (device: " + p.name + ")");
   const std::size_t per_pass = block / lanes;
-  const std::size_t wanted = (n + per_pass - 1) / per_pass;
+  const std::size_t wanted = blocks_for(n, per_pass);
   std::size_t blocks = 0;
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute cluster_dim{};
@@ -191,16 +182,16 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
     std::copy(method.e.begin(), method.e.end(), coef.begin() + S * S + S);
     std::copy(method.e2.begin(), method.e2.end(), coef.begin() + S * S + 2 * S);
   }
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_coef, coef.data(), coef.size() * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+  m.stream.to_device(m.d_coef.p, coef.data(), coef.size());
   m.h_bodies.assign(4 * n, Body4<T>{});
   for (std::size_t i = 0; i < 4 * n; ++i) m.h_bodies[i].m = seg.mass[i % n];
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_pos, m.h_bodies.data(), 4 * n * sizeof(Body4<T>), cudaMemcpyHostToDevice, m.stream));
+  m.stream.to_device(m.d_pos.p, m.h_bodies.data(), 4 * n);
   const std::size_t m6 = 6 * n;
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_y, seg.y, m6 * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+  m.stream.to_device(m.d_y.p, seg.y, m6);
   const std::size_t uploads = method.adams ? seg.history.size() : (seg.history_current ? 1 : 0);
   for (std::size_t j = 0; j < uploads; ++j)
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_k + j * m6, seg.history[j], m6 * sizeof(T), cudaMemcpyHostToDevice, m.stream));
-  NBODY_CUDA_CHECK(cudaMemsetAsync(m.d_flags, 0, kResidentFlags * sizeof(int), m.stream));
+    m.stream.to_device(m.d_k.p + j * m6, seg.history[j], m6);
+  NBODY_CUDA_CHECK(cudaMemsetAsync(m.d_flags.p, 0, kResidentFlags * sizeof(int), m.stream));
   ResidentControl<T> ctl{};
   ctl.t = seg.t;
   ctl.h_next = seg.h_next;
@@ -208,7 +199,7 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   ctl.y_index = 0;
   ctl.head = 0;
   ctl.current = seg.history_current ? 1 : 0;
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(m.d_ctl, &ctl, sizeof(ctl), cudaMemcpyHostToDevice, m.stream));
+  m.stream.to_device(m.d_ctl.p, &ctl, 1);
 
   ResidentArgs<T> a{};
   a.n = static_cast<int>(n);
@@ -224,7 +215,7 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   a.fsal = method.fsal;
   a.adaptive = method.adaptive;
   a.second_estimate = !method.e2.empty();
-  a.coef = m.d_coef;
+  a.coef = m.d_coef.p;
   a.atol = method.atol;
   a.rtol = method.rtol;
   a.rule = method.rule;
@@ -234,12 +225,12 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
   a.dt = seg.dt;
   a.max_steps = seg.max_steps;
   a.step_index = seg.step_index;
-  for (int j = 0; j < 3; ++j) a.y[j] = m.d_y + j * m6;
-  a.k = m.d_k;
-  for (int j = 0; j < 4; ++j) a.pos[j] = m.d_pos + j * n;
-  a.partial = m.d_partial;
-  a.nonfinite = m.d_flags;
-  a.ctl = m.d_ctl;
+  for (int j = 0; j < 3; ++j) a.y[j] = m.d_y.p + j * m6;
+  a.k = m.d_k.p;
+  for (int j = 0; j < 4; ++j) a.pos[j] = m.d_pos.p + j * n;
+  a.partial = m.d_partial.p;
+  a.nonfinite = m.d_flags.p;
+  a.ctl = m.d_ctl.p;
   void* args[] = {&a};
   if (use_cluster)
     NBODY_CUDA_CHECK(cudaLaunchKernelExC(&cfg, fn, args));
@@ -247,14 +238,14 @@ void ResidentBackend<T>::advance(const ResidentMethod<T>& method, ResidentSegmen
     NBODY_CUDA_CHECK(cudaLaunchCooperativeKernel(fn, dim3(static_cast<unsigned>(blocks)), dim3(block), args, smem, m.stream));
   NBODY_CUDA_CHECK_LAUNCH("device-resident stepping launch");
 
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(&ctl, m.d_ctl, sizeof(ctl), cudaMemcpyDeviceToHost, m.stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  NBODY_CUDA_CHECK(cudaMemcpy(seg.y, m.d_y + ctl.y_index * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
+  m.stream.to_host(&ctl, m.d_ctl.p, 1);
+  m.stream.synchronize();
+  NBODY_CUDA_CHECK(cudaMemcpy(seg.y, m.d_y.p + ctl.y_index * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
   if (method.adams) {
     for (std::size_t j = 0; j < seg.history.size(); ++j)
-      NBODY_CUDA_CHECK(cudaMemcpy(seg.history[j], m.d_k + ((ctl.head + j) % slots) * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
+      NBODY_CUDA_CHECK(cudaMemcpy(seg.history[j], m.d_k.p + ((ctl.head + j) % slots) * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
   } else if (ctl.current) {
-    NBODY_CUDA_CHECK(cudaMemcpy(seg.history[0], m.d_k + ctl.head * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
+    NBODY_CUDA_CHECK(cudaMemcpy(seg.history[0], m.d_k.p + ctl.head * m6, m6 * sizeof(T), cudaMemcpyDeviceToHost));
   }
   seg.t = ctl.t;
   seg.h_next = ctl.h_next;

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "common/dpd.hpp"
-#include "shortrange/cell_list.hpp"
+#include "particles/cells/cell_list.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 struct DpdParameters {
   double rc = 1.0;        // cut-off
@@ -225,4 +225,4 @@ class DpdCpu {
   std::vector<T> predicted_;
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
-#include "shortrange/sph.hpp"
+#include "particles/sph/sph_cpu.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 template <class T>
 struct SphCase {
@@ -250,4 +250,4 @@ std::pair<double, std::size_t> sph_poiseuille_centre_line(const SphCase<T>& c, d
   return {counted ? sum / double(counted) / (force * gap * gap / (8 * nu)) : 0.0, counted};
 }
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

@@ -1,13 +1,13 @@
 #pragma once
-// Device memory of U, owned, grown on demand: the buffers of the CUDA tree engines, cell lists and
-// DPD driver.
+// Device memory of U, owned, grown on demand: the buffers of the CUDA engines, cell lists and the
+// particle methods' drivers.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <utility>
 
-#include "engines/cuda/check.cuh"
+#include "cuda/check.cuh"
 
 namespace nbody::cuda {
 

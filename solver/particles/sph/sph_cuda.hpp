@@ -1,17 +1,17 @@
 #pragma once
-// Weakly compressible SPH on CUDA device 0: the CPU driver's step (shortrange/sph.hpp, SphCpu) on
+// Weakly compressible SPH on CUDA device 0: the CPU driver's step (particles/sph/sph_cpu.hpp, SphCpu) on
 // the GPU, kernel for kernel (kernels/cuda/sph.cuh), the neighbour lists made at the same rate
-// evaluations from a cell list by one of the CUDA builders (shortrange/cuda/cell_list.hpp). A
+// evaluations from a cell list by one of the CUDA builders (particles/cells/cell_list_cuda.hpp). A
 // step gives the CPU's bits, and so does the time step (tested). Plain C++, so that it compiles
-// without nvcc; implemented in sph.cu.
+// without nvcc; implemented in sph_cuda.cu.
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "shortrange/cuda/cell_list.hpp"
-#include "shortrange/sph.hpp"
+#include "particles/cells/cell_list_cuda.hpp"
+#include "particles/sph/sph_cpu.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 template <class T>
 class SphCuda {
@@ -38,4 +38,4 @@ class SphCuda {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

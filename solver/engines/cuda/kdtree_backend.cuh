@@ -2,7 +2,7 @@
 // Implementation of cuda::TreeBackend<T> (kdtree.hpp): the launch shape through the CUDA back
 // end's checks (backend.cuh's resolve, with a Launcher per tree spec), the device buffers (grown,
 // never shrunk), the tree's build on the device (kernels/cuda/kdtree_build.cuh) or on the host,
-// the walk (kernels/cuda/kdtree.cuh), and event timing. Included by kdtree.cu, which instantiates it.
+// the walk (kernels/cuda/kdtree.cuh), and event timing. Included by kdtree_backend.cu, which instantiates it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,10 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/device_buffer.cuh"
 #include "cuda/kdtree.cuh"
 #include "cuda/kdtree_build.cuh"
+#include "cuda/stream.cuh"
 #include "engines/cuda/backend.cuh"
-#include "engines/cuda/buffer.cuh"
 #include "engines/cuda/kdtree.hpp"
 
 namespace nbody::cuda {
@@ -49,7 +50,7 @@ struct TreeLauncher {
   }
   template <class T>
   static void finish(Launch& l, std::size_t n, const cudaDeviceProp& p, int) {
-    check_grid<Spec>(l, (n + l.block - 1) / l.block, p.maxGridSize[0], p);
+    check_grid<Spec>(l, blocks_for(n, l.block), p.maxGridSize[0], p);
   }
 };
 template <>
@@ -63,18 +64,7 @@ struct Launcher<TreeStackless> : TreeLauncher<TreeStackless> {};
 
 namespace tree_detail {
 
-template <class U>
-void upload(U* to, const U* from, std::size_t count, cudaStream_t s) {
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyHostToDevice, s));
-}
-template <class U>
-void download(std::vector<U>& to, const U* from, std::size_t count, cudaStream_t s) {
-  to.resize(count);
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from, count * sizeof(U), cudaMemcpyDeviceToHost, s));
-}
-
-constexpr unsigned build_block = 256;
-inline unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + build_block - 1) / build_block); }
+constexpr unsigned build_block = 256;  // threads per block of the build's kernels
 
 // A tree's resolved walk kernel and its launch.
 template <class T>
@@ -101,8 +91,8 @@ struct TreeBackend<T>::Impl {
   template <class U>
   using Buffer = DeviceBuffer<U>;
 
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, built = nullptr, walked = nullptr;
+  enum Mark { start, built, walked };  // of an evaluation
+  Stream<3> stream;
   // Input, output.
   Buffer<T> pos, mass, acc;
   Buffer<unsigned long long> terms, terms_sum;
@@ -131,19 +121,6 @@ struct TreeBackend<T>::Impl {
   std::optional<Resolved> resolved;
   float build_ms = -1, walk_ms = -1;
   double host_build_seconds = 0, terms_per_body = -1;
-
-  Impl() {
-    (void)device_properties();  // InputError without a device
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    NBODY_CUDA_CHECK(cudaEventCreate(&start));
-    NBODY_CUDA_CHECK(cudaEventCreate(&built));
-    NBODY_CUDA_CHECK(cudaEventCreate(&walked));
-  }
-  ~Impl() {
-    for (cudaEvent_t e : {start, built, walked})
-      if (e) cudaEventDestroy(e);
-    if (stream) cudaStreamDestroy(stream);
-  }
 
   // Every buffer for n bodies in m leaves.
   void reserve(std::size_t n, std::size_t m) {
@@ -178,12 +155,12 @@ struct TreeBackend<T>::Impl {
     const kdtree::HeapShape shape(n, m);
     std::vector<unsigned> at(n);
     for (unsigned i = m; i < 2 * m; ++i) std::fill(at.begin() + shape.first[i], at.begin() + shape.end[i], i);
-    tree_detail::upload(node_first.p, shape.first.data(), 2 * std::size_t(m), stream);
-    tree_detail::upload(node_end.p, shape.end.data(), 2 * std::size_t(m), stream);
-    tree_detail::upload(leaf_at.p, at.data(), n, stream);
-    tree_detail::upload(leaf_first.p, shape.first.data() + m, m, stream);
-    tree_detail::upload(leaf_last.p, shape.end.data() + m, m, stream);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vectors go out of scope
+    stream.to_device(node_first.p, shape.first.data(), 2 * std::size_t(m));
+    stream.to_device(node_end.p, shape.end.data(), 2 * std::size_t(m));
+    stream.to_device(leaf_at.p, at.data(), n);
+    stream.to_device(leaf_first.p, shape.first.data() + m, m);
+    stream.to_device(leaf_last.p, shape.end.data() + m, m);
+    stream.synchronize();  // the host vectors go out of scope
     shape_n = n, shape_m = m;
   }
 
@@ -193,8 +170,8 @@ struct TreeBackend<T>::Impl {
 
   // Positions and masses to the device.
   void upload_bodies(const T* pos_h, const T* mass_h, std::size_t n) {
-    tree_detail::upload(pos.p, pos_h, 3 * n, stream);
-    tree_detail::upload(mass.p, mass_h, n, stream);
+    stream.to_device(pos.p, pos_h, 3 * n);
+    stream.to_device(mass.p, mass_h, n);
   }
 
   // The tree of the bodies on the device (kdtree_build.cuh), on `stream`.
@@ -207,7 +184,7 @@ struct TreeBackend<T>::Impl {
     unsigned* spare[3];
     for (unsigned k = 0; k < 3; ++k) cur[k] = sorted.p + k * std::size_t(n), spare[k] = sorted.p + (3 + k) * std::size_t(n);
     const unsigned b = tree_detail::build_block;
-    const auto grid = tree_detail::blocks_for;
+    const auto grid = [b](std::size_t count) { return blocks_for(count, b); };
     for (unsigned k = 0; k < 3; ++k) {
       sort_keys_kernel<<<grid(n), b, 0, stream>>>(pos.p + std::size_t(k) * n, n, keys.p, index.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree sort keys");
@@ -256,7 +233,7 @@ struct TreeBackend<T>::Impl {
     if (m > 1) {
       constexpr unsigned chunk = 32;
       NBODY_CUDA_CHECK(cudaMemsetAsync(r2.p, 0, 2 * std::size_t(m) * sizeof(Bits), stream));
-      radius_kernel<<<grid((n + chunk - 1) / chunk), b, 0, stream>>>(shape, t, chunk, r2.p);
+      radius_kernel<<<grid(blocks_for(n, chunk)), b, 0, stream>>>(shape, t, chunk, r2.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree node radii");
       internal_crit2_kernel<<<grid(m - 1), b, 0, stream>>>(t, r2.p);
       NBODY_CUDA_CHECK_LAUNCH("kd-tree node crit2");
@@ -266,16 +243,16 @@ struct TreeBackend<T>::Impl {
   // The host's tree to the device.
   void upload_tree(const kdtree::HeapTree<T>& h) {
     const std::size_t n = h.n, m = h.m;
-    tree_detail::upload(node.p, h.node.data(), 8 * m, stream);
-    tree_detail::upload(node_mass.p, h.mass.data(), 2 * m, stream);
-    tree_detail::upload(leaf_first.p, h.leaf_first.data(), m, stream);
-    tree_detail::upload(leaf_last.p, h.leaf_last.data(), m, stream);
-    tree_detail::upload(bx.p, h.bx.data(), n, stream);
-    tree_detail::upload(by.p, h.by.data(), n, stream);
-    tree_detail::upload(bz.p, h.bz.data(), n, stream);
-    tree_detail::upload(bm.p, h.bm.data(), n, stream);
-    tree_detail::upload(body.p, h.body.data(), n, stream);
-    tree_detail::upload(position.p, h.position.data(), n, stream);
+    stream.to_device(node.p, h.node.data(), 8 * m);
+    stream.to_device(node_mass.p, h.mass.data(), 2 * m);
+    stream.to_device(leaf_first.p, h.leaf_first.data(), m);
+    stream.to_device(leaf_last.p, h.leaf_last.data(), m);
+    stream.to_device(bx.p, h.bx.data(), n);
+    stream.to_device(by.p, h.by.data(), n);
+    stream.to_device(bz.p, h.bz.data(), n);
+    stream.to_device(bm.p, h.bm.data(), n);
+    stream.to_device(body.p, h.body.data(), n);
+    stream.to_device(position.p, h.position.data(), n);
   }
 };
 
@@ -324,12 +301,12 @@ void TreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* pos
   }
   s.reserve(n, m);
   s.upload_bodies(pos, mass, n);
-  NBODY_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
+  s.stream.mark(Impl::start);
   if (on_host)
     s.upload_tree(s.host_tree);
   else
     s.build_on_device(n, m, law.tree);
-  NBODY_CUDA_CHECK(cudaEventRecord(s.built, s.stream));
+  s.stream.mark(Impl::built);
 
   const void* f = w.function(clamp);
   NBODY_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -343,16 +320,16 @@ void TreeBackend<T>::compute(std::size_t kernel, const Launch& req, const T* pos
   unsigned long long* terms = s.terms.p;
   unsigned nn = n;
   void* args[] = {&view, &body, &position, &tpos, &nn, &eps2, &rmin2, &G, &d_acc, &terms};
-  NBODY_CUDA_CHECK(cudaLaunchKernel(f, dim3((n + l.block - 1) / l.block), dim3(l.block), args, 0, s.stream));
-  NBODY_CUDA_CHECK(cudaEventRecord(s.walked, s.stream));
+  NBODY_CUDA_CHECK(cudaLaunchKernel(f, dim3(blocks_for(n, l.block)), dim3(l.block), args, 0, s.stream));
+  s.stream.mark(Impl::walked);
   std::size_t bytes = s.temp_bytes;
   NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(s.temp.p, bytes, s.terms.p, s.terms_sum.p, static_cast<int>(n), s.stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(acc, s.acc.p, 3 * std::size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, s.stream));
+  s.stream.to_host(acc, s.acc.p, 3 * std::size_t(n));
   unsigned long long total = 0;
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(&total, s.terms_sum.p, sizeof total, cudaMemcpyDeviceToHost, s.stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.build_ms, s.start, s.built));
-  NBODY_CUDA_CHECK(cudaEventElapsedTime(&s.walk_ms, s.built, s.walked));
+  s.stream.to_host(&total, s.terms_sum.p, 1);
+  s.stream.synchronize();
+  s.build_ms = s.stream.milliseconds(Impl::start, Impl::built);
+  s.walk_ms = s.stream.milliseconds(Impl::built, Impl::walked);
   s.terms_per_body = double(total) / double(n);
 }
 
@@ -366,17 +343,17 @@ kdtree::HeapTree<T> TreeBackend<T>::build(const T* pos, const T* mass, std::size
   s.upload_bodies(pos, mass, n);
   s.build_on_device(n, m, o);
   t.n = n, t.m = m;
-  tree_detail::download(t.node, s.node.p, 8 * std::size_t(m), s.stream);
-  tree_detail::download(t.mass, s.node_mass.p, 2 * std::size_t(m), s.stream);
-  tree_detail::download(t.leaf_first, s.leaf_first.p, m, s.stream);
-  tree_detail::download(t.leaf_last, s.leaf_last.p, m, s.stream);
-  tree_detail::download(t.bx, s.bx.p, n, s.stream);
-  tree_detail::download(t.by, s.by.p, n, s.stream);
-  tree_detail::download(t.bz, s.bz.p, n, s.stream);
-  tree_detail::download(t.bm, s.bm.p, n, s.stream);
-  tree_detail::download(t.body, s.body.p, n, s.stream);
-  tree_detail::download(t.position, s.position.p, n, s.stream);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.stream.to_host(t.node, s.node.p, 8 * std::size_t(m));
+  s.stream.to_host(t.mass, s.node_mass.p, 2 * std::size_t(m));
+  s.stream.to_host(t.leaf_first, s.leaf_first.p, m);
+  s.stream.to_host(t.leaf_last, s.leaf_last.p, m);
+  s.stream.to_host(t.bx, s.bx.p, n);
+  s.stream.to_host(t.by, s.by.p, n);
+  s.stream.to_host(t.bz, s.bz.p, n);
+  s.stream.to_host(t.bm, s.bm.p, n);
+  s.stream.to_host(t.body, s.body.p, n);
+  s.stream.to_host(t.position, s.position.p, n);
+  s.stream.synchronize();
   return t;
 }
 

@@ -1,20 +1,22 @@
-// The SPH driver on the GPU (sph.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
+// The SPH driver on the GPU (sph_cuda.hpp), for float and double. Built with --fmad=false (cmake/gpu.cmake)
 // so that its arithmetic is the host's, operation for operation.
 #include <cuda_runtime.h>
 
 #include <cstring>
 #include <string>
 
+#include "cuda/check.cuh"
+#include "cuda/cuda_device.hpp"
+#include "cuda/device_buffer.cuh"
+#include "cuda/grid_size.hpp"
 #include "cuda/sph.cuh"
-#include "engines/cuda/buffer.cuh"
-#include "engines/cuda/check.cuh"
-#include "engines/cuda/launch.cuh"
-#include "shortrange/cuda/sph.hpp"
+#include "cuda/stream.cuh"
+#include "particles/sph/sph_cuda.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 namespace {
-unsigned blocks_for(std::size_t count, unsigned block) { return static_cast<unsigned>((count + block - 1) / block); }
+using cuda::blocks_for;
 double from_bits(unsigned long long bits) {
   double x;
   std::memcpy(&x, &bits, sizeof x);
@@ -31,8 +33,8 @@ struct SphCuda<T>::Impl {
   SphState<T>& s;
   CellBuilder builder;
   DeviceCellList<T> cells;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t started = nullptr, finished = nullptr;
+  enum Mark { started, finished };  // around a step
+  cuda::Stream<2> stream;
   Buffer<T> pos, vel, rho, mass, acc, drho, pos0, vel0, rho0, to_face;
   Buffer<T> list_pos;  // the positions the lists were made for, in their cell order
   Buffer<sph_kernels::Quad<T>> sorted_position, sorted_velocity, sorted_rest;
@@ -49,41 +51,24 @@ struct SphCuda<T>::Impl {
   double cells_seconds = 0;
 
   Impl(const SphParameters& params, SphState<T>& state, CellBuilder b) : p(params), s(state), builder(b) {
-    (void)cuda::device_properties();  // InputError without a device
     check_sph(p, s);
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    NBODY_CUDA_CHECK(cudaEventCreate(&started));
-    NBODY_CUDA_CHECK(cudaEventCreate(&finished));
     const std::size_t n = s.n;
     for (Buffer<T>* v : {&pos, &vel, &acc, &pos0, &vel0, &made_at, &list_pos}) v->reserve(3 * n);
     for (Buffer<T>* v : {&rho, &mass, &drho, &rho0}) v->reserve(n);
     for (auto* v : {&sorted_position, &sorted_velocity, &sorted_rest}) v->reserve(n);
     boundary.reserve(n), count.reserve(n), most.reserve(1), moved.reserve(1), maxima.reserve(1);
-    upload(pos.p, s.pos.data(), 3 * n), upload(vel.p, s.vel.data(), 3 * n);
-    upload(rho.p, s.rho.data(), n), upload(mass.p, s.mass.data(), n), upload(boundary.p, s.boundary.data(), n);
+    stream.to_device(pos.p, s.pos.data(), 3 * n), stream.to_device(vel.p, s.vel.data(), 3 * n);
+    stream.to_device(rho.p, s.rho.data(), n), stream.to_device(mass.p, s.mass.data(), n);
+    stream.to_device(boundary.p, s.boundary.data(), n);
     if (!s.to_face.empty() && p.nu > 0) {
       to_face.reserve(3 * n);
-      upload(to_face.p, s.to_face.data(), 3 * n);
+      stream.to_device(to_face.p, s.to_face.data(), 3 * n);
     }
     if (!s.lists_at.empty()) {  // a continued run: its lists as they were
-      upload(made_at.p, s.lists_at.data(), 3 * n);
+      stream.to_device(made_at.p, s.lists_at.data(), 3 * n);
       make_lists();
     }
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  ~Impl() {
-    if (started) cudaEventDestroy(started);
-    if (finished) cudaEventDestroy(finished);
-    if (stream) cudaStreamDestroy(stream);
-  }
-
-  template <class U>
-  void upload(U* to, const U* from, std::size_t count) {
-    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyHostToDevice, stream));
-  }
-  template <class U>
-  void download(U* to, const U* from, std::size_t count) {
-    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from, count * sizeof(U), cudaMemcpyDeviceToHost, stream));
+    stream.synchronize();
   }
 
   sph_kernels::Sorted<T> sorted() {
@@ -101,8 +86,8 @@ struct SphCuda<T>::Impl {
       NBODY_CUDA_CHECK_LAUNCH("sph moved_kernel");
     }
     unsigned long long bits = 0;
-    download(&bits, moved.p, 1);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stream.to_host(&bits, moved.p, 1);
+    stream.synchronize();
     const T limit = T(p.skin * p.h);
     return from_bits(bits) > double(limit * limit);
   }
@@ -112,7 +97,7 @@ struct SphCuda<T>::Impl {
   void make_lists() {
     const auto n = static_cast<unsigned>(s.n);
     const T reach = T(p.reach());
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stream.synchronize();
     cells.build_on_device(builder, made_at.p, n, s.box, reach);
     cells_seconds += cells.last_build_seconds();
     // The candidates from the positions made_at, in cell order.
@@ -127,8 +112,8 @@ struct SphCuda<T>::Impl {
                                                                                                     count.p, most.p);
       NBODY_CUDA_CHECK_LAUNCH("sph list_kernel");
       unsigned rows = 0;
-      download(&rows, most.p, 1);
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      stream.to_host(&rows, most.p, 1);
+      stream.synchronize();
       if ((rows + 3) / 4 <= words) break;
       words = (rows + 3) / 4;
       list.reserve(words * n);
@@ -192,14 +177,14 @@ struct SphCuda<T>::Impl {
         else rates_with(sph::WendlandC2<3, T>(h));
       }
     }
-    download(&host_maxima, maxima.p, 1);
+    stream.to_host(&host_maxima, maxima.p, 1);
   }
 
   void step(T dt) {
     const auto n = static_cast<unsigned>(s.n);
     const T rho_ref = T(p.rho0);
     cells_seconds = 0;
-    NBODY_CUDA_CHECK(cudaEventRecord(started, stream));
+    stream.mark(started);
     if (n) {
       sph_kernels::predictor_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(s.box, n, dt, rho_ref, boundary.p, pos.p, vel.p,
                                                                             rho.p, acc.p, drho.p, pos0.p, vel0.p, rho0.p);
@@ -212,19 +197,18 @@ struct SphCuda<T>::Impl {
       NBODY_CUDA_CHECK_LAUNCH("sph corrector_kernel");
     }
     rates();
-    NBODY_CUDA_CHECK(cudaEventRecord(finished, stream));
-    NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
-    NBODY_CUDA_CHECK(cudaEventElapsedTime(&step_ms, started, finished));
+    stream.mark(finished);
+    stream.wait(finished);
+    step_ms = stream.milliseconds(started, finished);
     s.time += double(dt);
     ++s.steps;
   }
 
   void sync() {
     const std::size_t n = s.n;
-    download(s.pos.data(), pos.p, 3 * n), download(s.vel.data(), vel.p, 3 * n), download(s.rho.data(), rho.p, n);
-    s.lists_at.resize(3 * n);
-    download(s.lists_at.data(), made_at.p, 3 * n);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stream.to_host(s.pos.data(), pos.p, 3 * n), stream.to_host(s.vel.data(), vel.p, 3 * n);
+    stream.to_host(s.rho.data(), rho.p, n), stream.to_host(s.lists_at, made_at.p, 3 * n);
+    stream.synchronize();
   }
 };
 
@@ -232,7 +216,7 @@ template <class T>
 SphCuda<T>::SphCuda(const SphParameters& p, SphState<T>& s, CellBuilder builder)
     : impl_(std::make_unique<Impl>(p, s, builder)) {
   impl_->rates();
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+  impl_->stream.synchronize();
 }
 template <class T>
 SphCuda<T>::~SphCuda() = default;
@@ -258,9 +242,8 @@ template <class T>
 SphRates<T> SphCuda<T>::rates() {
   const std::size_t n = impl_->s.n;
   SphRates<T> r;
-  r.acc.resize(3 * n), r.drho.resize(n);
-  impl_->download(r.acc.data(), impl_->acc.p, 3 * n), impl_->download(r.drho.data(), impl_->drho.p, n);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+  impl_->stream.to_host(r.acc, impl_->acc.p, 3 * n), impl_->stream.to_host(r.drho, impl_->drho.p, n);
+  impl_->stream.synchronize();
   r.visc_max = T(from_bits(impl_->host_maxima.visc));
   return r;
 }
@@ -284,4 +267,4 @@ std::string SphCuda<T>::device_info() const {
 template class SphCuda<float>;
 template class SphCuda<double>;
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

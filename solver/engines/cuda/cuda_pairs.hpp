@@ -64,8 +64,7 @@ struct Launcher<Pairs> {
     return {(dmax + per_pass - 1) / per_pass, per_pass};
   }
   static std::size_t rows(const Launch& l, std::size_t n) {
-    const std::size_t P = static_cast<std::size_t>(l.block) * l.ipt;
-    return std::max<std::size_t>(1, (n + P - 1) / P);
+    return std::max<std::size_t>(1, blocks_for(n, static_cast<std::size_t>(l.block) * l.ipt));
   }
 
   template <class T>
@@ -146,8 +145,8 @@ struct Launcher<Pairs> {
       fn<<<nrows, l.block, 0, stream>>>(PairsArgs<T>{a.bodies, n, nrows, a.eps2, a.rmin2, d_first, d_last, slots});
       NBODY_CUDA_CHECK_LAUNCH("cuda-pairs launch");
       const Reduce<T> r = target(pass);
-      pairs_reduce_kernel<T><<<(n + 255) / 256, 256, 0, stream>>>(slots, n, P, nrows, d_first, d_last, r.first, r.last,
-                                                                  a.G, r.to);
+      pairs_reduce_kernel<T><<<blocks_for(n, 256), 256, 0, stream>>>(slots, n, P, nrows, d_first, d_last, r.first, r.last,
+                                                                     a.G, r.to);
       NBODY_CUDA_CHECK_LAUNCH("cuda-pairs reduction launch");
     }
   }

@@ -1,5 +1,5 @@
-// The CUDA octree engine's back end (octree.cuh) for float and double.
-#include "engines/cuda/octree.cuh"
+// The CUDA octree engine's back end (octree_backend.cuh) for float and double.
+#include "engines/cuda/octree_backend.cuh"
 
 namespace nbody::cuda {
 template class OctreeBackend<float>;

@@ -1,4 +1,4 @@
-// The CUDA cell-list builders (cell_list.hpp) on the kernels of kernels/cuda/cell_list.cuh, with
+// The CUDA cell-list builders (cell_list_cuda.hpp) on the kernels of kernels/cuda/cell_list.cuh, with
 // CUB's scans and radix sort, for float and double. Every build runs on the list's own stream and
 // waits for its end; its device time is taken between two events around the kernels only.
 #include <cuda_runtime.h>
@@ -12,12 +12,13 @@
 #include <utility>
 
 #include "cuda/cell_list.cuh"
-#include "engines/cuda/buffer.cuh"
-#include "engines/cuda/check.cuh"
-#include "engines/cuda/launch.cuh"
-#include "shortrange/cuda/cell_list.hpp"
+#include "cuda/check.cuh"
+#include "cuda/device_buffer.cuh"
+#include "cuda/grid_size.hpp"
+#include "cuda/stream.cuh"
+#include "particles/cells/cell_list_cuda.hpp"
 
-namespace nbody::shortrange {
+namespace nbody::particles {
 
 using namespace nbody::cuda::cell_kernels;
 
@@ -26,7 +27,7 @@ namespace {
 template <class U>
 using Buffer = cuda::DeviceBuffer<U>;
 
-unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + block - 1) / block); }
+using cuda::blocks_for;
 
 // CUB's counts are ints, our indices unsigned with one value kept for the end of a list.
 constexpr std::size_t max_count = (std::size_t(1) << 31) - 1;
@@ -55,8 +56,8 @@ bool same_grid(const CellGrid<T>& a, const CellGrid<T>& b) {
 
 template <class T>
 struct DeviceCellList<T>::Impl {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t started = nullptr, finished = nullptr;
+  enum Mark { started, finished };  // around a build's kernels
+  cuda::Stream<2> stream;
 
   // The list: cell (n), start (cells + 1), order (n); new_cell and new_start take the incremental
   // re-sort's result, then swap with them.
@@ -96,21 +97,9 @@ struct DeviceCellList<T>::Impl {
   std::size_t moved = 0;
   float ms = 0;
 
-  Impl() {
-    (void)cuda::device_properties();  // InputError without a device
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    NBODY_CUDA_CHECK(cudaEventCreate(&started));
-    NBODY_CUDA_CHECK(cudaEventCreate(&finished));
-  }
-  ~Impl() {
-    if (started) cudaEventDestroy(started);
-    if (finished) cudaEventDestroy(finished);
-    if (stream) cudaStreamDestroy(stream);
-  }
-
   void upload(const T* host, Buffer<T>& to, std::size_t count) {
     to.reserve(count);
-    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to.p, host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+    stream.to_device(to.p, host, count);
   }
 
   void build(CellBuilder builder, const T* pos, const T* vel, std::size_t count, const PeriodicBox<T>& b, T cutoff) {
@@ -128,7 +117,7 @@ struct DeviceCellList<T>::Impl {
       scratch.reserve(2 * std::size_t(cuda::device_properties().l2CacheSize));
       NBODY_CUDA_CHECK(cudaMemsetAsync(scratch.p, 0, scratch.capacity, stream));
     }
-    NBODY_CUDA_CHECK(cudaEventRecord(started, stream));
+    stream.mark(started);
     if (n == 0) {
       NBODY_CUDA_CHECK(cudaMemsetAsync(start.p, 0, (cells + 1) * sizeof(unsigned), stream));
     } else {
@@ -139,7 +128,7 @@ struct DeviceCellList<T>::Impl {
           break;
         case CellBuilder::shared_lists:
           NBODY_CUDA_CHECK(cudaMemsetAsync(head.p, 0xff, cells * sizeof(unsigned), stream));
-          shared_lists_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, head.p, next.p);
+          shared_lists_kernel<<<blocks_for(n, block), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, head.p, next.p);
           NBODY_CUDA_CHECK_LAUNCH("shared_lists_kernel");
           lists_to_arrays(false);
           break;
@@ -160,9 +149,9 @@ struct DeviceCellList<T>::Impl {
         case CellBuilder::two_level: two_level_sort(pos); break;
       }
     }
-    NBODY_CUDA_CHECK(cudaEventRecord(finished, stream));
-    NBODY_CUDA_CHECK(cudaEventSynchronize(finished));
-    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, started, finished));
+    stream.mark(finished);
+    stream.wait(finished);
+    ms = stream.milliseconds(started, finished);
     const unsigned* overflowed = builder == CellBuilder::binned      ? overflow.p
                                  : builder == CellBuilder::two_level ? bucket_count.p + plan.buckets
                                                                      : nullptr;
@@ -184,8 +173,8 @@ struct DeviceCellList<T>::Impl {
   // A device counter's value (after the stream's work).
   unsigned read_back(const unsigned* counter) const {
     unsigned value = 0;
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(&value, counter, sizeof value, cudaMemcpyDeviceToHost, stream));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    stream.to_host(&value, counter, 1);
+    stream.synchronize();
     return value;
   }
 
@@ -239,7 +228,7 @@ struct DeviceCellList<T>::Impl {
 
   // slots into order, each cell sorted (only those with touched[c] != 0 when touched is given).
   void sort_within_cells(const unsigned* starts, const unsigned* touched) {
-    sort_within_cells_kernel<<<blocks_for(n), block, 0, stream>>>(slots.p, starts, touched, unsigned(n), order.p);
+    sort_within_cells_kernel<<<blocks_for(n, block), block, 0, stream>>>(slots.p, starts, touched, unsigned(n), order.p);
     NBODY_CUDA_CHECK_LAUNCH("sort_within_cells_kernel");
   }
 
@@ -247,8 +236,8 @@ struct DeviceCellList<T>::Impl {
   void insert_lists(const T* pos, bool counted) {
     NBODY_CUDA_CHECK(cudaMemsetAsync(head.p, 0xff, cells * sizeof(unsigned), stream));
     if (counted) NBODY_CUDA_CHECK(cudaMemsetAsync(count.p, 0, (cells + 1) * sizeof(unsigned), stream));
-    insert_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, head.p, next.p,
-                                                       counted ? count.p : nullptr);
+    insert_kernel<<<blocks_for(n, block), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, head.p, next.p,
+                                                              counted ? count.p : nullptr);
     NBODY_CUDA_CHECK_LAUNCH("insert_kernel");
   }
 
@@ -256,11 +245,11 @@ struct DeviceCellList<T>::Impl {
   // list walked into its cell's slots, each cell sorted.
   void lists_to_arrays(bool counted) {
     if (!counted) {
-      list_lengths_kernel<<<blocks_for(cells + 1), block, 0, stream>>>(head.p, next.p, cells, count.p);
+      list_lengths_kernel<<<blocks_for(cells + 1, block), block, 0, stream>>>(head.p, next.p, cells, count.p);
       NBODY_CUDA_CHECK_LAUNCH("list_lengths_kernel");
     }
     scan_counts(start.p);
-    unroll_lists_kernel<<<blocks_for(cells), block, 0, stream>>>(head.p, next.p, start.p, cells, slots.p);
+    unroll_lists_kernel<<<blocks_for(cells, block), block, 0, stream>>>(head.p, next.p, start.p, cells, slots.p);
     NBODY_CUDA_CHECK_LAUNCH("unroll_lists_kernel");
     sort_within_cells(start.p, nullptr);
   }
@@ -268,10 +257,10 @@ struct DeviceCellList<T>::Impl {
   // (e): atomic count (each particle keeps its place in the count), scan, scatter, cells sorted.
   void counting_sort(const T* pos) {
     NBODY_CUDA_CHECK(cudaMemsetAsync(count.p, 0, (cells + 1) * sizeof(unsigned), stream));
-    count_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, count.p, rank.p);
+    count_kernel<<<blocks_for(n, block), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, count.p, rank.p);
     NBODY_CUDA_CHECK_LAUNCH("count_kernel");
     scan_counts(start.p);
-    scatter_kernel<<<blocks_for(n), block, 0, stream>>>(cell.p, rank.p, start.p, unsigned(n), slots.p);
+    scatter_kernel<<<blocks_for(n, block), block, 0, stream>>>(cell.p, rank.p, start.p, unsigned(n), slots.p);
     NBODY_CUDA_CHECK_LAUNCH("scatter_kernel");
     sort_within_cells(start.p, nullptr);
   }
@@ -279,12 +268,12 @@ struct DeviceCellList<T>::Impl {
   // (f): CUB's radix sort of (cell, index) pairs, stable, so a cell's indices come out increasing;
   // then where each cell starts.
   void radix_sort(const T* pos) {
-    keys_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, index.p);
+    keys_kernel<<<blocks_for(n, block), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, index.p);
     NBODY_CUDA_CHECK_LAUNCH("keys_kernel");
     std::size_t bytes = temp.capacity;
     NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.p, bytes, cell.p, sorted_cell.p, index.p, order.p, int(n), 0,
                                                      key_bits(), stream));
-    cell_starts_kernel<<<blocks_for(n), block, 0, stream>>>(sorted_cell.p, unsigned(n), cells, start.p);
+    cell_starts_kernel<<<blocks_for(n, block), block, 0, stream>>>(sorted_cell.p, unsigned(n), cells, start.p);
     NBODY_CUDA_CHECK_LAUNCH("cell_starts_kernel");
   }
 
@@ -295,10 +284,10 @@ struct DeviceCellList<T>::Impl {
   void binned(const T* pos) {
     NBODY_CUDA_CHECK(cudaMemsetAsync(count.p, 0, (cells + 1) * sizeof(unsigned), stream));
     NBODY_CUDA_CHECK(cudaMemsetAsync(overflow.p, 0, sizeof(unsigned), stream));
-    bin_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cells, capacity, cell.p, count.p, bins.p, overflow.p);
+    bin_kernel<<<blocks_for(n, block), block, 0, stream>>>(pos, unsigned(n), grid, cells, capacity, cell.p, count.p, bins.p, overflow.p);
     NBODY_CUDA_CHECK_LAUNCH("bin_kernel");
     scan_counts(start.p);
-    bins_to_order_kernel<<<blocks_for(cells), block, 0, stream>>>(bins.p, start.p, cells, capacity, order.p);
+    bins_to_order_kernel<<<blocks_for(cells, block), block, 0, stream>>>(bins.p, start.p, cells, capacity, order.p);
     NBODY_CUDA_CHECK_LAUNCH("bins_to_order_kernel");
   }
 
@@ -336,7 +325,7 @@ struct DeviceCellList<T>::Impl {
     }
     if (!p.buckets || n == 0) return BucketPlan{};
     const std::size_t resident = 2 * std::size_t(cuda::device_properties().multiProcessorCount);
-    p.blocks = unsigned(std::min(resident, (n + 4095) / 4096));
+    p.blocks = unsigned(std::min<std::size_t>(resident, blocks_for(n, 4096)));
     p.chunk = unsigned((n + p.blocks - 1) / p.blocks);
     return p;
   }
@@ -351,17 +340,17 @@ struct DeviceCellList<T>::Impl {
     for (Buffer<unsigned>* b : {&leavers, &arrivals, &filled})
       NBODY_CUDA_CHECK(cudaMemsetAsync(b->p, 0, cells * sizeof(unsigned), stream));
     NBODY_CUDA_CHECK(cudaMemsetAsync(moved_count.p, 0, sizeof(unsigned), stream));
-    classify_kernel<<<blocks_for(n), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, new_cell.p, leavers.p, arrivals.p,
-                                                         moved_count.p);
+    classify_kernel<<<blocks_for(n, block), block, 0, stream>>>(pos, unsigned(n), grid, cell.p, new_cell.p, leavers.p, arrivals.p,
+                                                                moved_count.p);
     NBODY_CUDA_CHECK_LAUNCH("classify_kernel");
-    recount_kernel<<<blocks_for(cells + 1), block, 0, stream>>>(start.p, leavers.p, arrivals.p, cells, count.p);
+    recount_kernel<<<blocks_for(cells + 1, block), block, 0, stream>>>(start.p, leavers.p, arrivals.p, cells, count.p);
     NBODY_CUDA_CHECK_LAUNCH("recount_kernel");
     scan_counts(new_start.p);
-    keep_stayers_kernel<<<blocks_for(n), block, 0, stream>>>(order.p, start.p, cell.p, new_cell.p, leavers.p, new_start.p,
-                                                             unsigned(n), slots.p);
+    keep_stayers_kernel<<<blocks_for(n, block), block, 0, stream>>>(order.p, start.p, cell.p, new_cell.p, leavers.p, new_start.p,
+                                                                    unsigned(n), slots.p);
     NBODY_CUDA_CHECK_LAUNCH("keep_stayers_kernel");
-    insert_movers_kernel<<<blocks_for(n), block, 0, stream>>>(cell.p, new_cell.p, start.p, leavers.p, new_start.p,
-                                                              unsigned(n), filled.p, slots.p);
+    insert_movers_kernel<<<blocks_for(n, block), block, 0, stream>>>(cell.p, new_cell.p, start.p, leavers.p, new_start.p,
+                                                                     unsigned(n), filled.p, slots.p);
     NBODY_CUDA_CHECK_LAUNCH("insert_movers_kernel");
     sort_within_cells(new_start.p, arrivals.p);
     swap(cell, new_cell);
@@ -371,7 +360,7 @@ struct DeviceCellList<T>::Impl {
   template <class U>
   void gather_into(const U* in, U* out, unsigned components) const {
     if (n == 0) return;
-    gather_kernel<<<blocks_for(n), block, 0, stream>>>(order.p, in, unsigned(n), components, out);
+    gather_kernel<<<blocks_for(n, block), block, 0, stream>>>(order.p, in, unsigned(n), components, out);
     NBODY_CUDA_CHECK_LAUNCH("gather_kernel");
   }
 
@@ -379,11 +368,6 @@ struct DeviceCellList<T>::Impl {
     if (!valid) throw InputError("the CUDA cell list has not been built");
   }
 
-  template <class U>
-  void download(const U* from, std::vector<U>& to, std::size_t count) const {
-    to.resize(count);
-    if (count) NBODY_CUDA_CHECK(cudaMemcpyAsync(to.data(), from, count * sizeof(U), cudaMemcpyDeviceToHost, stream));
-  }
 };
 
 template <class T>
@@ -431,10 +415,10 @@ void DeviceCellList<T>::download(CellList<T>& list) const {
   const Impl& m = *impl_;
   m.require_list();
   list.grid = m.grid;
-  m.download(m.start.p, list.start, m.cells + 1);
-  m.download(m.order.p, list.order, m.n);
-  m.download(m.cell.p, list.cell, m.n);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  m.stream.to_host(list.start, m.start.p, m.cells + 1);
+  m.stream.to_host(list.order, m.order.p, m.n);
+  m.stream.to_host(list.cell, m.cell.p, m.n);
+  m.stream.synchronize();
 }
 
 template <class T>
@@ -442,9 +426,9 @@ void DeviceCellList<T>::download_sorted(std::vector<T>& pos, std::vector<T>& vel
   const Impl& m = *impl_;
   m.require_list();
   if (!m.sorted) throw InputError("only the linked-to-arrays builder reorders the particle data");
-  m.download(m.sorted_pos.p, pos, 3 * m.n);
-  m.download(m.sorted_vel.p, vel, m.has_vel ? 3 * m.n : 0);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  m.stream.to_host(pos, m.sorted_pos.p, 3 * m.n);
+  m.stream.to_host(vel, m.sorted_vel.p, m.has_vel ? 3 * m.n : 0);
+  m.stream.synchronize();
 }
 
 template <class T>
@@ -473,7 +457,7 @@ template <class U>
 void DeviceCellList<T>::gather(const U* device_in, U* device_out, unsigned components, bool wait) const {
   impl_->require_list();
   impl_->gather_into(device_in, device_out, components);
-  if (wait) NBODY_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+  if (wait) impl_->stream.synchronize();
 }
 
 template class DeviceCellList<float>;
@@ -483,4 +467,4 @@ template void DeviceCellList<float>::gather(const unsigned*, unsigned*, unsigned
 template void DeviceCellList<double>::gather(const double*, double*, unsigned, bool) const;
 template void DeviceCellList<double>::gather(const unsigned*, unsigned*, unsigned, bool) const;
 
-}  // namespace nbody::shortrange
+}  // namespace nbody::particles

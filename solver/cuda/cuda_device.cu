@@ -1,13 +1,13 @@
-// Type-independent host helpers of the CUDA back end: device queries.
+// The device queries of cuda_device.hpp.
+#include "cuda/cuda_device.hpp"
+
 #include <cuda_runtime.h>
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "engines/cuda/backend.hpp"
-#include "engines/cuda/check.cuh"
+#include "cuda/check.cuh"
 
 namespace nbody::cuda {
 
@@ -43,10 +43,6 @@ std::string device_key() {
   int driver = 0;
   cudaDriverGetVersion(&driver);
   return device_name() + " (CUDA driver " + std::to_string(driver) + ")";
-}
-
-std::string potential_method(bool compensated) {
-  return "direct sum on the GPU (CUDA, " + device_name() + (compensated ? ", compensated)" : ")");
 }
 
 std::string device_json() {
