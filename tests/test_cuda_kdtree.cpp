@@ -14,7 +14,7 @@
 #include "engines/kdtree/heap_tree.hpp"
 #include "support.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/kdtree.hpp"
+#include "engines/cuda/cuda_kdtree.hpp"
 #endif
 
 using namespace nbody;

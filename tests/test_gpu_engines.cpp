@@ -19,7 +19,7 @@
 #include "engines/cuda/backend.hpp"
 #endif
 #if NBODY_WITH_OPENCL
-#include "engines/opencl/engine.hpp"
+#include "engines/opencl/opencl_engines.hpp"
 #endif
 
 using namespace nbody;

@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA Barnes-Hut walks on seed S0's kd-tree: one thread per body, each walking the tree by
 // the shared walks of kernels/common/kdtree.hpp with the device's arithmetic (DeviceMath). The
-// engines (their specs and host side: solver/engines/cuda/kdtree.hpp) differ in the threads'
+// engines (their specs and host side: solver/engines/cuda/cuda_kdtree.hpp) differ in the threads'
 // order and in how the nodes are read:
 //   InputOrder: thread q takes body q (S0's "cycle"), else tree position q ("nested": the threads
 //               of a warp walk neighbouring bodies, so nearly the same nodes);

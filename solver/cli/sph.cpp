@@ -37,34 +37,6 @@ using particles::SphState;
 
 namespace {
 
-struct SphCaseInfo {
-  std::string_view name;
-  std::string_view description;  // for --help, wrapped
-  double dx;                     // the default spacing
-};
-
-// Morris et al.'s Poiseuille case: the gap (m), the kinematic viscosity (m^2/s) and the body force (m/s^2).
-constexpr double poiseuille_gap = 1e-3, poiseuille_nu = 1e-6, poiseuille_force = 2e-4;
-
-// Every case `nbody sph --case` runs: names, --help and the default spacings come from here.
-constexpr std::array sph_cases = {
-    SphCaseInfo{"dam-break",
-                "DualSPHysics's 2-D validation: a water column 1 m wide and 2 m high\n"
-                "    against the left wall of a tank 4 m wide, released at t = 0 (front against Koshizuka and Oka 1996)",
-                0.02},
-    SphCaseInfo{"dam-break-3d",
-                "the dam break extruded into 3-D: a column 1 m long, 2 m high and 1 m wide against the\n"
-                "    end wall of a tank 4 m long, 1 m wide and 2.5 m high, walls on every side (about 2^20 particles at the\n"
-                "    default --dx; E19's time per step)",
-                0.015},
-    SphCaseInfo{"hydrostatic", "a column of water --depth deep in a tank as wide, settling at rest under gravity", 0.01},
-    SphCaseInfo{"poiseuille",
-                "Morris et al. (1997): flow between plates 1 mm apart driven by a\n"
-                "    body force of 2e-4 m/s^2 along x, nu = 1e-6 m^2/s, periodic along x over 8 spacings; steady centre-line\n"
-                "    speed 2.5e-5 m/s",
-                poiseuille_gap / 60},
-};
-
 constexpr std::array<std::pair<std::string_view, sph::KernelKind>, 2> kernels = {
     std::pair{"wendland-c2", sph::KernelKind::wendland_c2}, {"cubic-spline", sph::KernelKind::cubic_spline}};
 constexpr std::array<std::pair<std::string_view, sph::DensityDiffusion>, 2> diffusions = {
@@ -80,12 +52,7 @@ std::string_view name_in(const Table& table, auto value) {
 // The case's state, parameters and walls, with the model flags given in place of its own.
 template <class T>
 SphCase<T> make_case(const SphOptions& o) {
-  namespace sr = particles;
-  SphCase<T> c = o.case_name == "dam-break"      ? sr::sph_dam_break<T>(o.dx)
-                 : o.case_name == "dam-break-3d" ? sr::sph_dam_break_3d<T>(o.dx)
-                 : o.case_name == "hydrostatic"  ? sr::sph_hydrostatic_tank<T>(o.depth, o.depth, o.dx)
-                                                : sr::sph_poiseuille<T>(poiseuille_gap, 8 * o.dx, o.dx, poiseuille_nu,
-                                                                        poiseuille_force);
+  SphCase<T> c = find_entry(particles::sph_cases<T>, o.case_name, "SPH case").make(o.dx, o.depth);
   for (const auto& [name, kind] : kernels)
     if (name == o.kernel) c.params.kernel = kind;
   for (const auto& [name, kind] : diffusions)
@@ -104,10 +71,9 @@ SphCase<T> make_case(const SphOptions& o) {
 // The options with every model value the case leaves to itself filled in (the identity a
 // checkpoint keeps, and the provenance records).
 SphOptions resolved(SphOptions o) {
-  const SphCaseInfo& info = find_entry(sph_cases, o.case_name, "SPH case");
-  if (o.dx == 0) o.dx = info.dx;
-  const double extent = o.case_name.starts_with("dam-break") ? 1.0 : o.case_name == "hydrostatic" ? o.depth : poiseuille_gap;
-  const double finest = extent / (o.case_name == "dam-break-3d" ? 200 : 2000);  // 3-D: about 2e7 particles
+  const auto& spec = find_entry(particles::sph_cases<double>, o.case_name, "SPH case");
+  if (o.dx == 0) o.dx = spec.dx;
+  const double extent = spec.extent(o.depth), finest = extent / spec.finest;
   if (!(o.dx <= extent / 4))
     throw InputError("--dx " + RealTraits<double>::format(o.dx) + " is too coarse for the " + o.case_name +
                      " case: at most " + RealTraits<double>::format(extent / 4) + " (four particles across it)");
@@ -165,11 +131,10 @@ int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed, Out
 
   // Each case's own measure, null in the others'.
   const auto measures = [&](nlohmann::json& j) {
-    j["pressure_error"] = j["centre_line_ratio"] = nullptr;
-    if (o.case_name == "hydrostatic")  // below the top two layers
-      j["pressure_error"] = particles::sph_hydrostatic_error(c, o.depth, 2 * o.dx).first;
-    if (o.case_name == "poiseuille")
-      j["centre_line_ratio"] = particles::sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
+    for (const auto& e : particles::sph_cases<T>)
+      if (!e.measure.empty()) j[e.measure] = nullptr;
+    const auto& spec = find_entry(particles::sph_cases<T>, o.case_name, "SPH case");
+    if (spec.measured) j[spec.measure] = spec.measured(c, o.dx, o.depth);
   };
   const nlohmann::json identity = fields_of(o, sph_identity), part = fields_of(o, sph_part),
                        provenance = {{"command_line", o.contract.command_line}, {"t_end", o.t_end}};
@@ -193,7 +158,7 @@ int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed, Out
 
 void add_sph_options(CLI::App& cmd, SphOptions& o) {
   std::string cases;
-  for (const auto& e : sph_cases) {
+  for (const auto& e : particles::sph_cases<double>) {
     char dx[32];
     std::snprintf(dx, sizeof dx, "%.3g", e.dx);
     cases += "\n  " + std::string(e.name) + " (default --dx " + dx + "): " + std::string(e.description);
@@ -211,7 +176,7 @@ void add_sph_options(CLI::App& cmd, SphOptions& o) {
       "the checkpoint, if any, and exits 130 or 143; `nbody sph --resume FILE --t-end T` continues the run bit for bit\n"
       "(the model's flags come from FILE; giving one with another value is an error).");
   std::string names;
-  for (const auto& e : sph_cases) names += std::string(names.empty() ? "" : ", ") + std::string(e.name);
+  for (const auto& e : particles::sph_cases<double>) names += std::string(names.empty() ? "" : ", ") + std::string(e.name);
   cmd.add_option("--case", o.case_name, "the validation case: " + names + " (below)");
   cmd.add_option("--t-end", o.t_end, "simulated seconds to reach (with --resume: the checkpoint's run's unless given)")
       ->check(positive_real());
@@ -257,7 +222,7 @@ int sph_command(const SphOptions& given) {
     o = inherited_options(o, resumed->parameters.value("part", nlohmann::json::object()), sph_part);
   }
   if (o.case_name.empty()) throw InputError("--case is required (or --resume FILE)");
-  (void)find_entry(sph_cases, o.case_name, "SPH case");  // the valid names, before any work
+  (void)find_entry(particles::sph_cases<double>, o.case_name, "SPH case");  // the valid names, before any work
   if (!(o.t_end > 0)) throw InputError("--t-end is required (simulated seconds to reach)");
   check_engine_options(o.engine, o.cell_list, o.contract.given("--cell-list"));
   check_particle_outputs(o.contract);

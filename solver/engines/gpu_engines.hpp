@@ -2,8 +2,8 @@
 // Registry entries of the GPU engines this build has (CUDA: NBODY_WITH_CUDA, OpenCL:
 // NBODY_WITH_OPENCL, both set by cmake/gpu.cmake), appended after the CPU engines: one engine per
 // kernel of each back end's list (engines/cuda/kernels.hpp, then the Barnes-Hut walks of
-// engines/cuda/kdtree.hpp and engines/cuda/octree.hpp; engines/opencl/kernels.hpp, then those of engines/opencl/kdtree.hpp
-// and engines/opencl/octree.hpp), in the
+// engines/cuda/cuda_kdtree.hpp and engines/cuda/cuda_octree.hpp; engines/opencl/kernels.hpp, then those of engines/opencl/opencl_kdtree.hpp
+// and engines/opencl/opencl_octree.hpp), in the
 // real types its spec runs in, its launch knobs as its capabilities. Being listed does not promise
 // a device: constructing an engine without one fails with a clear message (exit code 2).
 #include <algorithm>
@@ -13,14 +13,14 @@
 
 #include "engines/engine.hpp"
 #if NBODY_WITH_CUDA
-#include "engines/cuda/engine.hpp"
-#include "engines/cuda/kdtree.hpp"
-#include "engines/cuda/octree.hpp"
+#include "engines/cuda/cuda_engines.hpp"
+#include "engines/cuda/cuda_kdtree.hpp"
+#include "engines/cuda/cuda_octree.hpp"
 #endif
 #if NBODY_WITH_OPENCL
-#include "engines/opencl/engine.hpp"
-#include "engines/opencl/kdtree.hpp"
-#include "engines/opencl/octree.hpp"
+#include "engines/opencl/opencl_engines.hpp"
+#include "engines/opencl/opencl_kdtree.hpp"
+#include "engines/opencl/opencl_octree.hpp"
 #endif
 
 namespace nbody {

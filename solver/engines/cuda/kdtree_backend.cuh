@@ -1,5 +1,5 @@
 #pragma once
-// Implementation of cuda::TreeBackend<T> (kdtree.hpp): the launch shape through the CUDA back
+// Implementation of cuda::TreeBackend<T> (cuda_kdtree.hpp): the launch shape through the CUDA back
 // end's checks (backend.cuh's resolve, with a Launcher per tree spec), the device buffers (grown,
 // never shrunk), the tree's build on the device (kernels/cuda/kdtree_build.cuh) or on the host,
 // the walk (kernels/cuda/kdtree.cuh), and event timing. Included by kdtree_backend.cu, which instantiates it.
@@ -22,7 +22,7 @@
 #include "cuda/kdtree_build.cuh"
 #include "cuda/stream.cuh"
 #include "engines/cuda/backend.cuh"
-#include "engines/cuda/kdtree.hpp"
+#include "engines/cuda/cuda_kdtree.hpp"
 
 namespace nbody::cuda {
 

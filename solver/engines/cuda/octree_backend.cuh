@@ -1,5 +1,5 @@
 #pragma once
-// Implementation of cuda::OctreeBackend<T> (octree.hpp): the launch shape through the CUDA back
+// Implementation of cuda::OctreeBackend<T> (cuda_octree.hpp): the launch shape through the CUDA back
 // end's checks (backend.cuh's resolve), the device buffers (grown, never shrunk), S4's pipeline
 // (kernels/cuda/octree.cuh) with CUB's reductions, sort and scans, and event timing of its parts.
 // Included by octree_backend.cu, which instantiates it.
@@ -22,7 +22,7 @@
 #include "cuda/octree.cuh"
 #include "cuda/stream.cuh"
 #include "engines/cuda/backend.cuh"
-#include "engines/cuda/octree.hpp"
+#include "engines/cuda/cuda_octree.hpp"
 
 namespace nbody::cuda {
 

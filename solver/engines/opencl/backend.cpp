@@ -1,4 +1,4 @@
-// Host side of the OpenCL engines (engine.hpp, kdtree.hpp; device.hpp), with the C++ bindings
+// Host side of the OpenCL engines (opencl_engines.hpp, opencl_kdtree.hpp; device.hpp), with the C++ bindings
 // (CLHPP). Every OpenCL call is checked: CLHPP's exceptions are turned into RunError (or
 // InputError for launch shapes the device cannot run), naming the call and the error code.
 #if NBODY_WITH_OPENCL
@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "engines/opencl/device.hpp"
-#include "engines/opencl/engine.hpp"
+#include "engines/opencl/opencl_engines.hpp"
 
 namespace nbody {
 

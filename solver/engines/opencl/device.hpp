@@ -2,7 +2,7 @@
 // What the OpenCL engines' host code (backend.cpp, kdtree.cpp) shares: the C++ bindings (CLHPP)
 // with exceptions, the chosen device with its context and profiling queue, kernel builds, launch
 // shapes checked against the device, and the error reports. For .cpp files only: the registry's
-// headers (engine.hpp, kdtree.hpp) stay free of OpenCL headers.
+// headers (opencl_engines.hpp, opencl_kdtree.hpp) stay free of OpenCL headers.
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120
 #define CL_HPP_ENABLE_EXCEPTIONS
@@ -17,14 +17,14 @@
 #include <vector>
 
 #include "engines/launch.hpp"
-#include "engines/opencl/engine.hpp"
+#include "engines/opencl/opencl_engines.hpp"
 
 namespace nbody::opencl {
 
 // A failed OpenCL call (CLHPP's exception names it) as RunError, with its error code.
 [[noreturn]] void fail(const cl::Error& e);
 
-// The device of engine.hpp's rule (NBODY_OPENCL_DEVICE, else the first GPU, else the first
+// The device of opencl_engines.hpp's rule (NBODY_OPENCL_DEVICE, else the first GPU, else the first
 // device), its context and an in-order queue with profiling. InputError when there is none, or
 // when double precision is asked of a device without it.
 struct Session {
@@ -37,7 +37,7 @@ struct Session {
   std::string describe() const;  // platform, device and driver
 };
 
-// engine.hpp's KernelHost: its engine, kernel, launch shape and device.
+// opencl_engines.hpp's KernelHost: its engine, kernel, launch shape and device.
 struct KernelHost::State {
   std::string engine, function;
   std::vector<const char*> sources;

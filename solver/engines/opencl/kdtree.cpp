@@ -1,8 +1,8 @@
-// Host side of the OpenCL Barnes-Hut engines (kdtree.hpp): the tree built on the host, its arrays
+// Host side of the OpenCL Barnes-Hut engines (opencl_kdtree.hpp): the tree built on the host, its arrays
 // uploaded into buffers that only grow, one walk kernel of kernels/opencl/kdtree.cl. Every OpenCL
 // call is checked (device.hpp).
 #if NBODY_WITH_OPENCL
-#include "engines/opencl/kdtree.hpp"
+#include "engines/opencl/opencl_kdtree.hpp"
 
 #include <chrono>
 #include <string>

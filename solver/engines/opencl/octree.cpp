@@ -1,8 +1,8 @@
-// Host side of the OpenCL octree engine (octree.hpp): the host build, its arrays uploaded into
+// Host side of the OpenCL octree engine (opencl_octree.hpp): the host build, its arrays uploaded into
 // buffers that only grow, the walk of kernels/opencl/octree.cl. Every OpenCL call is checked
 // (device.hpp).
 #if NBODY_WITH_OPENCL
-#include "engines/opencl/octree.hpp"
+#include "engines/opencl/opencl_octree.hpp"
 
 #include <chrono>
 #include <string>

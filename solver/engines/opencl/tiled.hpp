@@ -6,7 +6,7 @@
 namespace nbody::opencl {
 
 template <class T>
-class Backend;  // engine.hpp
+class Backend;  // opencl_engines.hpp
 
 struct Tiled {
   static constexpr std::string_view name = "opencl-tiled";

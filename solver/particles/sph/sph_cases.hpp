@@ -18,7 +18,9 @@
 // than rho g by as much.
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <cstddef>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -249,5 +251,55 @@ std::pair<double, std::size_t> sph_poiseuille_centre_line(const SphCase<T>& c, d
     if (!s.boundary[i] && std::abs(double(s.pos[s.n + i]) - centre) < c.dx) sum += double(s.vel[i]), ++counted;
   return {counted ? sum / double(counted) / (force * gap * gap / (8 * nu)) : 0.0, counted};
 }
+
+// Morris et al.'s Poiseuille case as `nbody sph` runs it: the gap (m), the kinematic viscosity
+// (m^2/s) and the body force (m/s^2).
+inline constexpr double poiseuille_gap = 1e-3, poiseuille_nu = 1e-6, poiseuille_force = 2e-4;
+
+// A case `nbody sph --case` runs, from its spacing dx and the hydrostatic column's depth.
+template <class T>
+struct SphCaseSpec {
+  std::string_view name;
+  std::string_view description;  // for --help, wrapped
+  double dx;                     // the default spacing
+  double (*extent)(double depth);  // the size that bounds the spacing: at most extent / 4, at least extent / finest
+  double finest;
+  SphCase<T> (*make)(double dx, double depth);
+  std::string_view measure;  // the summary's name of the case's own measure; empty: none
+  double (*measured)(const SphCase<T>& c, double dx, double depth);
+};
+
+// Every case: names, --help, the default spacings, their bounds and the measures come from here.
+template <class T>
+inline constexpr std::array sph_cases = {
+    SphCaseSpec<T>{"dam-break",
+                   "DualSPHysics's 2-D validation: a water column 1 m wide and 2 m high\n"
+                   "    against the left wall of a tank 4 m wide, released at t = 0 (front against Koshizuka and Oka 1996)",
+                   0.02, [](double) { return 1.0; }, 2000, [](double dx, double) { return sph_dam_break<T>(dx); }, "", nullptr},
+    SphCaseSpec<T>{"dam-break-3d",
+                   "the dam break extruded into 3-D: a column 1 m long, 2 m high and 1 m wide against the\n"
+                   "    end wall of a tank 4 m long, 1 m wide and 2.5 m high, walls on every side (about 2^20 particles at the\n"
+                   "    default --dx; E19's time per step)",
+                   0.015, [](double) { return 1.0; }, 200,  // finest: about 2e7 particles
+                   [](double dx, double) { return sph_dam_break_3d<T>(dx); }, "", nullptr},
+    SphCaseSpec<T>{"hydrostatic", "a column of water --depth deep in a tank as wide, settling at rest under gravity", 0.01,
+                   [](double depth) { return depth; }, 2000,
+                   [](double dx, double depth) { return sph_hydrostatic_tank<T>(depth, depth, dx); }, "pressure_error",
+                   [](const SphCase<T>& c, double dx, double depth) {  // below the top two layers
+                     return sph_hydrostatic_error(c, depth, 2 * dx).first;
+                   }},
+    SphCaseSpec<T>{"poiseuille",
+                   "Morris et al. (1997): flow between plates 1 mm apart driven by a\n"
+                   "    body force of 2e-4 m/s^2 along x, nu = 1e-6 m^2/s, periodic along x over 8 spacings; steady centre-line\n"
+                   "    speed 2.5e-5 m/s",
+                   poiseuille_gap / 60, [](double) { return poiseuille_gap; }, 2000,
+                   [](double dx, double) {
+                     return sph_poiseuille<T>(poiseuille_gap, 8 * dx, dx, poiseuille_nu, poiseuille_force);
+                   },
+                   "centre_line_ratio",
+                   [](const SphCase<T>& c, double, double) {
+                     return sph_poiseuille_centre_line(c, poiseuille_gap, poiseuille_nu, poiseuille_force).first;
+                   }},
+};
 
 }  // namespace nbody::particles

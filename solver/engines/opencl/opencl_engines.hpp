@@ -1,5 +1,5 @@
 #pragma once
-// The OpenCL force engines: one per kernel of kernels.hpp (all pairs) and of kdtree.hpp
+// The OpenCL force engines: one per kernel of kernels.hpp (all pairs) and of opencl_kdtree.hpp
 // (Barnes-Hut), in the real types its spec runs in. Host code in backend.cpp and kdtree.cpp
 // (CLHPP). It takes the first GPU of any OpenCL platform, else the first device (PoCL's CPU device
 // in CI); NBODY_OPENCL_DEVICE=SUBSTRING picks the first device whose platform or device name
@@ -57,7 +57,7 @@ extern template class Backend<double>;
 
 namespace nbody {
 
-// An engine of a kernel spec (kernels.hpp, kdtree.hpp), through the spec's back end
+// An engine of a kernel spec (kernels.hpp, opencl_kdtree.hpp), through the spec's back end
 // (opencl::Backend, opencl::TreeBackend).
 template <class T, class Kernel>
 class OpenCLEngine final : public ForceEngine<T> {
