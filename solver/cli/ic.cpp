@@ -14,7 +14,9 @@ namespace nbody::cli {
 namespace {
 template <class T>
 int ic_typed(const IcOptions& o) {
-  OutputSet outputs({{"--out", o.out, is_hdf5_path(o.out) ? OutputKind::plain : OutputKind::recorded}});
+  std::vector<InputFile> inputs;
+  if (!ic_file(o.ic).empty()) inputs.push_back({"--ic", ic_file(o.ic), ""});
+  OutputSet outputs({{"--out", o.out, is_hdf5_path(o.out) ? OutputKind::plain : OutputKind::recorded}}, inputs);
   if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
   State<T> s;
   if (o.at_time.empty()) {

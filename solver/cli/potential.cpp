@@ -150,7 +150,7 @@ int potential_typed(const PotentialOptions& o, OutputSet& outputs) {
 
 int potential_command(const PotentialOptions& o) {
   std::vector<InputFile> inputs;
-  if (o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
+  if (!ic_file(o.ic).empty()) inputs.push_back({"--ic", ic_file(o.ic), ""});
   std::vector<OutputFile> files = {{"--out", o.out, OutputKind::recorded}};
   if (!o.summary.empty()) files.push_back({"--summary", o.summary, OutputKind::plain});
   OutputSet outputs(files, inputs);

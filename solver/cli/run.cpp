@@ -293,7 +293,7 @@ int run_command(const RunOptions& options) {
                      names_of(integrator_table<double>() | std::views::filter([](const auto& e) { return e.selectable_order; })) +
                      "; " + o.integrator + " has a fixed order (`nbody list integrators`)");
   std::vector<InputFile> inputs;
-  if (!resumed && o.ic.name.starts_with("file:") && o.ic.name.size() > 5) inputs.push_back({"--ic", o.ic.name.substr(5), ""});
+  if (!resumed && !ic_file(o.ic).empty()) inputs.push_back({"--ic", ic_file(o.ic), ""});
   OutputSet outputs = open_contract_files(o.contract, !o.snapshot_every.empty(), inputs);
   return dispatch_precision(o.precision, [&]<class T>() { return run_typed<T>(o, resumed, outputs); });
 }

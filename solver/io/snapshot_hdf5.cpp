@@ -9,6 +9,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include <unistd.h>
+
 #include "core/error.hpp"
 #include "core/real.hpp"
 #include "io/output_set.hpp"
@@ -287,44 +289,93 @@ void Hdf5Snapshots::finish() {
 
 namespace {
 
-// Reads what write_snapshot_file wrote; any failure an InputError naming the file.
+// The most values of 8 bytes a reader allocates for one dataset or attribute: the machine's
+// memory, so that a length in a corrupt or foreign file is refused before anything is allocated.
+std::size_t most_values() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) / 8 * static_cast<std::size_t>(page)
+                               : std::size_t(1) << 32;
+}
+
+// Reads what write_snapshot_file wrote, or a file of the same layout from another tool; every
+// shape, class and size is checked against the bodies' count and the file before a value is
+// read. Any failure is an InputError naming the file and the object.
 struct Reader {
   std::string where;
   hid_t file;
 
   [[noreturn]] void fail(const std::string& why) const { throw InputError(where + ": " + why); }
-  bool has(const char* path) const { return H5Lexists(file, path, H5P_DEFAULT) > 0; }
-  // A dataset of doubles (converted from whatever the file holds), checked against `dims`.
-  std::vector<double> doubles(const char* path, const std::vector<hsize_t>& dims) const {
-    if (!has(path)) fail(std::string("no dataset ") + path + " (not a snapshot of nbody's GADGET layout)");
-    Id d(H5Dopen2(file, path, H5P_DEFAULT), H5Dclose);
+  bool has(const char* path) const {
+    // Each level of the path in turn: H5Lexists fails on a missing intermediate group.
+    const std::string p = path;
+    for (std::size_t slash = p.find('/'); slash != std::string::npos; slash = p.find('/', slash + 1))
+      if (H5Lexists(file, p.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
+    return H5Lexists(file, path, H5P_DEFAULT) > 0;
+  }
+  // The dataset at `path`, open, its shape checked against `dims` (any length where a dims entry
+  // is 0), its values numbers (integers where `integers`) and, when stored contiguously, all of
+  // them in the file. Returns the shape.
+  std::vector<hsize_t> shape_of(const Id& d, const char* path, std::vector<hsize_t> dims, bool integers) const {
     if (!d.ok()) fail(std::string("cannot open ") + path);
-    Id space(H5Dget_space(d), H5Sclose);
+    Id space(H5Dget_space(d), H5Sclose), type(H5Dget_type(d), H5Tclose);
+    if (!space.ok() || !type.ok()) fail(std::string("cannot read the shape of ") + path);
+    const H5T_class_t cls = H5Tget_class(type);
+    if (integers ? cls != H5T_INTEGER : cls != H5T_FLOAT && cls != H5T_INTEGER)
+      fail(std::string(path) + " does not hold " + (integers ? "integers" : "numbers"));
+    const int rank = H5Sget_simple_extent_ndims(space);
     std::vector<hsize_t> have(dims.size());
-    if (H5Sget_simple_extent_ndims(space) != static_cast<int>(dims.size()) || H5Sget_simple_extent_dims(space, have.data(), nullptr) < 0 ||
-        have != dims)
-      fail(std::string(path) + " has the wrong shape");
+    if (rank != static_cast<int>(dims.size()) || H5Sget_simple_extent_dims(space, have.data(), nullptr) != rank)
+      fail(std::string(path) + " has " + std::to_string(rank) + " dimensions, expected " + std::to_string(dims.size()));
     std::size_t count = 1;
-    for (hsize_t x : dims) count *= x;
-    std::vector<double> v(count);
-    if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) fail(std::string("cannot read ") + path + " (truncated?)");
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] != 0 && have[i] != dims[i])
+        fail(std::string(path) + " has " + std::to_string(have[i]) + " entries along dimension " + std::to_string(i + 1) +
+             ", expected " + std::to_string(dims[i]));
+      if (have[i] != 0 && count > most_values() / have[i])
+        fail(std::string(path) + " is larger than this machine's memory");
+      count *= have[i];
+    }
+    Id plist(H5Dget_create_plist(d), H5Pclose);
+    const std::size_t bytes = H5Tget_size(type);
+    if (plist.ok() && H5Pget_layout(plist) == H5D_CONTIGUOUS && bytes > 0 && count > 0 &&
+        H5Dget_storage_size(d) < count * bytes)
+      fail(std::string(path) + " holds fewer values than its shape (truncated?)");
+    return have;
+  }
+  template <class V>
+  std::vector<V> read(const Id& d, const char* path, std::size_t count) const {
+    std::vector<V> v(count);
+    const hid_t memory = std::is_same_v<V, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_UINT64;
+    if (count && H5Dread(d, memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+      fail(std::string("cannot read ") + path + " (truncated?)");
     return v;
   }
+  // A dataset of `dims` values of V (converted from whatever the file holds).
+  template <class V = double>
+  std::vector<V> values(const char* path, const std::vector<hsize_t>& dims) const {
+    if (!has(path)) fail(std::string("no dataset ") + path + " (not a snapshot of nbody's GADGET layout)");
+    Id d(H5Dopen2(file, path, H5P_DEFAULT), H5Dclose);
+    std::size_t count = 1;
+    for (hsize_t x : shape_of(d, path, dims, std::is_integral_v<V>)) count *= x;
+    return read<V>(d, path, count);
+  }
+  // The length of a one-dimensional dataset of numbers.
   hsize_t rows(const char* path) const {
     if (!has(path)) fail(std::string("no dataset ") + path + " (not a snapshot of nbody's GADGET layout)");
     Id d(H5Dopen2(file, path, H5P_DEFAULT), H5Dclose);
-    Id space(H5Dget_space(d), H5Sclose);
-    hsize_t dims[H5S_MAX_RANK];
-    if (!d.ok() || H5Sget_simple_extent_dims(space, dims, nullptr) < 1) fail(std::string("cannot read ") + path);
-    return dims[0];
+    return shape_of(d, path, {0}, false)[0];
   }
-  std::vector<double> header(const char* name) const {
+  // A Header attribute of at most `most` numbers.
+  std::vector<double> header(const char* name, std::size_t most = 64) const {
     Id a(H5Aopen_by_name(file, "Header", name, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     if (!a.ok()) fail(std::string("no Header attribute ") + name);
-    Id space(H5Aget_space(a), H5Sclose);
-    const hssize_t count = H5Sget_simple_extent_npoints(space);
-    std::vector<double> v(count > 0 ? static_cast<std::size_t>(count) : 0);
-    if (v.empty() || H5Aread(a, H5T_NATIVE_DOUBLE, v.data()) < 0) fail(std::string("cannot read Header attribute ") + name);
+    Id space(H5Aget_space(a), H5Sclose), type(H5Aget_type(a), H5Tclose);
+    const hssize_t count = space.ok() ? H5Sget_simple_extent_npoints(space) : -1;
+    const H5T_class_t cls = type.ok() ? H5Tget_class(type) : H5T_NO_CLASS;
+    if (count < 1 || static_cast<std::size_t>(count) > most || (cls != H5T_FLOAT && cls != H5T_INTEGER))
+      fail(std::string("Header attribute ") + name + " is not 1 to " + std::to_string(most) + " numbers");
+    std::vector<double> v(static_cast<std::size_t>(count));
+    if (H5Aread(a, H5T_NATIVE_DOUBLE, v.data()) < 0) fail(std::string("cannot read Header attribute ") + name);
     return v;
   }
 };
@@ -352,26 +403,22 @@ State<T> read_hdf5_snapshot(const fs::path& path) {
     if constexpr (kTerms<T> > 1) {
       if (r.has(expansion.c_str())) {
         Id d(H5Dopen2(file, expansion.c_str(), H5P_DEFAULT), H5Dclose);
-        Id space(H5Dget_space(d), H5Sclose);
-        hsize_t shape[H5S_MAX_RANK];
-        const int rank = H5Sget_simple_extent_dims(space, shape, nullptr);
-        if (rank != static_cast<int>(dims.size()) + 1) r.fail(expansion + " has the wrong shape");
-        const hsize_t k = shape[rank - 1];
-        dims.push_back(k);
-        const std::vector<double> terms = r.doubles(expansion.c_str(), dims);
+        dims.push_back(0);
+        const hsize_t k = r.shape_of(d, expansion.c_str(), dims, false).back();
+        if (k < 1 || k > 64)  // a value of any width: its terms summed from the smallest
+          r.fail(expansion + " has " + std::to_string(k) + " terms per value, expected 1 to 64");
+        dims.back() = k;
+        const std::vector<double> terms = r.values(expansion.c_str(), dims);
         for (std::size_t i = 0; i < terms.size(); i += k) out.push_back(sum_of_terms<T>(terms.data() + i, k));
         return out;
       }
     }
-    for (double x : r.doubles(("PartType1/" + name).c_str(), dims)) out.push_back(T(x));
+    for (double x : r.values(("PartType1/" + name).c_str(), dims)) out.push_back(T(x));
     return out;
   };
   const std::vector<T> mass = values("Masses", {n}), pos = values("Coordinates", {n, 3}), vel = values("Velocities", {n, 3});
   {
-    Id d(H5Dopen2(file, "PartType1/ParticleIDs", H5P_DEFAULT), H5Dclose);
-    std::vector<std::uint64_t> ids(n);
-    if (!d.ok() || H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids.data()) < 0)
-      r.fail("cannot read PartType1/ParticleIDs (truncated?)");
+    const std::vector<std::uint64_t> ids = r.values<std::uint64_t>("PartType1/ParticleIDs", {n});
     for (std::size_t i = 0; i < n; ++i)
       if (ids[i] != i) r.fail("ParticleIDs[" + std::to_string(i) + "] is " + std::to_string(ids[i]) + ", expected " + std::to_string(i) + " (ids count from 0 in order)");
   }

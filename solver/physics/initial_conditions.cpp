@@ -231,7 +231,7 @@ State<T> make_initial_state(const IcParams& p) {
   if (p.name.starts_with("file:")) {
     if (p.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
     if (p.name == "file:") throw InputError("--ic file: needs a path: file:PATH.csv or file:PATH.hdf5");
-    const std::string path = p.name.substr(5);
+    const std::string path = ic_file(p);
     return is_hdf5_path(path) ? read_hdf5_snapshot<T>(path) : read_state_csv<T>(path);
   }
   if (p.name == "kepler") return kepler_state_at<T>(p, T(0));

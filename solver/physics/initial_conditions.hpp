@@ -29,6 +29,9 @@ struct IcInfo {
 };
 const std::vector<IcInfo>& ic_list();
 
+// The file an --ic of file:PATH reads (an input no output may overwrite), or empty.
+inline std::string ic_file(const IcParams& p) { return p.name.starts_with("file:") ? p.name.substr(5) : std::string(); }
+
 // The initial state named by p.name (at t = 0).
 template <class T>
 State<T> make_initial_state(const IcParams& p);
