@@ -195,3 +195,33 @@ TEST_CASE("outputs_that_cannot_be_written_collide_or_overwrite_an_input_are_refu
     CHECK(fs::is_empty(dir / "folder"));
   }
 }
+
+// A run's checkpoint gives the bodies it holds (`nbody ic --ic file:CK`): those of the run's end,
+// exactly as --final-state writes them, in another precision rounded once; the checkpoints of the
+// other models, and a checkpoint given to `run --ic`, are refused naming what they are.
+TEST_CASE("a_finished_runs_checkpoint_gives_its_final_state_through_ic", "[cli][checkpoint]") {
+  const fs::path dir = scratch("checkpoint_to_ic");
+  const std::string run = "run --ic plummer --n 20 --integrator rk4 --dt 0.01 --t-end 0.1 ";
+  REQUIRE(run_nbody(dir, run + "--checkpoint ck.bin --final-state end.csv").exit_code == 0);
+  REQUIRE(run_nbody(dir, "ic --ic file:ck.bin --out from_ck.csv").exit_code == 0);
+  const auto bodies = [&](const char* name) {  // the CSV's lines, its comments left out
+    std::string kept, line;
+    std::istringstream in(read(dir / name));
+    while (std::getline(in, line))
+      if (!line.starts_with("#")) kept += line + "\n";
+    return kept;
+  };
+  CHECK(bodies("from_ck.csv") == bodies("end.csv"));
+  REQUIRE(run_nbody(dir, "ic --ic file:ck.bin --precision float --out float.csv").exit_code == 0);
+  REQUIRE(run_nbody(dir, "ic --ic file:end.csv --precision float --out float_of_end.csv").exit_code == 0);
+  CHECK(bodies("float.csv") == bodies("float_of_end.csv"));
+
+  REQUIRE(run_nbody(dir, "dpd --box 4 --steps 2 --checkpoint dpd.bin").exit_code == 0);
+  const Outcome dpd = run_nbody(dir, "ic --ic file:dpd.bin --out x.csv");
+  CHECK(dpd.exit_code == 2);
+  CHECK_THAT(dpd.err, Catch::Contains("a checkpoint of `nbody dpd`, not of a gravity run"));
+  const Outcome as_ic = run_nbody(dir, "run --ic file:ck.bin --integrator rk4 --dt 0.01 --t-end 1");
+  CHECK(as_ic.exit_code == 2);
+  CHECK_THAT(as_ic.err, Catch::Contains("is a checkpoint: `nbody run --resume ck.bin` continues its run"));
+  CHECK(!fs::exists(dir / "x.csv"));
+}

@@ -1,10 +1,14 @@
 // `nbody ic`: write an initial condition (or, for kepler, the analytic state at --at-time).
+#include <algorithm>
 #include <cstdio>
+#include <type_traits>
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
 #include "cli/time_spec.hpp"
 #include "core/memory.hpp"
+#include "driver/simulation.hpp"
+#include "io/checkpoint.hpp"
 #include "io/output_set.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
@@ -12,6 +16,35 @@
 namespace nbody::cli {
 
 namespace {
+
+// The bodies of a gravity run's checkpoint (`nbody run --checkpoint`), at the time it was saved,
+// in T: the state a finished run ends with, or where an interrupted one stopped.
+template <class T>
+State<T> checkpoint_state(const std::string& path) {
+  const Checkpoint c = read_checkpoint(path);
+  const nlohmann::json& p = c.parameters;
+  const std::string model = p.is_object() ? p.value("model", std::string()) : std::string();
+  if (model != "run")
+    throw InputError("--ic file:" + path + ": a checkpoint of `nbody " + (model.empty() ? "?" : model) +
+                     "`, not of a gravity run (`nbody run`)");
+  const nlohmann::json precision = p.value("identity", nlohmann::json::object()).value("precision", nlohmann::json());
+  if (!precision.is_string()) throw InputError("--ic file:" + path + ": the checkpoint names no precision");
+  return dispatch_precision(precision.get<std::string>(), [&]<class U>() {
+    ArchiveReader r(c.state);
+    State<U> saved = Simulation<U>::saved_state(r);
+    if constexpr (std::is_same_v<U, T>) {
+      return saved;
+    } else {  // through the text that reads back exactly, rounded once to T
+      State<T> s(saved.size());
+      const auto to_t = [](const U& x) { return RealTraits<T>::parse(RealTraits<U>::format(x), "checkpoint value"); };
+      std::transform(saved.mass.begin(), saved.mass.end(), s.mass.begin(), to_t);
+      std::transform(saved.y.begin(), saved.y.end(), s.y.begin(), to_t);
+      s.t = to_t(saved.t);
+      return s;
+    }
+  });
+}
+
 template <class T>
 int ic_typed(const IcOptions& o) {
   std::vector<InputFile> inputs;
@@ -19,7 +52,10 @@ int ic_typed(const IcOptions& o) {
   OutputSet outputs({{"--out", o.out, is_hdf5_path(o.out) ? OutputKind::plain : OutputKind::recorded}}, inputs);
   if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
   State<T> s;
-  if (o.at_time.empty()) {
+  if (o.at_time.empty() && looks_like_checkpoint(ic_file(o.ic))) {
+    if (o.ic.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
+    s = checkpoint_state<T>(ic_file(o.ic));
+  } else if (o.at_time.empty()) {
     s = make_initial_state<T>(o.ic);
   } else {
     const T G = RealTraits<T>::parse(o.ic.G, "--G");

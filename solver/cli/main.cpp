@@ -196,6 +196,8 @@ int run_cli(int argc, char** argv) {
   std::optional<long long> ic_n;
   auto* ic_cmd = app.add_subcommand("ic", "write initial conditions to a state CSV (id,mass,x,y,z,vx,vy,vz)");
   add_ic_options(*ic_cmd, ic.ic, ic_n);
+  ic_cmd->footer("--ic file:CHECKPOINT (a checkpoint of `nbody run`) writes the bodies it holds: a finished run's final state,\n"
+                 "or where an interrupted one stopped, in --precision (rounded once where it differs from the run's).");
   ic_cmd->add_option("--G", ic.ic.G, "gravitational constant the velocities are set up for")->capture_default_str();
   ic_cmd->add_option("--precision", ic.precision, "real type of the generated numbers")
       ->capture_default_str()

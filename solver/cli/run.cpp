@@ -225,7 +225,9 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   const T t_end = time(o.t_end, "--t-end");
   if (!(t_end > initial.t))
     throw InputError(resumed ? "--t-end " + o.t_end + ": the run of checkpoint '" + o.contract.files.resume +
-                                   "' is already at t = " + RealTraits<T>::format(initial.t) + "; give a later --t-end to extend it"
+                                   "' is already at t = " + RealTraits<T>::format(initial.t) +
+                                   "; give a later --t-end to extend it (`nbody ic --ic file:" + o.contract.files.resume +
+                                   " --out FILE` writes its bodies)"
                              : "--t-end must be after the start time " + RealTraits<T>::format(initial.t) + ", got '" + o.t_end + "'");
   const StepOptions<T> steps = parse_steps<T>(o, time);
 

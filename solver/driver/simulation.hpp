@@ -242,14 +242,24 @@ class Simulation {
     drift_.save(w);
     integrator_->save(w);
   }
+  // The bodies a checkpoint's state holds, read from its start (save's first three values).
+  static State<T> saved_state(ArchiveReader& r) {
+    State<T> s;
+    r.get(s.mass);
+    r.get(s.y);
+    r.get(s.t);
+    if (s.y.size() != 6 * s.mass.size())
+      throw InputError("checkpoint holds " + std::to_string(s.mass.size()) + " masses and " + std::to_string(s.y.size()) +
+                       " coordinates, not 6 per body");
+    return s;
+  }
   void load(ArchiveReader& r) {
-    std::vector<T> mass;
-    r.get(mass);
-    if (mass.size() != state_.size())
-      throw InputError("checkpoint holds " + std::to_string(mass.size()) + " bodies, the run " + std::to_string(state_.size()));
-    state_.mass = std::move(mass);  // same vector object: Rhs keeps referring to it
-    r.get(state_.y);
-    r.get(state_.t);
+    State<T> saved = saved_state(r);
+    if (saved.size() != state_.size())
+      throw InputError("checkpoint holds " + std::to_string(saved.size()) + " bodies, the run " + std::to_string(state_.size()));
+    state_.mass = std::move(saved.mass);  // same vector object: Rhs keeps referring to it
+    state_.y = std::move(saved.y);
+    state_.t = saved.t;
     r.get(t0_);
     r.get(step_index_);
     r.get(h_last_);

@@ -56,6 +56,12 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   note_checkpoint(path.string());
 }
 
+bool looks_like_checkpoint(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string start(std::string(kFamily).size(), '\0');
+  return in && in.read(start.data(), static_cast<std::streamsize>(start.size())) && start == kFamily;
+}
+
 Checkpoint read_checkpoint(const std::filesystem::path& path) {
   const std::string where = "checkpoint '" + path.string() + "'";
   if (std::filesystem::is_directory(path)) throw InputError(where + " is a directory, not a checkpoint file");

@@ -20,6 +20,9 @@ struct Checkpoint {
 std::filesystem::path checkpoint_backup(const std::filesystem::path& path);
 
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c);
+// Whether the file starts as a checkpoint of some version of nbody does (read_checkpoint says
+// whether it is one this version reads).
+bool looks_like_checkpoint(const std::filesystem::path& path);
 Checkpoint read_checkpoint(const std::filesystem::path& path);
 
 }  // namespace nbody

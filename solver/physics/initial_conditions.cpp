@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/real.hpp"
 #include "core/registry.hpp"
+#include "io/checkpoint.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
 
@@ -232,6 +233,9 @@ State<T> make_initial_state(const IcParams& p) {
     if (p.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
     if (p.name == "file:") throw InputError("--ic file: needs a path: file:PATH.csv or file:PATH.hdf5");
     const std::string path = ic_file(p);
+    if (looks_like_checkpoint(path))
+      throw InputError("--ic file:" + path + " is a checkpoint: `nbody run --resume " + path +
+                       "` continues its run, `nbody ic --ic file:" + path + " --out FILE` writes its bodies");
     return is_hdf5_path(path) ? read_hdf5_snapshot<T>(path) : read_state_csv<T>(path);
   }
   if (p.name == "kepler") return kepler_state_at<T>(p, T(0));
