@@ -30,8 +30,8 @@ void add_contract_options(CLI::App& cmd, ContractOptions& o, const std::string& 
                "the time left and when it should end)");
   cmd.add_option("--diag-budget", o.diag_budget,
                  "without --diag-every: the largest share of the run's time its diagnostic samples may take; a sample that "
-                 "falls due while the samples so far took more is skipped (the summary counts them); 1 takes every one. The "
-                 "first and the last sample are always taken")
+                 "falls due while the samples so far took more is skipped (the summary counts them), so which are taken depends on "
+                 "the machine's speed; 1 takes every one. The first and the last sample are always taken")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
 }

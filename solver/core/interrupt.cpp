@@ -1,5 +1,6 @@
 #include "core/interrupt.hpp"
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -105,6 +106,16 @@ int interrupt_signal() { return recorded.load(); }
 
 DeferInterrupts::DeferInterrupts() { ++deferring; }
 DeferInterrupts::~DeferInterrupts() { --deferring; }
+
+static_assert(sizeof(sigset_t) <= 128);
+BlockInterrupts::BlockInterrupts() {
+  sigset_t both;
+  sigemptyset(&both);
+  sigaddset(&both, SIGINT);
+  sigaddset(&both, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &both, reinterpret_cast<sigset_t*>(before_));
+}
+BlockInterrupts::~BlockInterrupts() { ::pthread_sigmask(SIG_SETMASK, reinterpret_cast<const sigset_t*>(before_), nullptr); }
 
 void hold_interrupts() { held.store(true); }
 

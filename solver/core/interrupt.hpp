@@ -32,6 +32,21 @@ class DeferInterrupts {
   DeferInterrupts& operator=(const DeferInterrupts&) = delete;
 };
 
+// While one lives, SIGINT and SIGTERM wait (blocked on this thread) and act when it ends: a file
+// made in its time and registered (RegisteredTemporary) before it ends is never left behind
+// unregistered, for a file whose path another process may hold and so cannot be registered before
+// it is made (a lock file).
+class BlockInterrupts {
+ public:
+  BlockInterrupts();
+  ~BlockInterrupts();
+  BlockInterrupts(const BlockInterrupts&) = delete;
+  BlockInterrupts& operator=(const BlockInterrupts&) = delete;
+
+ private:
+  unsigned char before_[128];  // the thread's signal mask before (a sigset_t)
+};
+
 // From now on to the end of the process a signal changes nothing: the command has passed its
 // point of no return (its outputs are being renamed into place) or has ended.
 void hold_interrupts();

@@ -130,30 +130,33 @@ Lock take_lock(const Name& n) {
   };
   long holder = 0;
   for (int attempt = 0; attempt < 100 && holder == 0; ++attempt) {
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    const bool writable = fd >= 0;
-    const int error = errno;
-    if (!writable && error == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // another user's, left behind
-    if (fd < 0) throw cannot_write(error);
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      if (is_at(fd, path)) {
-        const std::string pid = std::to_string(::getpid()) + "\n";
-        if (writable &&
-            (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()))) {
-          const int failed = errno;
-          ::unlink(path.c_str());
-          ::close(fd);
-          throw cannot_write(failed);
+    {
+      const BlockInterrupts blocked;  // from the file's creation to its registration
+      int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+      const bool writable = fd >= 0;
+      const int error = errno;
+      if (!writable && error == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // another user's, left behind
+      if (fd < 0) throw cannot_write(error);
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        if (is_at(fd, path)) {
+          const std::string pid = std::to_string(::getpid()) + "\n";
+          if (writable &&
+              (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()))) {
+            const int failed = errno;
+            ::unlink(path.c_str());
+            ::close(fd);
+            throw cannot_write(failed);
+          }
+          return {path, fd, std::make_unique<RegisteredTemporary>(path.string())};
         }
-        return {path, fd, std::make_unique<RegisteredTemporary>(path.string())};
+        ::close(fd);  // removed by the run that held it: the next one is at the path
+        continue;
       }
-      ::close(fd);  // removed by the run that held it: the next one is at the path
-      continue;
+      const int refused = errno;
+      if (refused == EWOULDBLOCK) holder = holder_of(fd);
+      ::close(fd);
+      if (refused != EWOULDBLOCK) return {};  // ENOLCK, EOPNOTSUPP: this file system has no locks
     }
-    const int refused = errno;
-    if (refused == EWOULDBLOCK) holder = holder_of(fd);
-    ::close(fd);
-    if (refused != EWOULDBLOCK) return {};  // ENOLCK, EOPNOTSUPP: this file system has no locks
     if (holder == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // its pid is not written yet
   }
   throw InputError(n.description + " is being written by another nbody run" +
