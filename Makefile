@@ -5,7 +5,7 @@
 #                                           (committed results that are current are reused; FORCE=1
 #                                           measures everything again)
 #   make test                               build, then the Catch2/CTest suite
-#   make sanitize-test                      the bad-input corpus against an ASan/UBSan build
+#   make sanitize-test                      the bad-input corpus and the readers' fuzzers under ASan/UBSan
 #   make build | experiments | figures | paper | clean | help   (figures: plots only, from results/)
 #   make run-E01_two_body_convergence       one experiment (any experiments/<ID>.toml)
 
@@ -47,14 +47,20 @@ test: build $(VENV)/.stamp
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The bad-input corpus (tests/bad_input/corpus.txt) against nbody built with AddressSanitizer and
-# UBSan in its own folder: without CUDA (the corpus runs host code) and unoptimised (it builds in
-# a fraction of the time and runs no heavy computation). Any sanitizer report fails its case.
+# UBSan in its own folder, then each reader's fuzzer (tests/fuzz) for FUZZ_SECONDS from the files
+# nbody writes and the regression corpus: clang (libFuzzer), without CUDA (both run host code),
+# unoptimised (it builds in a fraction of the time). Any sanitizer report fails the target; a
+# fuzzer's crash leaves its input in $(SANITIZE_BUILD)/fuzz/crash-* (tests/fuzz/README.md).
 SANITIZE_BUILD ?= build-sanitize
+FUZZ_SECONDS ?= 20
+SANITIZER_OPTIONS := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 sanitize-test: | deps
-	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNBODY_SANITIZE=ON -DNBODY_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF
-	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target nbody
-	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  python3 tests/runner/test_bad_input.py $(SANITIZE_BUILD)/nbody --jobs $(JOBS)
+	@grep -qs '^CMAKE_CXX_COMPILER:.*clang' $(SANITIZE_BUILD)/CMakeCache.txt || rm -rf $(SANITIZE_BUILD)  # made by another compiler
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DNBODY_SANITIZE=ON \
+	  -DNBODY_FUZZ=ON -DNBODY_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target nbody fuzzers
+	$(SANITIZER_OPTIONS) python3 tests/runner/test_bad_input.py $(SANITIZE_BUILD)/nbody --jobs $(JOBS)
+	$(SANITIZER_OPTIONS) tests/fuzz/fuzz.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS)
 
 # Every experiments/E*.toml, then every figures/E*.py, which also write the paper's tables and
 # numbers (paper/generated/). An experiment runs only when its committed results are out of date

@@ -6,6 +6,7 @@ packages=(
   cmake g++ make git pkg-config
   catch2 libcli11-dev nlohmann-json3-dev libboost-dev libqd-dev librandom123-dev libhdf5-dev
   libopenmpi-dev openmpi-bin
+  clang libclang-rt-14-dev libomp-dev
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   ffmpeg
   python3 python3-venv

@@ -46,13 +46,14 @@ struct CellGrid {
     return g;
   }
   NBODY_HD unsigned cells() const { return n[0] * n[1] * n[2]; }
-  // The cell of a wrapped position (a coordinate that rounds onto the far face stays in the last cell).
+  // The cell of a wrapped position (a coordinate that rounds onto the far face stays in the last
+  // cell; one outside the box, or not finite, is clamped into it before it is converted).
   NBODY_HD unsigned cell_of(T x, T y, T z) const {
     const T p[3] = {x, y, z};
     unsigned i[3];
     for (int a = 0; a < 3; ++a) {
       const T c = p[a] * scale[a];
-      i[a] = c > T(0) ? static_cast<unsigned>(c) : 0u;
+      i[a] = c > T(0) ? (c < T(n[a]) ? static_cast<unsigned>(c) : n[a] - 1) : 0u;
       if (i[a] >= n[a]) i[a] = n[a] - 1;
     }
     return i[0] + n[0] * (i[1] + n[1] * i[2]);

@@ -129,9 +129,12 @@ int dpd_typed(const DpdOptions& o, const std::optional<Checkpoint>& resumed, Out
   const auto L = box_sides(o.box);
   DpdState<T> state;
   if (resumed) {
-    ArchiveReader r(resumed->state);
-    state = particles::read_dpd_state<T>(r);
-    if (!r.at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
+    state = run::reading_checkpoint(o.contract.files.resume, [&] {
+      ArchiveReader r(resumed->state);
+      DpdState<T> s = particles::read_dpd_state<T>(r, p, L);
+      r.finish();
+      return s;
+    });
   } else {
     const double count = std::round(o.density * L[0] * L[1] * L[2]);
     if (!(count >= 2 && count < 4e9))

@@ -22,16 +22,21 @@ namespace {
 template <class T>
 State<T> checkpoint_state(const std::string& path) {
   const Checkpoint c = read_checkpoint(path);
-  const nlohmann::json& p = c.parameters;
-  const std::string model = p.is_object() ? p.value("model", std::string()) : std::string();
+  const std::string model = checkpoint_model(c);
   if (model != "run")
     throw InputError("--ic file:" + path + ": a checkpoint of `nbody " + (model.empty() ? "?" : model) +
                      "`, not of a gravity run (`nbody run`)");
-  const nlohmann::json precision = p.value("identity", nlohmann::json::object()).value("precision", nlohmann::json());
-  if (!precision.is_string()) throw InputError("--ic file:" + path + ": the checkpoint names no precision");
-  return dispatch_precision(precision.get<std::string>(), [&]<class U>() {
+  const nlohmann::json& identity = c.parameters.contains("identity") ? c.parameters["identity"] : nlohmann::json();
+  if (!identity.is_object() || !identity.contains("precision") || !identity["precision"].is_string())
+    throw InputError("--ic file:" + path + ": the checkpoint names no precision");
+  return dispatch_precision(identity["precision"].get<std::string>(), [&]<class U>() {
     ArchiveReader r(c.state);
-    State<U> saved = Simulation<U>::saved_state(r);
+    State<U> saved;
+    try {
+      saved = Simulation<U>::saved_state(r);
+    } catch (const InputError& e) {
+      throw InputError("--ic file:" + path + ": " + e.what());
+    }
     if constexpr (std::is_same_v<U, T>) {
       return saved;
     } else {  // through the text that reads back exactly, rounded once to T

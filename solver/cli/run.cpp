@@ -186,9 +186,10 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   std::optional<ArchiveReader> archive;
   if (resumed) {
     archive.emplace(resumed->state);
-    ArchiveReader peek(resumed->state);
-    peek.get(initial.mass), peek.get(initial.y), peek.get(initial.t);
-    if (initial.y.size() != 6 * initial.mass.size()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint's state is inconsistent");
+    initial = run::reading_checkpoint(o.contract.files.resume, [&] {
+      ArchiveReader peek(resumed->state);
+      return Simulation<T>::saved_state(peek);
+    });
   } else {
     if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
     initial = make_initial_state<T>(o.ic);
@@ -249,10 +250,11 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   Simulation<T> sim(initial, law, engine.name, o.integrator, steps, energy);
   sim.engine().set_launch(engine.launch);
   sim.set_period(period_value);
-  if (archive) {
-    sim.load(*archive);
-    if (!archive->at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
-  }
+  if (archive)
+    run::reading_checkpoint(o.contract.files.resume, [&] {
+      sim.load(*archive);
+      archive->finish();
+    });
   RunOptions stored = o;
   stored.engine = engine.name;
   const nlohmann::json provenance = {
@@ -274,7 +276,10 @@ int run_command(const RunOptions& options) {
   std::optional<Checkpoint> resumed;
   if (!given.contract.files.resume.empty()) {
     resumed = run::read_run_checkpoint("run", given.contract.files.resume);
-    const std::string precision = resumed->parameters["identity"].value("precision", std::string("double"));
+    const nlohmann::json& identity = resumed->parameters["identity"];
+    // (a precision that is not text is refused by resumed_options below)
+    const std::string precision = identity.contains("precision") && identity["precision"].is_string()
+                                      ? identity["precision"].get<std::string>() : std::string("double");
     // Numbers as text: the same number in the run's precision (0.01 and 1e-2) is the same value.
     const auto same_number = [&](const nlohmann::json& a, const nlohmann::json& b) {
       return a.is_string() && b.is_string() && dispatch_precision(precision, [&]<class T>() {
@@ -292,7 +297,7 @@ int run_command(const RunOptions& options) {
   // --order is for the methods that have one to choose (their registry entry says so).
   if (o.contract.given("--order") && !find_entry(integrator_table<double>(), o.integrator, "integrator").selectable_order)
     throw InputError("--order applies to " +
-                     names_of(integrator_table<double>() | std::views::filter([](const auto& e) { return e.selectable_order; })) +
+                     names_of(integrator_table<double>(), [](const auto& e) { return e.selectable_order; }) +
                      "; " + o.integrator + " has a fixed order (`nbody list integrators`)");
   std::vector<InputFile> inputs;
   if (!resumed && !ic_file(o.ic).empty()) inputs.push_back({"--ic", ic_file(o.ic), ""});

@@ -103,9 +103,11 @@ template <class T>
 int sph_typed(const SphOptions& o, const std::optional<Checkpoint>& resumed, OutputSet& outputs) {
   SphCase<T> c = make_case<T>(o);
   if (resumed) {
-    ArchiveReader r(resumed->state);
-    particles::read_sph_state(r, c);
-    if (!r.at_end()) throw InputError("--resume " + o.contract.files.resume + ": the checkpoint has trailing data");
+    run::reading_checkpoint(o.contract.files.resume, [&] {
+      ArchiveReader r(resumed->state);
+      particles::read_sph_state(r, c);
+      r.finish();
+    });
   }
   const SphState<T>& state = c.state;
   if (!(o.t_end > state.time))

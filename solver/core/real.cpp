@@ -214,7 +214,7 @@ std::string RealTraits<quad>::format(quad x) {
 }
 
 quad RealTraits<quad>::parse(std::string_view text, std::string_view what) {
-  if (const int special = special_value(text); special != 2) return special == 0 ? nanq("") : special * HUGE_VALQ;
+  if (const int special = special_value(text); special != 2) return special == 0 ? nanq("") : special * RealTraits<quad>::infinity();
   const std::string s(text);
   if (!looks_decimal(s)) not_a_number(text, what);
   char* end = nullptr;

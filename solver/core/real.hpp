@@ -125,7 +125,7 @@ struct RealTraits<quad> {
   static constexpr std::string_view description = "IEEE binary128 in software (__float128, libquadmath; 113-bit significand, ~34 digits)";
   static constexpr int digits = FLT128_MANT_DIG;
   static quad epsilon() { return ldexpq(1, 1 - FLT128_MANT_DIG); }  // (FLT128_EPSILON needs GNU literals)
-  static quad infinity() { return __builtin_huge_valq(); }
+  static quad infinity() { return quad(std::numeric_limits<double>::infinity()); }  // (clang has no HUGE_VALQ)
   static quad max() { return ldexpq(2 - epsilon(), FLT128_MAX_EXP - 1); }
   static std::string format(quad x);  // 36 significant digits: reads back exactly
   static quad parse(std::string_view text, std::string_view what);

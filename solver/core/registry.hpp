@@ -34,10 +34,17 @@ std::string sentence_list(const Range& items, std::string_view conjunction) {
   return out;
 }
 
-// The names of a table's entries (or of a view of them: a filter), comma-separated.
+// The names of a table's entries (those `keep` accepts), comma-separated.
+template <class Table, class Keep>
+std::string names_of(const Table& table, Keep keep) {
+  std::string out;
+  for (const auto& e : table)
+    if (keep(e)) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
 template <class Table>
-std::string names_of(Table&& table) {
-  return comma_list(std::forward<Table>(table) | std::views::transform([](const auto& e) { return e.name; }));
+std::string names_of(const Table& table) {
+  return names_of(table, [](const auto&) { return true; });
 }
 
 template <class Table>

@@ -7,12 +7,15 @@
 #include <optional>
 #include <string>
 
+#include "engines/launch.hpp"
+
 namespace nbody::tune_cache {
 
 std::string path();
-// The launch spec ("block=..,split=..,unroll=..,ipt=..") stored for this key, if any.
-std::optional<std::string> lookup(const std::string& device_key, const std::string& engine, const std::string& precision,
-                                  std::size_t n);
+// The launch shape stored for this key at the nearest n (in log scale), if any. A damaged cache
+// (not the JSON store() writes, or a launch text parse_launch refuses) is an InputError naming it.
+std::optional<Launch> lookup(const std::string& device_key, const std::string& engine, const std::string& precision,
+                             std::size_t n);
 // Stores (replaces) the entry for exactly this key and n; written atomically.
 void store(const std::string& device_key, const std::string& engine, const std::string& precision, std::size_t n,
            const std::string& launch, double seconds);

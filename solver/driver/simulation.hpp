@@ -251,6 +251,12 @@ class Simulation {
     if (s.y.size() != 6 * s.mass.size())
       throw InputError("checkpoint holds " + std::to_string(s.mass.size()) + " masses and " + std::to_string(s.y.size()) +
                        " coordinates, not 6 per body");
+    if (s.mass.empty()) throw InputError("checkpoint holds no bodies");
+    for (const T& m : s.mass)
+      if (!(m > T(0)) || !is_finite(m)) throw InputError("checkpoint holds a mass that is not finite and positive");
+    for (const T& x : s.y)
+      if (!is_finite(x)) throw InputError("checkpoint holds a coordinate that is not finite");
+    if (!is_finite(s.t)) throw InputError("checkpoint holds a time that is not finite");
     return s;
   }
   void load(ArchiveReader& r) {
@@ -274,6 +280,9 @@ class Simulation {
   std::uint64_t fixed_step_count(T t_end) const {
     const T ratio = (t_end - t0_) / steps_.dt;
     const double n = std::ceil(static_cast<double>(ratio - ratio * T(8) * RealTraits<T>::epsilon()));
+    if (!(n <= 0x1p62))  // (a step count is an integer)
+      throw InputError("--t-end " + RealTraits<T>::format(t_end) + " is " + RealTraits<T>::format(ratio) + " steps of --dt " +
+                       RealTraits<T>::format(steps_.dt) + " away, more than a run counts (2^62)");
     return n < 1 ? 1 : static_cast<std::uint64_t>(n);
   }
 

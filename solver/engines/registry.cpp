@@ -75,7 +75,7 @@ std::vector<EngineEntry<T>> with_tree_engines(std::vector<EngineEntry<T>> cpu) {
 
 template <class T>
 std::string engines_with_compensated_sums() {
-  return names_of(engine_table<T>() | std::views::filter([](const auto& e) { return e.can.compensated_forces; }));
+  return names_of(engine_table<T>(), [](const auto& e) { return e.can.compensated_forces; });
 }
 
 constexpr std::string_view kMpiPrefix = "mpi:", kMpiRingPrefix = "mpi-ring:";
@@ -144,7 +144,7 @@ std::unique_ptr<ForceEngine<T>> make_engine(std::string_view name, const ForceLa
     throw InputError("engine '" + std::string(e.name) + "' computes all bodies at once, so " +
                      std::string(name.substr(0, name.size() - e.name.size())) + " cannot split it over ranks; engines it can split in " +
                      std::string(RealTraits<T>::name) + ": " +
-                     names_of(engine_table<T>() | std::views::filter([](const auto& x) { return x.can.block_forces || x.can.pass_forces; })));
+                     names_of(engine_table<T>(), [](const auto& x) { return x.can.block_forces || x.can.pass_forces; }));
 #if NBODY_WITH_CUDA
   // One GPU per rank: the node's ranks take its GPUs in turn.
   if (e.can.device == Device::cuda && cuda::device_count() > 0) cuda::use_device(mpi::local_rank() % cuda::device_count());

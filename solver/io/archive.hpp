@@ -59,8 +59,11 @@ class ArchiveReader {
   }
   template <class V>
   void get(std::vector<V>& v) {
+    // Every element takes at least one byte (a text its length's 8): a length the rest cannot
+    // hold is refused before anything is allocated.
     const auto n = get<std::uint64_t>();
-    if (n > bytes_.size()) throw InputError("checkpoint is corrupt (vector length " + std::to_string(n) + ")");
+    constexpr std::size_t least = std::is_trivially_copyable_v<V> ? sizeof(V) : sizeof(std::uint64_t);
+    if (n > (bytes_.size() - pos_) / least) throw InputError("checkpoint is corrupt (vector length " + std::to_string(n) + ")");
     v.resize(n);
     for (V& x : v) x = get<V>();
   }
@@ -72,10 +75,14 @@ class ArchiveReader {
     return s;
   }
   bool at_end() const { return pos_ == bytes_.size(); }
+  // Refuses data after what was read.
+  void finish() const {
+    if (!at_end()) throw InputError("the checkpoint has trailing data");
+  }
 
  private:
   void need(std::size_t n) const {
-    if (pos_ + n > bytes_.size()) throw InputError("checkpoint is truncated");
+    if (n > bytes_.size() - pos_) throw InputError("checkpoint is truncated");
   }
   std::string bytes_;
   std::size_t pos_ = 0;

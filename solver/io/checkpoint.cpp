@@ -18,13 +18,13 @@ namespace {
 constexpr const char* kFamily = "nbody-checkpoint ";
 constexpr const char* kMagic = "nbody-checkpoint 3\n";
 
-std::uint64_t fnv1a(const std::string& s) {
+}  // namespace
+
+std::uint64_t checkpoint_checksum(std::string_view body) {  // FNV-1a
   std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  for (unsigned char c : body) h = (h ^ c) * 1099511628211ull;
   return h;
 }
-
-}  // namespace
 
 std::filesystem::path checkpoint_backup(const std::filesystem::path& path) {
   std::filesystem::path bak = path;
@@ -38,7 +38,7 @@ void write_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   w.put_text(c.state);
   const std::string body = kMagic + w.bytes();
   ArchiveWriter sum;
-  sum.put(fnv1a(body));
+  sum.put(checkpoint_checksum(body));
   AtomicFile out(path);
   out.stream() << body << sum.bytes();
   out.close();  // whole on the disk before the previous one is touched
@@ -92,7 +92,7 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
     throw truncated;
   }
   if (!r.at_end()) throw InputError(where + " is corrupt (data after its end)");
-  if (stored_sum != fnv1a(all.substr(0, all.size() - sizeof stored_sum)))
+  if (stored_sum != checkpoint_checksum(std::string_view(all).substr(0, all.size() - sizeof stored_sum)))
     throw InputError(where + " is corrupt (checksum mismatch)");
   Checkpoint c;
   try {
@@ -102,6 +102,11 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   }
   c.state = std::move(state);
   return c;
+}
+
+std::string checkpoint_model(const Checkpoint& c) {
+  const auto& p = c.parameters;
+  return p.is_object() && p.contains("model") && p["model"].is_string() ? p["model"].get<std::string>() : std::string();
 }
 
 }  // namespace nbody

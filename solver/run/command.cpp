@@ -7,7 +7,7 @@ namespace nbody::run {
 Checkpoint read_run_checkpoint(const std::string& command, const std::string& path) {
   Checkpoint c = read_checkpoint(path);
   const nlohmann::json& p = c.parameters;
-  const std::string model = p.is_object() ? p.value("model", std::string()) : std::string();
+  const std::string model = checkpoint_model(c);
   if (model != command)
     throw InputError("--resume " + path + ": not a checkpoint of `nbody " + command + "`" +
                      (model.empty() ? std::string() : " (`nbody " + model + " --resume` continues it)"));
@@ -21,6 +21,9 @@ Checkpoint read_run_checkpoint(const std::string& command, const std::string& pa
   }
   if (!p["clocks"].value("origin", nlohmann::json()).is_string() || !p["clocks"].value("origin_step", nlohmann::json()).is_number_unsigned())
     throw InputError("--resume " + path + ": the checkpoint's clocks are unreadable");
+  if (p.contains("part") && !p["part"].is_object()) throw InputError("--resume " + path + ": the checkpoint's part is unreadable");
+  if (p.contains("snapshots_written") && !p["snapshots_written"].is_number_unsigned())
+    throw InputError("--resume " + path + ": the checkpoint's count of snapshots is unreadable");
   return c;
 }
 

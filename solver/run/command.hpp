@@ -56,6 +56,17 @@ struct Request {
 // The checkpoint of a model's run, refused (InputError, one line) unless `command` wrote it.
 Checkpoint read_run_checkpoint(const std::string& command, const std::string& path);
 
+// Calls `read` (a model's reader of the checkpoint `path`'s state, which checks what it reads
+// against the model's rules): its InputError is refused naming the checkpoint.
+template <class Read>
+decltype(auto) reading_checkpoint(const std::string& path, Read&& read) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    throw InputError("--resume " + path + ": " + e.what());
+  }
+}
+
 // The files of a run, checked and locked (io/output_set.hpp): its outputs (a CSV with its provenance
 // record, an HDF5 series, the checkpoint) and inputs (the checkpoint resumed, and `inputs`).
 // InputError, in one line naming the flag and the file, at the first problem.

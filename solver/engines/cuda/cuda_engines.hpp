@@ -96,8 +96,7 @@ class CudaEngine final : public ForceEngine<T> {
   Launch force_launch(std::size_t n) {
     if (!explicit_launch_ && n != cached_n_) {
       cached_n_ = n;
-      const auto spec = tune_cache::lookup(cuda::device_key(), std::string(Kernel::name), std::string(RealTraits<T>::name), n);
-      cached_ = spec ? parse_launch(*spec) : Launch{};
+      cached_ = tune_cache::lookup(cuda::device_key(), std::string(Kernel::name), std::string(RealTraits<T>::name), n).value_or(Launch{});
     }
     Launch force = explicit_launch_ ? launch_ : cached_;
     force.cluster = 0;  // device-resident steps' knob only

@@ -149,9 +149,14 @@ template <class T>
 void check_dpd(const DpdParameters& p, const DpdState<T>& s) {
   p.check();
   for (const auto& L : s.box.L)
-    if (!(L > 0)) throw std::invalid_argument("DPD: the box must have positive sides");
+    if (!(L > 0) || !std::isfinite(L)) throw std::invalid_argument("DPD: the box must have finite positive sides");
+  if (s.species.size() != s.n || s.pos.size() != 3 * s.n || s.vel.size() != 3 * s.n || s.force.size() != 3 * s.n)
+    throw std::invalid_argument("DPD: the state's arrays do not match its number of particles");
   for (std::size_t i = 0; i < s.n; ++i)
     if (s.species[i] >= p.species) throw std::invalid_argument("DPD: a particle's species is not below the number of species");
+  for (const std::vector<T>* v : {&s.pos, &s.vel, &s.force})
+    for (const T& x : *v)
+      if (!std::isfinite(x)) throw std::invalid_argument("DPD: a position, velocity or force is not finite");
 }
 
 template <class T>

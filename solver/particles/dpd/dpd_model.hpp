@@ -2,8 +2,10 @@
 // DPD as a model of the run loop (run/loop.hpp) and the run contract (run/command.hpp): the state
 // stepped by either driver (DpdCpu, or DpdCuda: step, sync, diagnostics), its samples, snapshots,
 // summary and checkpoint. Its clock is the step count; t = step x dt.
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -17,15 +19,21 @@
 
 namespace nbody::particles {
 
-// The state a DPD checkpoint holds (DpdModel::save), to make the driver of a resumed run from.
+// The state a DPD checkpoint holds (DpdModel::save), to make the driver of a resumed run from,
+// checked against the run's parameters and box.
 template <class T>
-DpdState<T> read_dpd_state(ArchiveReader& r) {
+DpdState<T> read_dpd_state(ArchiveReader& r, const DpdParameters& p, const std::array<double, 3>& box) {
   DpdState<T> s;
   r.get(s.step), r.get(s.box.L[0]), r.get(s.box.L[1]), r.get(s.box.L[2]);
   r.get(s.species), r.get(s.pos), r.get(s.vel), r.get(s.force);
   s.n = s.species.size();
-  if (s.pos.size() != 3 * s.n || s.vel.size() != 3 * s.n || s.force.size() != 3 * s.n)
-    throw InputError("the checkpoint's DPD state is inconsistent");
+  for (int a = 0; a < 3; ++a)
+    if (s.box.L[a] != T(box[a])) throw InputError("the checkpoint's DPD box is not its run's --box");
+  try {
+    check_dpd(p, s);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("the checkpoint's state: ") + e.what());
+  }
   return s;
 }
 

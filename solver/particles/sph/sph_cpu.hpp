@@ -297,6 +297,9 @@ void check_sph(const SphParameters& p, const SphState<T>& s) {
   for (std::size_t i = 0; i < n; ++i)
     if (!(s.rho[i] > T(0)) || !(s.mass[i] > T(0)) || !isfinite(s.rho[i]) || !isfinite(s.mass[i]))
       throw std::invalid_argument("SPH: particle " + std::to_string(i) + " has a density or mass that is not positive");
+  for (const std::vector<T>* v : {&s.pos, &s.vel})
+    for (const T& x : *v)
+      if (!isfinite(x)) throw std::invalid_argument("SPH: a position or velocity is not finite");
 }
 
 // Weakly compressible SPH on the CPU: a state, its cell list, its rates at the current positions,

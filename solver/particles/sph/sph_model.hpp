@@ -31,6 +31,11 @@ void read_sph_state(ArchiveReader& r, SphCase<T>& c) {
   if (s.n != c.state.n || s.pos.size() != 3 * s.n || s.vel.size() != 3 * s.n || s.mass.size() != s.n ||
       s.boundary.size() != s.n || s.to_face.size() != c.state.to_face.size() || s.lists_at.size() != 3 * s.n)
     throw InputError("the checkpoint's SPH state is inconsistent with its case");
+  try {
+    check_sph(c.params, s);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("the checkpoint's state: ") + e.what());
+  }
   c.state = std::move(s);
 }
 
