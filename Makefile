@@ -53,7 +53,8 @@ test: build $(VENV)/.stamp
 # fuzzer's crash leaves its input in $(SANITIZE_BUILD)/fuzz/crash-* (tests/fuzz/README.md).
 SANITIZE_BUILD ?= build-sanitize
 FUZZ_SECONDS ?= 20
-SANITIZER_OPTIONS := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+SANITIZER_OPTIONS := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp
 sanitize-test: | deps
 	@grep -qs '^CMAKE_CXX_COMPILER:.*clang' $(SANITIZE_BUILD)/CMakeCache.txt || rm -rf $(SANITIZE_BUILD)  # made by another compiler
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DNBODY_SANITIZE=ON \

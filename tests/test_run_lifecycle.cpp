@@ -178,9 +178,9 @@ TEST_CASE("outputs_that_cannot_be_written_collide_or_overwrite_an_input_are_refu
       {rk4 + "--ic file:start.csv --t-end 1 --final-state start.csv",
        "--final-state start.csv would overwrite the input --ic start.csv"},
       {"ic --ic kepler --out folder", "--out folder: is a directory"},
-      {rk4 + "--ic plummer --n 1000000000000 --t-end 1", "--n 1000000000000 needs up to"},
-      {"ic --ic plummer --n 1000000000000 --out x.csv", "--n 1000000000000 needs up to"},
-      {"bench --n 1000000000000", "--n 1000000000000 needs up to"},
+      {rk4 + "--ic plummer --n 1000000000000 --t-end 1", "--n 1000000000000 needs about"},
+      {"ic --ic plummer --n 1000000000000 --out x.csv", "--n 1000000000000 needs about"},
+      {"bench --n 1000000000000", "--n 1000000000000 needs about"},
       {rk4 + "--ic kepler --t-end 0", "--t-end must be after the start time 0, got '0'"},
       {"run --ic kepler --integrator dopri5 --tol 1e-8 --t-end 1 --h-max 0", "got --h-min 0 and --h-max 0"},
   };

@@ -7,6 +7,7 @@
 #include "cli/parse.hpp"
 #include "cli/timing.hpp"
 #include "core/memory.hpp"
+#include "engines/gpu_engines.hpp"
 #include "engines/force_error.hpp"
 #include "engines/request.hpp"
 #include "core/registry.hpp"
@@ -22,14 +23,18 @@ int bench_typed(const BenchOptions& o) {
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
   if (o.repeats < 1) throw InputError("--repeats must be at least 1, got " + std::to_string(o.repeats));
   if (o.steps < 0) throw InputError("--steps must be at least 0, got " + std::to_string(o.steps));
-  check_memory_for_bodies<T>(static_cast<std::uint64_t>(o.n), "--n " + std::to_string(o.n));
+  const ForceLaw<T> law = parse_force_law<T>(o.force);
+  const ResolvedEngine<T> resolved = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
+  // The bodies, the accelerations, the engine's arrays; --steps: the integrator's vectors (core/memory.hpp)
+  const double stepping = o.steps > 0 ? 6 * find_entry(integrator_table<T>(), o.integrator, "integrator").state_vectors : 0;
+  const BodyMemory body{10 + stepping + resolved.entry.can.host_reals, resolved.entry.can.device_reals};
+  check_memory(memory_need<T>(static_cast<std::uint64_t>(o.n), body), "--n " + std::to_string(o.n), o.skip_memory_check,
+               free_gpu_memory(resolved.entry.can));
   IcParams ic;
   ic.name = o.ic;
   ic.n = static_cast<std::size_t>(o.n);
   ic.seed = o.seed;
   const State<T> s = make_initial_state<T>(ic);
-  const ForceLaw<T> law = parse_force_law<T>(o.force);
-  const ResolvedEngine<T> resolved = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
   auto engine = resolved.make(law);  // an invalid launch shape is an error, never a time
   std::vector<T> acc(3 * s.size());
   engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());  // warm-up

@@ -47,6 +47,12 @@ void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n) {
       ->capture_default_str();
 }
 
+void add_memory_check_flag(CLI::App& cmd, bool& skip) {
+  cmd.add_flag("--skip-memory-check", skip,
+               "run even where the memory estimate (the program, and per body the state, the integrator's vectors, "
+               "the engine's arrays and a state file's text) exceeds the memory available on the host or free on the GPU");
+}
+
 void add_timing_ic_option(CLI::App& cmd, std::string& ic) {
   cmd.add_option("--ic", ic, "the bodies: plummer (a Plummer sphere) or two-galaxies (S0's collision)")
       ->capture_default_str()
@@ -199,6 +205,7 @@ int run_command_line(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(precisions));
   ic_cmd->add_option("--at-time", ic.at_time, "kepler: the analytic state at this time instead of t = 0 (e.g. 10P)");
+  add_memory_check_flag(*ic_cmd, ic.skip_memory_check);
   ic_cmd->add_option("--out", ic.out, "output: a state CSV (with X.meta.json), or NAME.hdf5 / NAME.h5: a snapshot in GADGET's HDF5 layout")->required();
 
   BenchOptions bench;
@@ -230,6 +237,7 @@ int run_command_line(int argc, char** argv) {
       ->check(whole_number<int>());
   bench_cmd->add_option("--integrator", bench.integrator, "integrator of --steps")->capture_default_str();
   add_force_options(*bench_cmd, bench.force);
+  add_memory_check_flag(*bench_cmd, bench.skip_memory_check);
 
   TuneOptions tune;
   auto* tune_cmd = app.add_subcommand("tune", "sweep a GPU engine's launch shape for (precision, N); CSV rows, best stored in the cache");

@@ -55,7 +55,9 @@ int ic_typed(const IcOptions& o) {
   std::vector<InputFile> inputs;
   if (!ic_file(o.ic).empty()) inputs.push_back({"--ic", ic_file(o.ic), ""});
   OutputSet outputs({{"--out", o.out, is_hdf5_path(o.out) ? OutputKind::plain : OutputKind::recorded}}, inputs);
-  if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
+  // The bodies, and the text of a CSV or HDF5's arrays in double as the file is built (core/memory.hpp).
+  const BodyMemory body{is_hdf5_path(o.out) ? 14.0 : 7.0, 0, is_hdf5_path(o.out) ? 0 : state_text_bytes<T>()};
+  if (o.ic.n) check_memory(memory_need<T>(*o.ic.n, body), "--n " + std::to_string(*o.ic.n), o.skip_memory_check);
   State<T> s;
   if (o.at_time.empty() && looks_like_checkpoint(ic_file(o.ic))) {
     if (o.ic.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
@@ -68,6 +70,9 @@ int ic_typed(const IcOptions& o) {
     if (!is_finite(t)) throw InputError("--at-time must be finite, got '" + o.at_time + "'");
     s = kepler_state_at<T>(o.ic, t);  // says so if the IC is not kepler
   }
+  if (!o.ic.n)
+    check_memory(memory_need<T>(s.size(), body), "the " + std::to_string(s.size()) + " bodies of --ic " + o.ic.name,
+                 o.skip_memory_check);
   const nlohmann::json parameters = {{"command_line", o.command_line},
                                      {"precision", o.precision},
                                      {"initial_condition", to_json(o.ic)},

@@ -42,6 +42,7 @@ struct RunOptions {
   std::string energy = "engine";     // exact, engine or off
   int order = 0;
   std::string t_end, diag_every, snapshot_every;
+  bool skip_memory_check = false;
   ContractOptions contract;
 };
 void add_run_options(CLI::App& cmd, RunOptions& o);
@@ -52,6 +53,7 @@ struct IcOptions {
   std::string precision = "double";
   std::string at_time;
   std::string out;
+  bool skip_memory_check = false;
   std::vector<std::string> command_line;
 };
 
@@ -68,6 +70,7 @@ struct BenchOptions {
   std::string ic = "plummer";       // plummer or two-galaxies
   bool force_error = false;         // --force-error: the error against direct summation (median, p99, max)
   std::size_t error_bodies = 0;     // --error-bodies: of this many bodies (0: all)
+  bool skip_memory_check = false;
 };
 
 // `nbody dpd`: dissipative particle dynamics in a periodic box (solver/particles/dpd/dpd_cpu.hpp). Numbers
@@ -129,6 +132,7 @@ struct PotentialOptions {
   bool volume = false;
   int resolution = 0;  // points per axis; 0: 256 on a plane, 64 in a volume
   std::string out, summary;
+  bool skip_memory_check = false;
   std::vector<std::string> command_line;
 };
 void add_potential_options(CLI::App& cmd, PotentialOptions& o);
@@ -156,6 +160,8 @@ void set_n(IcParams& ic, const std::optional<long long>& n);
 // Registers the initial-condition flags (--ic --n --seed --a --e --mass-ratio --box --central-fraction) on `cmd`.
 void add_ic_options(CLI::App& cmd, IcParams& ic, std::optional<long long>& n);
 void add_force_options(CLI::App& cmd, ForceOptions& f);
+// --skip-memory-check (core/memory.hpp).
+void add_memory_check_flag(CLI::App& cmd, bool& skip);
 // --ic of the timing subcommands (bench, tune): plummer or two-galaxies.
 void add_timing_ic_option(CLI::App& cmd, std::string& ic);
 

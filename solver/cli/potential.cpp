@@ -11,6 +11,7 @@
 #include "cli/parse.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "engines/gpu_engines.hpp"
 #include "engines/request.hpp"
 #include "io/output_set.hpp"
 
@@ -19,6 +20,7 @@ namespace nbody::cli {
 void add_potential_options(CLI::App& cmd, PotentialOptions& o) {
   add_ic_options(cmd, o.ic, o.n);
   add_force_options(cmd, o.force);
+  add_memory_check_flag(cmd, o.skip_memory_check);
   cmd.add_option("--precision", o.precision, "real type")->capture_default_str();
   cmd.add_option("--engine", o.engine,
                  "force engine whose potentials() evaluate the field: the CUDA all-pairs engines on the GPU, the others by a "
@@ -60,9 +62,14 @@ int potential_typed(const PotentialOptions& o, OutputSet& outputs) {
     throw InputError("--resolution " + std::to_string(per_axis) + " is too fine: at most " + (o.volume ? "512 in a volume" : "4096 on a plane"));
   if (o.volume && !o.at.empty()) throw InputError("--at places a plane; a --volume has none");
   const ForceLaw<T> law = parse_force_law<T>(o.force);
-  if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
-  const State<T> s = make_initial_state<T>(o.ic);
   const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
+  const BodyMemory body{7 + engine.entry.can.host_reals, engine.entry.can.device_reals};  // (the grid is bounded above)
+  const auto check = [&](std::uint64_t n, const std::string& what) {
+    check_memory(memory_need<T>(n, body), what, o.skip_memory_check, free_gpu_memory(engine.entry.can));
+  };
+  if (o.ic.n) check(*o.ic.n, "--n " + std::to_string(*o.ic.n));
+  const State<T> s = make_initial_state<T>(o.ic);
+  if (!o.ic.n) check(s.size(), "the " + std::to_string(s.size()) + " bodies of --ic " + o.ic.name);
   const auto force_engine = engine.make(law);
 
   // The grid: centre, half-width, the axes it spans.

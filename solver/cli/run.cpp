@@ -10,6 +10,7 @@
 #include "cli/time_spec.hpp"
 #include "core/memory.hpp"
 #include "driver/simulation.hpp"
+#include "engines/gpu_engines.hpp"
 #include "engines/request.hpp"
 #include "io/archive.hpp"
 #include "run/command.hpp"
@@ -86,6 +87,7 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "host", "device"}));
   add_force_options(cmd, run.force);
+  add_memory_check_flag(cmd, run.skip_memory_check);
   cmd.add_option("--compensated", run.compensated,
                  "Kahan/Neumaier compensation: of the force sums (forces: the engines that `nbody list engines` marks "
                  "[--compensated forces]), of the state updates y + h dy (state: explicit Runge-Kutta, Adams, symplectic; "
@@ -180,6 +182,18 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   ForceLaw<T> law = parse_force_law<T>(o.force);
   law.compensated = o.compensated == "forces" || o.compensated == "both";
 
+  // The memory of N bodies: the state, the integrator's vectors, the engine's arrays, the energy's
+  // potentials and the text of a state file (core/memory.hpp).
+  const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
+  const auto& method = find_entry(integrator_table<T>(), o.integrator, "integrator");
+  const auto is_text = [](const std::string& f) { return !f.empty() && !is_hdf5_path(f); };
+  const BodyMemory body{7 + 6 * method.state_vectors + engine.entry.can.host_reals + (o.energy == "off" ? 0 : 1),
+                        engine.entry.can.device_reals,
+                        is_text(o.contract.files.final_state) || is_text(o.contract.files.snapshots) ? state_text_bytes<T>() : 0};
+  const auto check_memory_of = [&](std::uint64_t n, const std::string& what) {
+    check_memory(memory_need<T>(n, body), what, o.skip_memory_check, free_gpu_memory(engine.entry.can));
+  };
+
   // The start: the checkpoint's bodies (the model then loads the rest) or the initial condition, N
   // checked against the memory before the bodies are made (built-in) or the integrator's stages are.
   State<T> initial;
@@ -191,12 +205,12 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
       return Simulation<T>::saved_state(peek);
     });
   } else {
-    if (o.ic.n) check_memory_for_bodies<T>(*o.ic.n, "--n " + std::to_string(*o.ic.n));
+    if (o.ic.n) check_memory_of(*o.ic.n, "--n " + std::to_string(*o.ic.n));
     initial = make_initial_state<T>(o.ic);
   }
   if (resumed || !o.ic.n)
-    check_memory_for_bodies<T>(initial.size(), "the " + std::to_string(initial.size()) + " bodies of " +
-                                                   (resumed ? "--resume " + o.contract.files.resume : "--ic " + o.ic.name));
+    check_memory_of(initial.size(), "the " + std::to_string(initial.size()) + " bodies of " +
+                                        (resumed ? "--resume " + o.contract.files.resume : "--ic " + o.ic.name));
   // The time unit P: the orbital period of the original start (kept in the checkpoint).
   std::optional<T> period_value;
   if (resumed) {
@@ -240,11 +254,11 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   if (!o.diag_every.empty()) diag_every = run::Every<T>::of_time(positive(o.diag_every, "--diag-every"));
   s.sample(diag_every, run::Every<T>::of_time(t_end / T(1000)), o.contract.diag_budget);
   request.snapshots_given = o.snapshot_every;
+  request.memory = memory_need<T>(initial.size(), body);
   if (!o.contract.files.snapshots.empty())
     s.snapshots = run::Every<T>::of_time(!o.snapshot_every.empty() ? positive(o.snapshot_every, "--snapshot-every") : t_end / T(100));
   if (!o.contract.checkpoint_every.empty()) s.checkpoints = run::Every<T>::of_time(positive(o.contract.checkpoint_every, "--checkpoint-every"));
 
-  const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
   const Energy energy = o.energy == "exact" ? Energy::exact : o.energy == "off" ? Energy::off : Energy::engine;
   // The driver makes its engine from the name; the launch shape is set on it as make() would.
   Simulation<T> sim(initial, law, engine.name, o.integrator, steps, energy);

@@ -37,15 +37,6 @@ std::optional<std::uint64_t> cgroup_headroom() {
   return std::nullopt;
 }
 
-std::string bytes_text(double bytes) {
-  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
-  int u = 0;
-  while (bytes >= 1000 && u < 6) bytes /= 1000, ++u;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
-  return buf;
-}
-
 }  // namespace
 
 std::optional<std::uint64_t> available_memory() {
@@ -55,13 +46,26 @@ std::optional<std::uint64_t> available_memory() {
   return meminfo ? meminfo : cgroup;
 }
 
-void check_memory_for_bodies(std::uint64_t n, std::uint64_t bytes_per_body, std::string_view precision, const std::string& what) {
-  const double needed = static_cast<double>(n) * static_cast<double>(bytes_per_body);
-  const auto available = available_memory();
-  if (available && needed > static_cast<double>(*available))
-    throw InputError(what + " needs up to " + bytes_text(needed) + " of memory (" + std::to_string(bytes_per_body) +
-                     " bytes a body in " + std::string(precision) + "), more than the " +
-                     bytes_text(static_cast<double>(*available)) + " available here");
+std::string bytes_text(double bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 6) bytes /= 1000, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+  return buf;
+}
+
+std::optional<std::uint64_t> peak_memory() { return read_number("/proc/self/status", "VmHWM:", 1024); }
+
+void check_memory(const MemoryNeed& need, const std::string& what, bool skip, std::optional<std::uint64_t> device_free) {
+  if (skip) return;
+  const auto refuse = [&](double needed, std::uint64_t free, const char* where) {
+    throw InputError(what + " needs about " + bytes_text(needed) + " of " + where + " memory, more than the " +
+                     bytes_text(static_cast<double>(free)) + " free; --skip-memory-check tries anyway");
+  };
+  if (const auto available = available_memory(); available && need.host_bytes > static_cast<double>(*available))
+    refuse(need.host_bytes, *available, "host");
+  if (device_free && need.device_bytes > static_cast<double>(*device_free)) refuse(need.device_bytes, *device_free, "GPU");
 }
 
 }  // namespace nbody

@@ -39,6 +39,12 @@ std::string device_name() {
   return p.name;
 }
 
+unsigned long long free_memory() {
+  std::size_t free = 0, total = 0;
+  NBODY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
 std::string device_key() {
   int driver = 0;
   cudaDriverGetVersion(&driver);

@@ -18,6 +18,8 @@ std::string device_json();
 std::string device_name();
 // Device name and CUDA driver version: the key of the tuning cache.
 std::string device_key();
+// The free memory of the device in use, in bytes.
+unsigned long long free_memory();
 
 }  // namespace nbody::cuda
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "core/device_memory.hpp"
 #include "cuda/check.cuh"
 
 namespace nbody::cuda {
@@ -20,7 +21,7 @@ struct DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer() {
-    if (p) cudaFree(p);  // in a destructor: no throw
+    if (p && cudaFree(p) == cudaSuccess) note_device_allocation(-bytes());  // in a destructor: no throw
   }
 
   // Room for `count` values: a larger allocation replaces a smaller one (by at least half again:
@@ -32,18 +33,22 @@ struct DeviceBuffer {
     const std::size_t want = p ? std::max(count, capacity + capacity / 2) : count;
     if (!keep && p) {  // free first: the peak stays at the new size
       NBODY_CUDA_CHECK(cudaFree(p));
+      note_device_allocation(-bytes());
       p = nullptr, capacity = 0;
     }
     U* q = nullptr;
     NBODY_CUDA_CHECK(cudaMalloc(&q, want * sizeof(U)));
+    note_device_allocation(static_cast<std::int64_t>(want * sizeof(U)));
     if (p) {
       NBODY_CUDA_CHECK(cudaMemcpyAsync(q, p, std::min(keep, capacity) * sizeof(U), cudaMemcpyDeviceToDevice, stream));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
       NBODY_CUDA_CHECK(cudaFree(p));
+      note_device_allocation(-bytes());
     }
     p = q, capacity = want;
     return true;
   }
+  std::int64_t bytes() const { return static_cast<std::int64_t>(capacity * sizeof(U)); }
 };
 
 template <class U>

@@ -159,6 +159,10 @@ struct EngineCapabilities {
   bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
   bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
   Potentials potentials = Potentials::direct_cpu;  // how its body_potentials() evaluates
+  // Its share of the memory estimate (core/memory.hpp): the reals a body it keeps on the host (its
+  // copies of the bodies, the forces it returns, its tree) and on the device.
+  // (Measured as the growth of the peak resident size with N, less the state's and the integrator's.)
+  double host_reals = 1, device_reals = 0;
 };
 
 // The tree options an engine runs with where no tree parameter is given: its own leaf size.

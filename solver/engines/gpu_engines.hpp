@@ -7,7 +7,9 @@
 // real types its spec runs in, its launch knobs as its capabilities. Being listed does not promise
 // a device: constructing an engine without one fails with a clear message (exit code 2).
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,11 @@ EngineEntry<T> entry(Device device) {
   if constexpr (requires { Kernel::block_forces; }) can.block_forces = Kernel::block_forces;
   if constexpr (requires { Kernel::pass_forces; }) can.pass_forces = Kernel::pass_forces;
   if constexpr (requires { Engine<T, Kernel>::body_potential_kind; }) can.potentials = Engine<T, Kernel>::body_potential_kind;
+  // Memory (core/memory.hpp): the bodies and accelerations staged on the host and held on the
+  // device, unless the kernel's spec says more (a tree).
+  can.host_reals = 7, can.device_reals = 7;
+  if constexpr (requires { Kernel::host_reals; }) can.host_reals = Kernel::host_reals;
+  if constexpr (requires { Kernel::device_reals; }) can.device_reals = Kernel::device_reals;
   return {Kernel::name, Kernel::description, std::move(can),
           [](const ForceLaw<T>& law) -> std::unique_ptr<ForceEngine<T>> { return std::make_unique<Engine<T, Kernel>>(law); }};
 }
@@ -106,6 +113,15 @@ inline std::string unavailable_reason(Device d) {
 // The CUDA device this run would use (name, compute capability, multiprocessors, maximum clocks,
 // memory, CUDA driver and runtime versions) as JSON, or null without CUDA or without a device:
 // `nbody --build-info` reports it as host.cuda, so that every runner record names its GPU.
+// The free memory of the GPU an engine with these capabilities runs on (CUDA), for the memory check.
+inline std::optional<std::uint64_t> free_gpu_memory(const EngineCapabilities& can) {
+#if NBODY_WITH_CUDA
+  if (can.device == Device::cuda && cuda::device_count() > 0) return cuda::free_memory();
+#endif
+  (void)can;
+  return std::nullopt;
+}
+
 inline std::string cuda_device_json() {
 #if NBODY_WITH_CUDA
   if (cuda::device_count() > 0) return cuda::device_json();

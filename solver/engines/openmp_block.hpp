@@ -42,6 +42,11 @@ class OpenMPBlockEngine final : public ForceEngine<T> {
     static constexpr std::string_view description =
         AoS ? "openmp-block reading bodies from packed {x,y,z,m} records (array of structures; E08)"
             : "all pairs, OpenMP over tiles of bodies, j tiles reused from L1 cache (S0's block)";
+    static EngineCapabilities capabilities() {
+      EngineCapabilities c;
+      c.host_reals = AoS ? 7 : 1;  // the bodies packed as {x,y,z,m}
+      return c;
+    }
   };
   using ForceEngine<T>::ForceEngine;
 

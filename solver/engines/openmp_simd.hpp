@@ -67,6 +67,7 @@ class OpenMPSimdEngine final : public ForceEngine<T> {
       EngineCapabilities c;
       c.simd = simd::isa_name(simd::best_isa());
       c.block_forces = true;
+      c.host_reals = AoS ? 7 : 3;  // the bodies packed as {x,y,z,m}, or as SoA
       return c;
     }
   };

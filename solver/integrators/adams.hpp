@@ -186,6 +186,7 @@ class AdamsBashforth final : public AdamsBase<T> {
         "after k-1 rk4 start-up steps";
     static constexpr int order = adams::max_order;
     static constexpr bool error_estimate = false;
+    static constexpr double state_vectors = adams::max_order + 7;  // hist_ at the default order; rk4 starter_
   };
 
   AdamsBashforth(Rhs<T>& f, const StepOptions<T>& opt)
@@ -235,6 +236,7 @@ class AdamsMoulton final : public AdamsBase<T> {
         "order --order 2..5 (default 5), fixed step, 2 force evaluations per step after k-1 rk4 start-up steps";
     static constexpr int order = adams::max_order;
     static constexpr bool error_estimate = false;
+    static constexpr double state_vectors = adams::max_order + 9;  // hist_ at the default order; starter_; y_pred_, f_pred_
   };
 
   AdamsMoulton(Rhs<T>& f, const StepOptions<T>& opt)

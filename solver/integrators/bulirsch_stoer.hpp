@@ -54,6 +54,7 @@ class BulirschStoer final : public Integrator<T> {
     static constexpr bool symplectic = false;
     static constexpr bool implicit = false;
     static constexpr bool selectable_order = true;  // --order
+    static constexpr double state_vectors = default_adaptive_columns + 1 + 6;  // table_ (default --tol order), f0_ ... scal_
   };
 
   BulirschStoer(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), m_(6 * f.size()) {

@@ -88,6 +88,7 @@ class ExplicitRungeKutta final : public Integrator<T> {
     static constexpr int evaluations_per_step = tab.fsal ? int(S) - 1 : int(S);
     static constexpr bool symplectic = false;
     static constexpr bool implicit = false;
+    static constexpr double state_vectors = S + 3 + (tab.embedded_order2 > 0);  // k_, y_stage_, y_new_, err_, err2_
   };
 
   // The power of h of the error estimate, which sets the PI controller's exponents.

@@ -94,6 +94,7 @@ class GaussRadau15 final : public Integrator<T> {
     static constexpr int evaluations_per_step = 0;  // 1 + 7 per iteration
     static constexpr bool symplectic = false;
     static constexpr bool implicit = true;
+    static constexpr double state_vectors = (6 * K + 5) / 2.0;  // b_ ... e_last_ (K half-states each), a0_ ... csv_
   };
 
   GaussRadau15(Rhs<T>& f, const StepOptions<T>& opt)

@@ -61,6 +61,7 @@ class ImplicitRungeKutta final : public Integrator<T> {
     static constexpr int evaluations_per_step = 0;  // 1 + 3 per fixed-point sweep
     static constexpr bool symplectic = Method::symplectic;
     static constexpr bool implicit = true;
+    static constexpr double state_vectors = 2 * S + 2;  // z_, F_, y_stage_, scale_
   };
 
   // The cap on sweeps per step. Near a close encounter with a large step the iteration may

@@ -205,6 +205,7 @@ struct IntegratorEntry {
   bool symplectic;
   bool implicit;
   bool selectable_order;  // takes --order (its info says selectable_order = true)
+  double state_vectors;   // the state-sized vectors (6 reals a body) it keeps: its share of the memory estimate
   std::unique_ptr<Integrator<T>> (*make)(Rhs<T>&, const StepOptions<T>&);
 };
 

@@ -27,6 +27,7 @@ class LeapfrogComposition final : public Integrator<T> {
     static constexpr int evaluations_per_step = int(Method::weights.size());
     static constexpr bool symplectic = true;
     static constexpr bool implicit = false;
+    static constexpr double state_vectors = 0.5;  // acc_
   };
 
   LeapfrogComposition(Rhs<T>& f, const StepOptions<T>& opt) : Integrator<T>(f, opt), acc_(3 * f.size()) {

@@ -32,7 +32,7 @@ IntegratorEntry<T> entry() {
       return false;
   }();
   return {I::name, I::description, I::order, I::error_estimate, I::family, I::evaluations_per_step, I::symplectic, I::implicit,
-          selectable_order,
+          selectable_order, I::state_vectors,
           [](Rhs<T>& f, const StepOptions<T>& opt) -> std::unique_ptr<Integrator<T>> { return std::make_unique<M>(f, opt); }};
 }
 }  // namespace

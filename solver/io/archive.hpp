@@ -43,7 +43,11 @@ class ArchiveReader {
   explicit ArchiveReader(const std::string& bytes) : bytes_(bytes) {}
   template <class V>
   V get() {
-    if constexpr (std::is_trivially_copyable_v<V>) {
+    if constexpr (std::is_same_v<V, bool>) {  // a byte of 0 or 1: any other is no bool
+      const auto b = get<std::uint8_t>();
+      if (b > 1) throw InputError("checkpoint is corrupt (a flag is " + std::to_string(b) + ")");
+      return b == 1;
+    } else if constexpr (std::is_trivially_copyable_v<V>) {
       need(sizeof(V));
       V v{};
       std::memcpy(&v, bytes_.data() + pos_, sizeof v);

@@ -26,7 +26,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/device_memory.hpp"
 #include "core/interrupt.hpp"
+#include "core/memory.hpp"
 #include "core/real.hpp"
 #include "io/archive.hpp"
 #include "io/checkpoint.hpp"
@@ -51,6 +53,7 @@ struct Request {
   Schedule<Time> schedule;
   std::string snapshots_given;  // the snapshot interval as given, or empty
   std::string snapshots_flag = "--snapshot-every";
+  std::optional<MemoryNeed> memory;  // the estimate the command checked (the summary sets it beside the peak)
 };
 
 // The checkpoint of a model's run, refused (InputError, one line) unless `command` wrote it.
@@ -195,7 +198,14 @@ int run_model(Model& model, const Files& files, OutputSet& outputs, const Reques
   summary["seconds_per_step"] = taken > 0 ? loop.stepping_seconds() / taken : 0.0;
   summary["threads"] = host_info().value("openmp_max_threads", 0);
   summary["samples"] = loop.samples_taken();
-  summary["samples_skipped"] = loop.samples_skipped();  // due but over the diagnostics' share (--diag-budget)
+  summary["samples_skipped"] = loop.samples_skipped();
+  if (request.memory) {
+    const auto peak = peak_memory();
+    summary["memory"] = {{"estimated_host_bytes", request.memory->host_bytes},
+                         {"peak_host_bytes", peak ? nlohmann::json(*peak) : nlohmann::json()},
+                         {"estimated_device_bytes", request.memory->device_bytes},
+                         {"peak_device_bytes", device_allocation_peak()}};  // nbody's own allocations
+  }  // due but over the diagnostics' share (--diag-budget)
 
   if (is_hdf5_path(files.final_state)) {
     if constexpr (requires { model.write_hdf5_final_state(outputs, files.final_state, parameters); })

@@ -9,6 +9,10 @@ set -euo pipefail
 build=$1 seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
+export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# A library's malloc of a size read from a damaged file fails as it would without ASan (HDF5 then
+# returns an error, which nbody refuses in one line) instead of aborting.
+export ASAN_OPTIONS="allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 work=$build/fuzz
 mkdir -p "$work"
 python3 "$here/seeds.py" "$build/nbody" "$work/seeds" >/dev/null

@@ -47,6 +47,7 @@ class CpuEngine final : public ForceEngine<T> {
       c.tree = TreeKind::kdtree;
       c.leaf_size = 1;
       c.potentials = Potentials::tree;
+      c.host_reals = S == Storage::pointer ? 50 : 28;  // 2N nodes (linked ones larger), their moments
       return c;
     }
   };

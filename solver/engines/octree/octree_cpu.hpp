@@ -25,6 +25,7 @@ class CpuEngine final : public ForceEngine<T> {
       c.tree = TreeKind::octree;
       c.leaf_size = 1;  // S4: a body per leaf
       c.potentials = Potentials::tree;
+      c.host_reals = 26;  // keys, the bodies in key order, about 2N nodes and their moments
       return c;
     }
   };
