@@ -24,6 +24,7 @@ struct BodyMemory {
   double host_reals = 7;  // mass, position, velocity
   double device_reals = 0;
   double text_bytes = 0;
+  double host_bytes = 0;  // whatever N (a GPU runtime's), besides the program's
 };
 
 // The bytes of text of one body's row in a state file (8 fields: digits, sign, point, exponent, comma).
@@ -39,7 +40,7 @@ struct MemoryNeed {
 template <class T>
 MemoryNeed memory_need(std::uint64_t n, const BodyMemory& b) {
   const double bodies = static_cast<double>(n);
-  return {program_bytes + bodies * (b.host_reals * sizeof(T) + b.text_bytes), bodies * b.device_reals * sizeof(T)};
+  return {program_bytes + b.host_bytes + bodies * (b.host_reals * sizeof(T) + b.text_bytes), bodies * b.device_reals * sizeof(T)};
 }
 
 // The memory this process can still get: MemAvailable (/proc/meminfo), or less where a cgroup

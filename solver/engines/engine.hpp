@@ -163,6 +163,7 @@ struct EngineCapabilities {
   // copies of the bodies, the forces it returns, its tree) and on the device.
   // (Measured as the growth of the peak resident size with N, less the state's and the integrator's.)
   double host_reals = 1, device_reals = 0;
+  double host_bytes = 0;  // whatever N: a GPU runtime's own
 };
 
 // The tree options an engine runs with where no tree parameter is given: its own leaf size.
