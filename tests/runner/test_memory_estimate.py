@@ -15,9 +15,9 @@ import subprocess
 import sys
 import tempfile
 
-CPU = [("openmp-simd", "leapfrog", [25_000, 50_000, 100_000]),
+CPU = [("openmp-simd", "leapfrog", [20_000, 40_000, 80_000]),
        ("octree", "leapfrog", [200_000, 600_000, 1_800_000]),
-       ("kdtree-nested-heap", "leapfrog", [30_000, 60_000, 120_000]),
+       ("kdtree-nested-heap", "leapfrog", [20_000, 40_000, 80_000]),
        ("octree", "gauss-radau15", [50_000, 150_000, 450_000]),
        ("octree", "rk4", [50_000, 150_000, 450_000])]
 GPU = [("cuda-tiled", "leapfrog", [250_000, 1_000_000, 4_000_000]),
