@@ -219,7 +219,7 @@ TEST_CASE("a_finished_runs_checkpoint_gives_its_final_state_through_ic", "[cli][
   REQUIRE(run_nbody(dir, "dpd --box 4 --steps 2 --checkpoint dpd.bin").exit_code == 0);
   const Outcome dpd = run_nbody(dir, "ic --ic file:dpd.bin --out x.csv");
   CHECK(dpd.exit_code == 2);
-  CHECK_THAT(dpd.err, Catch::Contains("a checkpoint of `nbody dpd`, not of a gravity run"));
+  CHECK_THAT(dpd.err, Catch::Contains("not a checkpoint of `nbody run` (`nbody dpd --resume` continues it)"));
   const Outcome as_ic = run_nbody(dir, "run --ic file:ck.bin --integrator rk4 --dt 0.01 --t-end 1");
   CHECK(as_ic.exit_code == 2);
   CHECK_THAT(as_ic.err, Catch::Contains("is a checkpoint: `nbody run --resume ck.bin` continues its run"));

@@ -54,7 +54,6 @@ struct CellGrid {
     for (int a = 0; a < 3; ++a) {
       const T c = p[a] * scale[a];
       i[a] = c > T(0) ? (c < T(n[a]) ? static_cast<unsigned>(c) : n[a] - 1) : 0u;
-      if (i[a] >= n[a]) i[a] = n[a] - 1;
     }
     return i[0] + n[0] * (i[1] + n[1] * i[2]);
   }

@@ -12,6 +12,7 @@
 #include "io/output_set.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
+#include "run/command.hpp"
 
 namespace nbody::cli {
 
@@ -21,13 +22,9 @@ namespace {
 // in T: the state a finished run ends with, or where an interrupted one stopped.
 template <class T>
 State<T> checkpoint_state(const std::string& path) {
-  const Checkpoint c = read_checkpoint(path);
-  const std::string model = checkpoint_model(c);
-  if (model != "run")
-    throw InputError("--ic file:" + path + ": a checkpoint of `nbody " + (model.empty() ? "?" : model) +
-                     "`, not of a gravity run (`nbody run`)");
-  const nlohmann::json& identity = c.parameters.contains("identity") ? c.parameters["identity"] : nlohmann::json();
-  if (!identity.is_object() || !identity.contains("precision") || !identity["precision"].is_string())
+  const Checkpoint c = run::read_run_checkpoint("run", path, "--ic file:" + path);
+  const nlohmann::json& identity = c.parameters["identity"];
+  if (!identity.contains("precision") || !identity["precision"].is_string())
     throw InputError("--ic file:" + path + ": the checkpoint names no precision");
   return dispatch_precision(identity["precision"].get<std::string>(), [&]<class U>() {
     ArchiveReader r(c.state);

@@ -63,7 +63,7 @@ int potential_typed(const PotentialOptions& o, OutputSet& outputs) {
   if (o.volume && !o.at.empty()) throw InputError("--at places a plane; a --volume has none");
   const ForceLaw<T> law = parse_force_law<T>(o.force);
   const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
-  const BodyMemory body{7 + engine.entry.can.host_reals, engine.entry.can.device_reals, 0, engine.entry.can.host_bytes};  // (the grid is bounded above)
+  const BodyMemory body = engine.entry.can.memory_with(7);  // (the grid is bounded above)
   const auto check = [&](std::uint64_t n, const std::string& what) {
     check_memory(memory_need<T>(n, body), what, o.skip_memory_check, free_gpu_memory(engine.entry.can));
   };

@@ -187,10 +187,9 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   const ResolvedEngine<T> engine = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
   const auto& method = find_entry(integrator_table<T>(), o.integrator, "integrator");
   const auto is_text = [](const std::string& f) { return !f.empty() && !is_hdf5_path(f); };
-  const BodyMemory body{7 + 6 * method.state_vectors + engine.entry.can.host_reals + (o.energy == "off" ? 0 : 1),
-                        engine.entry.can.device_reals,
-                        is_text(o.contract.files.final_state) || is_text(o.contract.files.snapshots) ? state_text_bytes<T>() : 0,
-                        engine.entry.can.host_bytes};
+  const BodyMemory body = engine.entry.can.memory_with(
+      7 + 6 * method.state_vectors + (o.energy == "off" ? 0 : 1),
+      is_text(o.contract.files.final_state) || is_text(o.contract.files.snapshots) ? state_text_bytes<T>() : 0);
   const auto check_memory_of = [&](std::uint64_t n, const std::string& what) {
     check_memory(memory_need<T>(n, body), what, o.skip_memory_check, free_gpu_memory(engine.entry.can));
   };

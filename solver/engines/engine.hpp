@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "engines/launch.hpp"
 #include "physics/force_law.hpp"
 
@@ -164,6 +165,12 @@ struct EngineCapabilities {
   // (Measured as the growth of the peak resident size with N, less the state's and the integrator's.)
   double host_reals = 1, device_reals = 0;
   double host_bytes = 0;  // whatever N: a GPU runtime's own
+
+  // The memory of a command running this engine that keeps `own_reals` reals a body itself (and
+  // `text_bytes` of a state file's text).
+  BodyMemory memory_with(double own_reals, double text_bytes = 0) const {
+    return {own_reals + host_reals, device_reals, text_bytes, host_bytes};
+  }
 };
 
 // The tree options an engine runs with where no tree parameter is given: its own leaf size.

@@ -118,9 +118,6 @@ inline std::string unavailable_reason(Device d) {
   return device_available(d) ? std::string() : "no " + std::string(device_name(d)) + " device on this machine";
 }
 
-// The CUDA device this run would use (name, compute capability, multiprocessors, maximum clocks,
-// memory, CUDA driver and runtime versions) as JSON, or null without CUDA or without a device:
-// `nbody --build-info` reports it as host.cuda, so that every runner record names its GPU.
 // The free memory of the GPU an engine with these capabilities runs on (CUDA), for the memory check.
 inline std::optional<std::uint64_t> free_gpu_memory(const EngineCapabilities& can) {
 #if NBODY_WITH_CUDA
@@ -130,6 +127,9 @@ inline std::optional<std::uint64_t> free_gpu_memory(const EngineCapabilities& ca
   return std::nullopt;
 }
 
+// The CUDA device this run would use (name, compute capability, multiprocessors, maximum clocks,
+// memory, CUDA driver and runtime versions) as JSON, or null without CUDA or without a device:
+// `nbody --build-info` reports it as host.cuda, so that every runner record names its GPU.
 inline std::string cuda_device_json() {
 #if NBODY_WITH_CUDA
   if (cuda::device_count() > 0) return cuda::device_json();

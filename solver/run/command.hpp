@@ -56,8 +56,9 @@ struct Request {
   std::optional<MemoryNeed> memory;  // the estimate the command checked (the summary sets it beside the peak)
 };
 
-// The checkpoint of a model's run, refused (InputError, one line) unless `command` wrote it.
-Checkpoint read_run_checkpoint(const std::string& command, const std::string& path);
+// The checkpoint of a model's run, refused (InputError, one line naming the file as `given`, by
+// default "--resume PATH") unless `command` wrote it and its records are whole.
+Checkpoint read_run_checkpoint(const std::string& command, const std::string& path, std::string given = {});
 
 // Calls `read` (a model's reader of the checkpoint `path`'s state, which checks what it reads
 // against the model's rules): its InputError is refused naming the checkpoint.
