@@ -69,17 +69,19 @@ class Ladder:
     def __init__(self, exp):
         table = dict(exp.ladder)
         where = f"{exp.id} [ladder]"
-        try:
-            self.digits = float(table.pop("agree-digits"))
-            self.leave = float(table.pop("leave"))
-            steps = table.pop("steps")
-        except KeyError as e:
-            raise SpecError(f"{where} needs {e} (agree-digits, leave, steps)") from None
-        self.part_length = table.pop("part-length", None)
-        if self.part_length is not None and not (
-                isinstance(self.part_length, (int, float)) and not isinstance(self.part_length, bool)
-                and self.part_length > 0):
-            raise SpecError(f"{where}: part-length must be a positive time, got {self.part_length!r}")
+        def positive(key, what):
+            value = table.pop(key, None)
+            if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                          and math.isfinite(value) and value > 0):
+                raise SpecError(f"{where}: {key} must be {what}, got {value!r}")
+            return value
+
+        if not {"agree-digits", "leave", "steps"} <= set(table):
+            raise SpecError(f"{where} needs agree-digits, leave and steps")
+        self.digits = float(positive("agree-digits", "a positive number of digits"))
+        self.leave = float(positive("leave", "a positive distance"))
+        steps = table.pop("steps")
+        self.part_length = positive("part-length", "a positive time")
         if self.part_length is not None and not isinstance(exp.fixed.get("t-end"), (int, float)):
             raise SpecError(f"{where}: part-length needs a number for t-end in [fixed], got "
                             f"{exp.fixed.get('t-end')!r}")
@@ -90,6 +92,8 @@ class Ladder:
         for s in steps:
             s = dict(s)
             when = s.pop("when", {})
+            if not isinstance(when, dict):
+                raise SpecError(f"{where}: a step's when must be a table of columns and values, got {when!r}")
             clash = set(s) & set(self.shared)
             if clash:
                 raise SpecError(f"{where}: {sorted(clash)} set both in a step and for all steps")

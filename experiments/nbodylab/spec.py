@@ -16,6 +16,7 @@ environment: bundles of variables (`env = [{name = "1 thread", OMP_NUM_THREADS =
 before nbody as NAME=value words of the launch (its column: the bundle's name).
 """
 import itertools
+import math
 import re
 import string
 import tomllib
@@ -62,6 +63,8 @@ EXPERIMENTS_DIR = ROOT / "experiments"
 # may be.
 ENV = "env"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# The most values a {start, stop, ...} range may have (a typo like stop = 1e30 is refused, not run).
+MAX_RANGE = 100_000
 
 
 class SpecError(Exception):
@@ -145,20 +148,29 @@ def expand(name, value):
             {"step", "factor"} <= keys:
         raise SpecError(f"sweep '{name}': a range is {{start, stop, step}} or "
                         f"{{start, stop, factor}}, got {sorted(keys)}")
+    for k, v in value.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise SpecError(f"sweep '{name}': a range's {k} must be a finite number, got {v!r}")
     start, stop = value["start"], value["stop"]
+    too_many = SpecError(f"sweep '{name}': the range {value} has more than {MAX_RANGE} values")
     if "factor" in value:
         factor = value["factor"]
         if factor <= 1 or start <= 0:
             raise SpecError(f"sweep '{name}': a geometric range needs start > 0 and factor > 1")
         out, x = [], start
         while x <= stop * (1 + 1e-12):  # tolerance: float factors must still reach stop
+            if len(out) == MAX_RANGE:
+                raise too_many
             out.append(x)
             x *= factor
         return out
     step = value.get("step", 1)
     if step <= 0 or stop < start:
         raise SpecError(f"sweep '{name}': an arithmetic range needs step > 0 and stop >= start")
-    count = int(round((stop - start) / step)) + 1  # counted, not accumulated: no float drift
+    steps = (stop - start) / step
+    if not steps < MAX_RANGE:  # (also where the span overflows)
+        raise too_many
+    count = int(round(steps)) + 1  # counted, not accumulated: no float drift
     return [start + i * step for i in range(count)]
 
 
