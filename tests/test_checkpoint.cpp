@@ -454,6 +454,10 @@ TEST_CASE("a_resume_with_another_engine_says_it_is_not_bit_for_bit_and_cpu_engin
   REQUIRE(other.exit_code == 0);
   CHECK_THAT(other.err, Catch::Contains("engine openmp") && Catch::Contains("not bit for bit"));
   CHECK_THAT(read(dir / "other.json"), Catch::Contains("\"engine\": \"simple\""));
+  // A continuation refused by the run's schedule says only why: the note waits for an accepted run.
+  const Outcome refused = run_nbody(dir, run + " --engine simple --resume c.bin --snapshots s.csv --snapshot-every 0.015");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("not a multiple of --dt") && !Catch::Contains("note"));
 
   const Outcome launch = run_nbody(dir, run + " --engine openmp --launch block=128 --final-state x.csv");
   CHECK(launch.exit_code == 2);

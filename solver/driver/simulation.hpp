@@ -172,17 +172,15 @@ class Simulation {
     return {{"bodies", e.bodies}, {"max_rel", e.max_rel}, {"rms_rel", e.rms_rel}, {"energy_rel", e.energy_rel}};
   }
   // Another engine or launch shape than the checkpoint's sums the forces in another order: the
-  // continuation is a valid run, but not bit for bit the uninterrupted one. Say so.
-  void resumed_from(const nlohmann::json& checkpoint) const {
+  // continuation is a valid run, but not bit for bit the uninterrupted one. Says so ("" otherwise).
+  std::string resume_note(const nlohmann::json& checkpoint) const {
     const nlohmann::json& was = checkpoint.at("parameters");
     const std::string was_engine = was.value("engine", std::string("?")), was_device = was.value("device", std::string()),
                       device = engine_->device_info();
-    if (local_engine_name(was_engine) != local_engine_name(engine_name_) || was_device != device)  // ranks: the same bits
-      std::fprintf(stderr,
-                   "nbody: note: the checkpoint was written with engine %s%s, this part runs with %s%s: the continuation is "
-                   "not bit for bit the uninterrupted run\n",
-                   was_engine.c_str(), was_device.empty() ? "" : (" (" + was_device + ")").c_str(), engine_name_.c_str(),
-                   device.empty() ? "" : (" (" + device + ")").c_str());
+    if (local_engine_name(was_engine) == local_engine_name(engine_name_) && was_device == device) return {};  // ranks: the same bits
+    return "the checkpoint was written with engine " + was_engine + (was_device.empty() ? "" : " (" + was_device + ")") +
+           ", this part runs with " + engine_name_ + (device.empty() ? "" : " (" + device + ")") +
+           ": the continuation is not bit for bit the uninterrupted run";
   }
   nlohmann::json summary(const Sample& now) const {
     auto number = [](bool measured, T x) { return measured ? nlohmann::json(static_cast<double>(x)) : nlohmann::json(); };

@@ -119,11 +119,15 @@ int run_model(Model& model, const Files& files, OutputSet& outputs, const Reques
     }
   }
   RunLoop<Model> loop(model, schedule, {});
+  std::string resume_note;  // said once the run is accepted, so that a refusal stays one line
   if (resumed) {
     loop.resume(resumed->parameters.at("clocks"));
-    if constexpr (requires { model.resumed_from(resumed->parameters); }) model.resumed_from(resumed->parameters);
+    if constexpr (requires { model.resume_note(resumed->parameters); }) resume_note = model.resume_note(resumed->parameters);
   }
   typename RunLoop<Model>::Events events;
+  events.begun = [&] {
+    if (!resume_note.empty()) std::fprintf(stderr, "nbody: note: %s\n", resume_note.c_str());
+  };
 
   // The outputs, committed together at the end: the diagnostics and CSV snapshots written as the
   // run goes, HDF5 snapshots one file per time.

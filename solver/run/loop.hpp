@@ -73,6 +73,7 @@ class RunLoop {
     std::function<void()> checkpoint;   // at each checkpoint tick, and when the run stops early
     std::function<bool()> interrupted;  // polled between steps: true stops the run
     std::function<void(const std::string&)> progress;  // a line every 10 s of wall time
+    std::function<void()> begun;  // once the model accepted this part's schedule (begin), before any step
   };
 
   RunLoop(Model& model, Schedule<Time> schedule, Events events)
@@ -94,6 +95,7 @@ class RunLoop {
   bool run() {
     if (!schedule_.end.on()) throw InputError("a run needs an end");
     model_.begin(schedule_.end, snapshots_.every());
+    if (events_.begun) events_.begun();
     if (!started_) {
       origin_ = model_.position();
       take_sample();
