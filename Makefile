@@ -6,6 +6,7 @@
 #                                           measures everything again)
 #   make test                               build, then the Catch2/CTest suite
 #   make sanitize-test                      the bad-input corpus and the readers' fuzzers under ASan/UBSan
+#   make plan [PROFILE=...]                 what `make all` would do here with each experiment, and why
 #   make build | experiments | figures | paper | clean | help   (figures: plots only, from results/)
 #   make run-E01_two_body_convergence       one experiment (any experiments/<ID>.toml)
 
@@ -17,7 +18,7 @@ PY      := $(VENV)/bin/python
 NBODY   := $(BUILD)/nbody
 RUNNER  := $(PY) experiments/runner.py
 
-.PHONY: all build test sanitize-test experiments figures paper clean help deps
+.PHONY: all build test sanitize-test experiments plan figures paper clean help deps
 
 all: paper
 	@echo "make all: done (profile $(PROFILE)); the paper is paper/paper.pdf"
@@ -70,6 +71,9 @@ sanitize-test: | deps
 RUNNER_FLAGS := $(if $(FORCE),--force)
 experiments: build $(VENV)/.stamp
 	$(RUNNER) all --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
+
+plan: build $(VENV)/.stamp
+	$(RUNNER) plan --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
 
 run-%: build $(VENV)/.stamp
 	$(RUNNER) run $* --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)

@@ -15,6 +15,10 @@ Commands
                 results file (paper/generated/provenance_table.tex, measured.tex).
   all           `run` every experiments/E*.toml in order, then every figures/E*.py.
                 Figure scripts read only results/, so each runs alone and in any order.
+  plan          for every experiment, what `all` would do on this machine and why: run it (no
+                committed results, or out of date: which), reuse the committed ones (current,
+                made by a larger profile, or needing what this machine lacks) or skip it (it can
+                neither run here nor reuse results: `run` refuses it); runs nothing.
 
 Profiles (--profile, default "default")
   smoke    seconds: a few points, for CI
@@ -164,77 +168,88 @@ def provides(build_info, feature):
     return any(e.split("-")[0] == feature for e in build.get("gpu_engines", []))
 
 
-def reuse_derived(exp):
-    """A derived experiment has no runs: check that its committed results are there (and the
-    results it is computed from), and say who wrote them."""
-    tag = exp.id.split("_")[0]
+def decide(exp, info, force=False):
+    """What the runner does with an experiment on this machine, and why: ("run", why),
+    ("reuse", why) with the committed results standing for it, or ("skip", why) where it can
+    neither run here nor reuse results. `info`: `nbody --build-info` (None for a derived one)."""
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
-    needed = [csv_path, files.sidecar(csv_path)] + [RESULTS_DIR / f"{d}.csv" for d in exp.derived_from]
-    missing = [str(p.relative_to(ROOT)) for p in needed if not p.is_file()]
+    committed = csv_path.is_file() and files.sidecar(csv_path).is_file()
+    if exp.kind == "derived":  # no runs: its results and those it is computed from, committed
+        needed = [csv_path, files.sidecar(csv_path)] + [RESULTS_DIR / f"{d}.csv" for d in exp.derived_from]
+        missing = [str(p.relative_to(ROOT)) for p in needed if not p.is_file()]
+        if missing:
+            return "skip", (f"it has no runs of its own (kind derived) and {', '.join(missing)} is missing: "
+                            f"{' or '.join(exp.producers)} writes it (see experiments/{exp.id}.toml)")
+        producer = files.read_json(files.sidecar(csv_path)).get("producer")
+        if producer not in exp.producers:
+            return "skip", (f"results/{exp.id}.meta.json names the producer {producer!r}, not one of "
+                            f"{', '.join(exp.producers)} (experiments/{exp.id}.toml)")
+        return "reuse", (f"derived, no runs of its own: the committed results/{exp.id}.csv, written by "
+                         f"{producer}" + "".join(f" from results/{d}.csv" for d in exp.derived_from))
+    missing = [f for f in exp.requires if not provides(info, f)]
     if missing:
-        raise UserError(f"{exp.id} has no runs of its own (kind derived) and {', '.join(missing)} is "
-                        f"missing: {' or '.join(exp.producers)} writes it (see experiments/{exp.id}.toml)")
-    producer = files.read_json(files.sidecar(csv_path)).get("producer")
-    if producer not in exp.producers:
-        raise UserError(f"results/{exp.id}.meta.json names the producer {producer!r}, not one of "
-                        f"{', '.join(exp.producers)} (experiments/{exp.id}.toml)")
-    print(f"[{tag}] derived, no runs of its own: reusing the committed results/{exp.id}.csv, written "
-          f"by {producer}" + "".join(f" from results/{d}.csv" for d in exp.derived_from), file=sys.stderr)
-    return 0
-
-
-def reuse_current(exp, profile):
-    """Whether the committed results/ID.csv stand for this run (provenance.committed_results_state),
-    saying which way and why: `make all` then leaves results/ as committed when nothing changed."""
-    csv_path = RESULTS_DIR / f"{exp.id}.csv"
-    if not (csv_path.is_file() and files.sidecar(csv_path).is_file()):
-        return False
+        needs = f"it needs {', '.join(missing)}, which this machine/build lacks" + \
+            (f" ({mpi.lacking(info)})" if "mpi" in missing else "")
+        if not csv_path.is_file():
+            return "skip", f"{needs}, and there is no committed results/{exp.id}.csv to reuse"
+        return "reuse", f"{needs}: the committed results/{exp.id}.csv"
+    under_mpiexec = [p for p in exp.points() if exp.mpi_params(p)]
+    if under_mpiexec and mpi.lacking(info):
+        return "skip", (f"{len(under_mpiexec)} of its points run under mpiexec (ranks), but {mpi.lacking(info)} "
+                        f"(with requires = \"mpi\" the committed results are reused)")
+    if force:
+        return "run", "--force"
+    if not committed:
+        return "run", f"no committed results/{exp.id}.csv"
     meta = files.read_json(files.sidecar(csv_path))
     if meta.get("producer") != provenance.RUNNER:
-        return False
-    reuse, why = provenance.committed_results_state(meta, exp.text, profile, spec.PROFILES)
-    tag = exp.id.split("_")[0]
-    if reuse:
-        print(f"[{tag}] reusing the committed results/{exp.id}.csv: {why} (--force runs it again)",
-              file=sys.stderr)
-    else:
-        print(f"[{tag}] running: the committed results/{exp.id}.csv is out of date: {why}", file=sys.stderr)
-    return reuse
+        return "run", f"results/{exp.id}.csv was written by {meta.get('producer')!r}, not the runner"
+    reuse, why = provenance.committed_results_state(meta, exp.text, exp.profile, spec.PROFILES)
+    return ("reuse", f"the committed results/{exp.id}.csv: {why} (--force runs it again)") if reuse else \
+        ("run", f"the committed results/{exp.id}.csv is out of date: {why}")
 
 
-def run_experiment(exp_id, args):
-    exp = spec.load(exp_id, args.profile)
-    if exp.kind == "derived":
-        return reuse_derived(exp)
-    nbody = Path(args.nbody)
+def build_info_of(nbody):
     if not nbody.is_file():
         raise UserError(f"nbody binary not found: {nbody} (build it with `make build`, "
                         f"or pass --nbody PATH)")
     try:
-        info = provenance.build_info(nbody)
+        return provenance.build_info(nbody)
     except provenance.BuildInfoError as e:
         raise UserError(str(e)) from None
-    missing = [f for f in exp.requires if not provides(info, f)]
-    if missing:
-        csv_path = RESULTS_DIR / f"{exp.id}.csv"
-        if not csv_path.is_file():
-            why = f" ({mpi.lacking(info)})" if "mpi" in missing else ""
-            raise UserError(f"{exp.id} needs {', '.join(missing)}, which this machine/build "
-                            f"lacks{why}, and there is no committed results/{exp.id}.csv to reuse")
-        print(f"[{exp.id.split('_')[0]}] this machine lacks {', '.join(missing)}: reusing the "
-              f"committed results/{exp.id}.csv", file=sys.stderr)
+
+
+def run_experiment(exp_id, args):
+    exp = spec.load(exp_id, args.profile)
+    nbody = Path(args.nbody)
+    info = None if exp.kind == "derived" else build_info_of(nbody)
+    action, why = decide(exp, info, args.force)
+    if action == "skip":
+        raise UserError(f"{exp.id}: {why}")
+    print(f"[{exp.id.split('_')[0]}] {'reusing' if action == 'reuse' else 'running'}: {why}", file=sys.stderr)
+    if action == "reuse":
         return 0
-    if not args.force and reuse_current(exp, args.profile):
-        return 0
-    under_mpiexec = [p for p in exp.points() if exp.mpi_params(p)]
-    if under_mpiexec and mpi.lacking(info):
-        raise UserError(f"{exp.id}: {len(under_mpiexec)} of its points run under mpiexec (ranks), but "
-                        f"{mpi.lacking(info)} (with requires = \"mpi\" the committed results are reused)")
     if exp.kind in spec.TIMING_KINDS:  # timings: one point at a time (nbodylab/bench.py)
         return bench.run(exp, nbody, args.force, info)
     if exp.kind == "convergence":  # a Brutus-style ladder (nbodylab/convergence.py)
         return convergence.run(exp, nbody, args.jobs, args.force, info)
     return sweep.run(exp, nbody, args.jobs, args.force, info)
+
+
+def plan(args):
+    """One line per experiment: what `runner.py all` would do with it on this machine."""
+    info = build_info_of(Path(args.nbody))
+    counts = {"run": 0, "reuse": 0, "skip": 0}
+    for exp_id in spec.experiment_ids():
+        try:
+            exp = spec.load(exp_id, args.profile)
+            action, why = decide(exp, info, args.force)
+        except spec.SpecError as e:
+            action, why = "skip", str(e)
+        counts[action] += 1
+        print(f"{exp_id:34} {action:5}  {why}")
+    print(f"{args.profile} profile on this machine: " + ", ".join(f"{n} {a}" for a, n in counts.items()))
+    return 0
 
 
 def figure_date(exp_id):
@@ -296,7 +311,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="runner.py", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,figures,all}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,figures,all,plan}")
     p_run = sub.add_parser("run", parents=[common], help="run one experiment's sweep")
     p_run.add_argument("id", metavar="ID", help="experiment ID: the stem of experiments/ID.toml")
     p_fig = sub.add_parser("figures", help="run figures/ID.py (all figure scripts without ID)")
@@ -304,17 +319,22 @@ def main(argv=None):
                        help="experiment ID: the stem of figures/ID.py")
     sub.add_parser("all", parents=[common],
                    help="run every experiment, then every figure script")
+    sub.add_parser("plan", parents=[common],
+                   help="say, for each experiment, whether `all` would run it here, reuse its committed "
+                        "results or skip it, and why (runs nothing)")
     args = parser.parse_args(argv)
     sweep.Progress.quiet = getattr(args, "quiet", False)
 
     try:
-        if args.command in ("run", "all") and args.profile not in spec.PROFILES:
+        if args.command in ("run", "all", "plan") and args.profile not in spec.PROFILES:
             raise UserError(f"unknown profile '{args.profile}' "
                             f"(valid: {', '.join(spec.PROFILES)})")
         if args.command in ("run", "all") and args.jobs < 1:
             raise UserError("--jobs must be at least 1")
         if args.command == "run":
             return run_experiment(args.id, args)
+        if args.command == "plan":
+            return plan(args)
         if args.command == "figures" and args.id:
             return run_figure(args.id)
         if args.command == "figures":

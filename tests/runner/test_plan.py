@@ -1,0 +1,58 @@
+"""`runner.py plan` says, without running anything, what `runner.py all` would do on this machine
+with each experiment: run it, reuse its committed results, or skip it, with the reason. On the
+machine CI runs on, no experiment may be skipped (a skip is a hand step: results nobody can make
+here and none committed). An experiment whose results are missing and cannot be made here is
+said to be skipped, and why; `runner.py run` refuses it in one line. Run by CTest
+(tests/CMakeLists.txt) with the built nbody."""
+import contextlib
+import io
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
+import runner  # noqa: E402
+from nbodylab import spec  # noqa: E402
+
+
+def check(what, ok):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    return ok
+
+
+def plan(nbody):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = runner.main(["plan", "--nbody", nbody])
+    return rc, out.getvalue().splitlines(), err.getvalue()
+
+
+def main():
+    nbody = sys.argv[1]
+    ok = True
+    ids = spec.experiment_ids()
+    rc, lines, err = plan(nbody)
+    actions = {line.split()[0]: line.split()[1] for line in lines[:-1] if line.strip()}
+    ok &= check(f"plan exits 0 with one line per experiment ({len(ids)}) and a count",
+                rc == 0 and list(actions) == ids and lines[-1].startswith("default profile on this machine:"))
+    skipped = [i for i, a in actions.items() if a == "skip"]
+    ok &= check(f"every experiment is run or reused here, none skipped (skipped: {skipped})",
+                set(actions.values()) <= {"run", "reuse"} and not skipped)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        spec.EXPERIMENTS_DIR = Path(tmp)
+        (Path(tmp) / "E90_plan.toml").write_text('title = "results a collector writes"\nkind = "derived"\n'
+                                                 'producer = "tools/gpu/collect_results.py"\n')
+        (Path(tmp) / "E91_plan.toml").write_text('title = "runs"\n[fixed]\nic = "kepler"\nt-end = "1P"\n'
+                                                 '[sweep]\ndt = ["P/64"]\n')
+        rc, lines, err = plan(nbody)
+        ok &= check("a derived experiment without results: skipped, saying what writes them",
+                    rc == 0 and lines[0].split()[:2] == ["E90_plan", "skip"] and "collect_results.py" in lines[0])
+        ok &= check("an experiment without committed results: run",
+                    lines[1].split()[:2] == ["E91_plan", "run"] and "no committed results" in lines[1])
+        ok &= check("nothing written", not list(spec.ROOT.joinpath("results").glob("E9[01]_plan*")))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
