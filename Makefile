@@ -67,7 +67,8 @@ sanitize-test: | deps
 # Every experiments/E*.toml, then every figures/E*.py, which also write the paper's tables and
 # numbers (paper/generated/). An experiment runs only when its committed results are out of date
 # (another profile, experiment file or solver source: runner.py --help); finished points are
-# reused, so an interrupted run resumes. FORCE=1 runs everything again.
+# reused, so an interrupted run resumes. FORCE=1 runs everything again (results of a larger
+# profile stay).
 RUNNER_FLAGS := $(if $(FORCE),--force)
 experiments: build $(VENV)/.stamp
 	$(RUNNER) all --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)

@@ -5,8 +5,9 @@ Commands
   run ID        run the sweep of experiments/ID.toml, unless the committed results/ID.csv
                 stands for it (made by this profile or a larger one, from the same experiment
                 file and a clean build of the same solver source: CMakeLists.txt, cmake/,
-                solver/, kernels/; --force runs it anyway); writes results/ID.csv and its
-                provenance results/ID.meta.json (nbody --build-info, `nbody list integrators
+                solver/, kernels/; --force runs it anyway, but never in place of results
+                of a larger profile); writes results/ID.csv and its provenance
+                results/ID.meta.json (nbody --build-info, `nbody list integrators
                 --json`, host, profile, the TOML text, the exact nbody command of every point);
                 with `timeseries = true` also results/ID_timeseries.csv (+ .meta.json).
   figures [ID]  run figures/ID.py (with .venv/bin/python when it exists): the figure
@@ -197,16 +198,21 @@ def decide(exp, info, force=False):
     if under_mpiexec and mpi.lacking(info):
         return "skip", (f"{len(under_mpiexec)} of its points run under mpiexec (ranks), but {mpi.lacking(info)} "
                         f"(with requires = \"mpi\" the committed results are reused)")
-    if force:
-        return "run", "--force"
     if not committed:
         return "run", f"no committed results/{exp.id}.csv"
     meta = files.read_json(files.sidecar(csv_path))
     if meta.get("producer") != provenance.RUNNER:
         return "run", f"results/{exp.id}.csv was written by {meta.get('producer')!r}, not the runner"
+    made = meta.get("profile")
+    if force and made in spec.PROFILES and spec.PROFILES.index(made) > spec.PROFILES.index(exp.profile):
+        return "reuse", (f"the committed results/{exp.id}.csv of the larger profile {made}: --force does not "
+                         f"replace them with the {exp.profile} profile's (--profile {made} --force does)")
+    if force:
+        return "run", "--force"
     reuse, why = provenance.committed_results_state(meta, exp.text, exp.profile, spec.PROFILES)
-    return ("reuse", f"the committed results/{exp.id}.csv: {why} (--force runs it again)") if reuse else \
-        ("run", f"the committed results/{exp.id}.csv is out of date: {why}")
+    if not reuse:
+        return "run", f"the committed results/{exp.id}.csv is out of date: {why}"
+    return "reuse", f"the committed results/{exp.id}.csv: {why}" + (" (--force runs it again)" if made == exp.profile else "")
 
 
 def build_info_of(nbody):
@@ -305,8 +311,9 @@ def main(argv=None):
     common.add_argument("--quiet", action="store_true",
                         help="no progress lines (points done, elapsed, ETA) on stderr")
     common.add_argument("--force", action="store_true",
-                        help="run again even where the committed results are current, and "
-                             "ignore finished points stored in results/.points/")
+                        help="run again even where the committed results are current (not where "
+                             "a larger profile made them), and ignore finished points stored in "
+                             "results/.points/")
 
     parser = argparse.ArgumentParser(
         prog="runner.py", description=__doc__,

@@ -2,10 +2,12 @@
 with each experiment: run it, reuse its committed results, or skip it, with the reason. On the
 machine CI runs on, no experiment may be skipped (a skip is a hand step: results nobody can make
 here and none committed). An experiment whose results are missing and cannot be made here is
-said to be skipped, and why; `runner.py run` refuses it in one line. Run by CTest
+said to be skipped, and why; `runner.py run` refuses it in one line. --force never replaces the
+results of a larger profile. Run by CTest
 (tests/CMakeLists.txt) with the built nbody."""
 import contextlib
 import io
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -20,10 +22,10 @@ def check(what, ok):
     return ok
 
 
-def plan(nbody):
+def plan(nbody, *flags):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = runner.main(["plan", "--nbody", nbody])
+        rc = runner.main(["plan", "--nbody", nbody, *flags])
     return rc, out.getvalue().splitlines(), err.getvalue()
 
 
@@ -38,6 +40,13 @@ def main():
     skipped = [i for i, a in actions.items() if a == "skip"]
     ok &= check(f"every experiment is run or reused here, none skipped (skipped: {skipped})",
                 set(actions.values()) <= {"run", "reuse"} and not skipped)
+
+    rc, lines, err = plan(nbody, "--force")
+    forced = {line.split()[0]: line.split()[1] for line in lines[:-1] if line.strip()}
+    metas = {i: spec.ROOT / "results" / f"{i}.meta.json" for i in ids}
+    larger = [i for i, m in metas.items() if m.is_file() and json.loads(m.read_text()).get("profile") == "full"]
+    ok &= check(f"--force reuses, never replaces, the results of the larger profile full ({larger})",
+                rc == 0 and larger and all(forced[i] == "reuse" for i in larger))
 
     with tempfile.TemporaryDirectory() as tmp:
         spec.EXPERIMENTS_DIR = Path(tmp)
