@@ -65,9 +65,9 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              `run` checks that they are there and reuses them
                                              (see E24_roofline.toml). Its only other keys are
                                              title and description.
-  requires    = "cuda" | "mpi" | [...]        optional: features `nbody --build-info` must report
-                                             ([profile.full] requires = ...: that profile only);
-                                             "mpi": build.mpi not null and mpiexec on PATH
+  requires    = "cuda" | [...]                optional: what the machine must have, of cuda, opencl,
+                                             mpi, ncu, gpus>=N, sm>=XY (nbodylab/requirements.py;
+                                             [profile.full] requires = ...: that profile only)
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
                                              the CSV (default: steps fevals rejected dE_rel
                                              dE_rel_max P_rel L_rel t wall_s)
@@ -146,7 +146,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, mpi, paper, provenance, spec, sweep  # noqa: E402
+from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, mpi, paper, provenance, requirements, spec, sweep  # noqa: E402
 
 FIGURES_DIR = ROOT / "figures"
 DEFAULT_NBODY = ROOT / "build" / "nbody"
@@ -154,19 +154,6 @@ DEFAULT_NBODY = ROOT / "build" / "nbody"
 
 class UserError(Exception):
     """Ends the runner with one line on stderr and exit status 2."""
-
-
-def provides(build_info, feature):
-    """Whether `nbody --build-info` reports `feature` (e.g. "cuda") usable on this machine:
-    listed in host.features, or, while the solver has no such list, the prefix of an engine
-    in build.gpu_engines (engines are named after their back end: cuda-tiled, opencl-...).
-    "mpi": nbody built with MPI (build.mpi not null) and mpiexec on PATH (nbodylab/mpi.py)."""
-    if feature == "mpi":
-        return mpi.lacking(build_info) is None
-    host, build = build_info.get("host", {}), build_info.get("build", {})
-    if "features" in host:
-        return feature in host["features"]
-    return any(e.split("-")[0] == feature for e in build.get("gpu_engines", []))
 
 
 def decide(exp, info, force=False):
@@ -187,10 +174,9 @@ def decide(exp, info, force=False):
                             f"{', '.join(exp.producers)} (experiments/{exp.id}.toml)")
         return "reuse", (f"derived, no runs of its own: the committed results/{exp.id}.csv, written by "
                          f"{producer}" + "".join(f" from results/{d}.csv" for d in exp.derived_from))
-    missing = [f for f in exp.requires if not provides(info, f)]
+    missing = {r: why for r in exp.requires if (why := requirements.lacking(info, r))}
     if missing:
-        needs = f"it needs {', '.join(missing)}, which this machine/build lacks" + \
-            (f" ({mpi.lacking(info)})" if "mpi" in missing else "")
+        needs = f"it needs {', '.join(missing)}, which this machine/build lacks ({'; '.join(missing.values())})"
         if not csv_path.is_file():
             return "skip", f"{needs}, and there is no committed results/{exp.id}.csv to reuse"
         return "reuse", f"{needs}: the committed results/{exp.id}.csv"

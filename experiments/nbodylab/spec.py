@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ROOT, mpi
+from . import ROOT, mpi, requirements
 
 PROFILES = ("smoke", "default", "full")
 # `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "tune": each point is one
@@ -440,6 +440,9 @@ def load(exp_id, profile):
         for k in ("requires", "metrics"):
             if isinstance(table.get(k), list) and not all(isinstance(v, str) for v in table[k]):
                 raise SpecError(f"{where}: {k} must list strings, got {table[k]!r}")
+        needs = table.get("requires", [])
+        for reason in filter(None, map(requirements.check, [needs] if isinstance(needs, str) else needs)):
+            raise SpecError(f"{where}: requires: {reason}")
     sections = {s: dict(doc.get(s, {})) for s in SECTIONS}
     # [[cases]] and every profile's [[profile.NAME.cases]] (which replaces the whole list):
     # the case columns are the union over all of them, so that they do not depend on the

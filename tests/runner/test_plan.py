@@ -3,7 +3,8 @@ with each experiment: run it, reuse its committed results, or skip it, with the 
 machine CI runs on, no experiment may be skipped (a skip is a hand step: results nobody can make
 here and none committed). An experiment whose results are missing and cannot be made here is
 said to be skipped, and why; `runner.py run` refuses it in one line. --force never replaces the
-results of a larger profile. Run by CTest
+results of a larger profile. The requirements an experiment may name are checked against a
+machine's `nbody --build-info`. Run by CTest
 (tests/CMakeLists.txt) with the built nbody."""
 import contextlib
 import io
@@ -14,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
 import runner  # noqa: E402
-from nbodylab import spec  # noqa: E402
+from nbodylab import requirements, spec  # noqa: E402
 
 
 def check(what, ok):
@@ -47,6 +48,18 @@ def main():
     larger = [i for i, m in metas.items() if m.is_file() and json.loads(m.read_text()).get("profile") == "full"]
     ok &= check(f"--force reuses, never replaces, the results of the larger profile full ({larger})",
                 rc == 0 and larger and all(forced[i] == "reuse" for i in larger))
+
+    h100 = {"build": {"mpi": None}, "host": {"features": ["cuda"], "cuda": {"compute_capability": "9.0"}}}
+    cpu = {"build": {"mpi": None}, "host": {"features": []}}
+    ok &= check("requirements: sm>=90 and sm>=80 met by compute capability 9.0, sm>=100 not, saying why",
+                requirements.lacking(h100, "sm>=90") is None and requirements.lacking(h100, "sm>=80") is None
+                and "10.0 or later is needed, this one is 9.0" in requirements.lacking(h100, "sm>=100"))
+    ok &= check("requirements: a build without a CUDA device lacks cuda and sm>=70; gpus>=1 as nvidia-smi counts",
+                all(requirements.lacking(cpu, r) for r in ("cuda", "sm>=70"))
+                and (requirements.cuda_devices(cpu) > 0) == (requirements.lacking(cpu, "gpus>=1") is None))
+    ok &= check("requirements: an unknown one is refused at load, naming the known ones",
+                "known: cuda, opencl, mpi, ncu, gpus>=N, sm>=XY" in requirements.check("gpus>4")
+                and requirements.check("gpus>=4") is None and requirements.check("sm>=8") is not None)
 
     with tempfile.TemporaryDirectory() as tmp:
         spec.EXPERIMENTS_DIR = Path(tmp)

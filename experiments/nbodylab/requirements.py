@@ -1,0 +1,67 @@
+"""What an experiment may require (`requires` in its file, or in a profile's table), and whether
+this machine has it. A requirement is one of
+
+    cuda, opencl   nbody built with that back end and a device of it here (`nbody --build-info`:
+                   host.features)
+    mpi            nbody built with MPI and mpiexec on PATH (nbodylab/mpi.py)
+    gpus>=N        at least N CUDA devices here (nvidia-smi -L; without it, the one device
+                   `nbody --build-info` names)
+    sm>=XY         a CUDA device of compute capability X.Y or later (sm>=80: an A100 or later;
+                   the device `nbody --build-info` names)
+    ncu            Nsight Compute's command line, ncu, on PATH
+
+The runner never runs an experiment on less: it reuses the committed results, or says what the
+machine lacks (`runner.py plan`)."""
+import re
+import shutil
+import subprocess
+
+from . import mpi
+
+FEATURES = ("cuda", "opencl")
+GPUS = re.compile(r"gpus>=([1-9][0-9]*)")
+SM = re.compile(r"sm>=([1-9][0-9]{1,2})")
+NAMES = "cuda, opencl, mpi, ncu, gpus>=N, sm>=XY"
+
+
+def check(requirement):
+    """None when `requirement` is one the runner knows, else the reason (for a one-line error)."""
+    if requirement in (*FEATURES, "mpi", "ncu") or GPUS.fullmatch(requirement) or SM.fullmatch(requirement):
+        return None
+    return f"unknown requirement {requirement!r} (known: {NAMES})"
+
+
+def cuda_devices(build_info):
+    """The CUDA devices of this machine: nvidia-smi's count, else the one `nbody --build-info` names."""
+    if shutil.which("nvidia-smi"):
+        try:
+            out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60).stdout
+            return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return 1 if (build_info.get("host") or {}).get("cuda") else 0
+
+
+def lacking(build_info, requirement):
+    """Why this machine does not meet `requirement` (one line), or None when it does."""
+    host, build = build_info.get("host") or {}, build_info.get("build") or {}
+    if requirement in FEATURES:
+        if "features" in host:
+            have = requirement in host["features"]
+        else:  # a solver before host.features: its GPU engines are named after their back end
+            have = any(e.split("-")[0] == requirement for e in build.get("gpu_engines", []))
+        return None if have else f"no {requirement} device for nbody here"
+    if requirement == "mpi":
+        return mpi.lacking(build_info)
+    if requirement == "ncu":
+        return None if shutil.which("ncu") else "ncu (Nsight Compute) is not on PATH"
+    if GPUS.fullmatch(requirement):
+        least, count = int(GPUS.fullmatch(requirement)[1]), cuda_devices(build_info)
+        return None if count >= least else f"{count} CUDA device{'s' * (count != 1)} here, not {least}"
+    least = SM.fullmatch(requirement)[1]
+    capability = str((host.get("cuda") or {}).get("compute_capability", ""))
+    have = capability.replace(".", "") if re.fullmatch(r"[0-9]+\.[0-9]", capability) else ""
+    if have and int(have) >= int(least):
+        return None
+    return (f"a CUDA device of compute capability {least[:-1]}.{least[-1]} or later is needed, "
+            + (f"this one is {capability}" if have else "none is here"))
