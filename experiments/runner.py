@@ -247,7 +247,7 @@ def plan(args):
 def figure_date(exp_id):
     """The date a figure carries: when its results were made (created_utc of results/ID.meta.json),
     as SOURCE_DATE_EPOCH, which matplotlib's PDF writer honours. A figure drawn again from the
-    same results is then the same bytes, and `make all` leaves tracked figures unchanged."""
+    same results is then the same bytes, wherever it is drawn."""
     meta = RESULTS_DIR / f"{exp_id}.meta.json"
     if not meta.is_file():
         return None

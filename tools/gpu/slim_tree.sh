@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The device tool sends the working tree, tracked files included, and refuses one over 64 MiB with
-# the carried build; the committed results, figures and evidence are more than that. Before a
+# the carried build; the committed results and evidence are more than that. Before a
 # device call, `tools/gpu/slim_tree.sh out` moves every tracked file over 200 kB under results/,
 # figures/, evidence/ and paper/ (none of which a batch reads) to $SLIM outside the repository;
 # `tools/gpu/slim_tree.sh in` puts them back, right after the call. While they are out, `git
