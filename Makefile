@@ -38,8 +38,10 @@ $(VENV)/.stamp: requirements.txt | deps
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $@
 
+# CUDA_ARCHITECTURES=90: the GPU architectures to compile for (default: this machine's GPU, or
+# the common ones from sm_75 to sm_90: cmake/gpu.cmake).
 $(BUILD)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCHITECTURES),-DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHITECTURES)")
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)

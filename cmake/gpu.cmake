@@ -6,10 +6,21 @@ option(NBODY_ENABLE_OPENCL "Build the OpenCL engine when OpenCL is found" ON)
 
 set(NBODY_WITH_CUDA OFF)
 if(NBODY_ENABLE_CUDA AND NBODY_HAVE_CUDA_COMPILER)
-  # sm_90 (H100) by default; CI compiles the same (it has nvcc but no GPU). Override with
-  # -DCMAKE_CUDA_ARCHITECTURES="80;90" etc.
+  # The GPU of this machine where nvidia-smi sees one (native); elsewhere the common ones, Volta
+  # (sm_70, before CUDA 13, which dropped it) or Turing (sm_75) to Hopper (sm_90), sm_90 also as
+  # PTX that later GPUs compile when they load it. -DCMAKE_CUDA_ARCHITECTURES=90 (CI: it has no
+  # GPU and compiles one) or "80;90" chooses.
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 90)
+    execute_process(COMMAND nvidia-smi -L OUTPUT_VARIABLE nbody_gpus RESULT_VARIABLE nbody_smi ERROR_QUIET)
+    execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --version OUTPUT_VARIABLE nbody_nvcc ERROR_QUIET)
+    string(REGEX MATCH "release ([0-9]+)" nbody_release "${nbody_nvcc}")
+    if(nbody_smi EQUAL 0 AND nbody_gpus MATCHES "^GPU 0")
+      set(CMAKE_CUDA_ARCHITECTURES native)
+    elseif(CMAKE_MATCH_1 AND CMAKE_MATCH_1 LESS 13)
+      set(CMAKE_CUDA_ARCHITECTURES 70-real 75-real 80-real 86-real 89-real 90)
+    else()
+      set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90)
+    endif()
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
@@ -63,4 +74,4 @@ if(NBODY_ENABLE_OPENCL AND OpenCL_FOUND)
     message(STATUS "nbody-lab: OpenCL found but not its C++ header (CL/opencl.hpp, package opencl-clhpp-headers)")
   endif()
 endif()
-message(STATUS "nbody-lab: GPU engines: CUDA ${NBODY_WITH_CUDA} (archs ${CMAKE_CUDA_ARCHITECTURES}), OpenCL ${NBODY_WITH_OPENCL}")
+message(STATUS "nbody-lab: GPU engines: CUDA ${NBODY_WITH_CUDA} (architectures ${CMAKE_CUDA_ARCHITECTURES}; native: this machine's GPU), OpenCL ${NBODY_WITH_OPENCL}")

@@ -207,7 +207,8 @@ moments_kernel(Arrays<T> t, const BuildResult* __restrict__ built, const Cube<T>
 }
 
 // The tree's shape: leaves, largest leaf and bodies in leaves into out[0..2] (zeroed before). A
-// grid of any size strides over the nodes; every thread of a warp takes part in the warp's sums.
+// grid of any size strides over the nodes, each thread adding its own counts (any architecture:
+// no warp-wide reductions, which need sm_80).
 template <class T>
 __global__ void shape_kernel(Arrays<T> t, unsigned nodes, unsigned* __restrict__ out) {
   unsigned leaves = 0, bodies = 0, largest = 0;
@@ -216,10 +217,7 @@ __global__ void shape_kernel(Arrays<T> t, unsigned nodes, unsigned* __restrict__
       const unsigned size = t.end[i] - t.first[i];
       ++leaves, bodies += size, largest = max(largest, size);
     }
-  leaves = __reduce_add_sync(0xffffffffu, leaves);
-  bodies = __reduce_add_sync(0xffffffffu, bodies);
-  largest = __reduce_max_sync(0xffffffffu, largest);
-  if ((threadIdx.x & 31u) == 0) {
+  if (leaves > 0) {
     atomicAdd(out, leaves);
     atomicMax(out + 1, largest);
     atomicAdd(out + 2, bodies);
