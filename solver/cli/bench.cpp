@@ -27,8 +27,8 @@ int bench_typed(const BenchOptions& o) {
   const ResolvedEngine<T> resolved = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
   // The bodies, the accelerations, the engine's arrays; --steps: the integrator's vectors (core/memory.hpp)
   const double stepping = o.steps > 0 ? 6 * find_entry(integrator_table<T>(), o.integrator, "integrator").state_vectors : 0;
-  check_memory(memory_need<T>(static_cast<std::uint64_t>(o.n), resolved.entry.can.memory_with(10 + stepping)), "--n " + std::to_string(o.n), o.skip_memory_check,
-               free_gpu_memory(resolved.entry.can));
+  check_memory(memory_need<T>(static_cast<std::uint64_t>(o.n), resolved.entry.can.memory_with(10 + stepping)),
+               "--n " + std::to_string(o.n), o.skip_memory_check, free_gpu_memory(resolved.entry.can));
   IcParams ic;
   ic.name = o.ic;
   ic.n = static_cast<std::size_t>(o.n);
