@@ -180,12 +180,16 @@ def decide(exp, info, force=False):
         if not csv_path.is_file():
             return "skip", f"{needs}, and there is no committed results/{exp.id}.csv to reuse"
         return "reuse", f"{needs}: the committed results/{exp.id}.csv"
+    action, why = _reuse_or_run(exp, csv_path, force) if committed else ("run", f"no committed results/{exp.id}.csv")
     under_mpiexec = [p for p in exp.points() if exp.mpi_params(p)]
-    if under_mpiexec and mpi.lacking(info):
+    if action == "run" and under_mpiexec and mpi.lacking(info):
         return "skip", (f"{len(under_mpiexec)} of its points run under mpiexec (ranks), but {mpi.lacking(info)} "
                         f"(with requires = \"mpi\" the committed results are reused)")
-    if not committed:
-        return "run", f"no committed results/{exp.id}.csv"
+    return action, why
+
+
+def _reuse_or_run(exp, csv_path, force):
+    """decide() for committed results of an experiment this machine can run."""
     meta = files.read_json(files.sidecar(csv_path))
     if meta.get("producer") != provenance.RUNNER:
         return "run", f"results/{exp.id}.csv was written by {meta.get('producer')!r}, not the runner"
