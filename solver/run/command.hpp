@@ -203,14 +203,14 @@ int run_model(Model& model, const Files& files, OutputSet& outputs, const Reques
   summary["seconds_per_step"] = taken > 0 ? loop.stepping_seconds() / taken : 0.0;
   summary["threads"] = host_info().value("openmp_max_threads", 0);
   summary["samples"] = loop.samples_taken();
-  summary["samples_skipped"] = loop.samples_skipped();
+  summary["samples_skipped"] = loop.samples_skipped();  // due but over the diagnostics' share (--diag-budget)
   if (request.memory) {
     const auto peak = peak_memory();
     summary["memory"] = {{"estimated_host_bytes", request.memory->host_bytes},
                          {"peak_host_bytes", peak ? nlohmann::json(*peak) : nlohmann::json()},
                          {"estimated_device_bytes", request.memory->device_bytes},
                          {"peak_device_bytes", device_allocation_peak()}};  // nbody's own allocations
-  }  // due but over the diagnostics' share (--diag-budget)
+  }
 
   if (is_hdf5_path(files.final_state)) {
     if constexpr (requires { model.write_hdf5_final_state(outputs, files.final_state, parameters); })
