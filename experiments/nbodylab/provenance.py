@@ -1,11 +1,13 @@
 """Provenance: what ran, where, when; and the one .meta.json schema of results/."""
 import datetime
+import functools
 import hashlib
 import json
 import os
 import platform
 import subprocess
 import sys
+import tarfile
 import tomllib
 from pathlib import Path
 
@@ -223,18 +225,63 @@ def committed_results_state(meta, toml_text, profile, profiles):
     return True, f"the experiment file and the solver source are those of {commit[:8]}"
 
 
+@functools.lru_cache(maxsize=None)
+def _archive_members(archive):
+    with tarfile.open(archive) as tar:
+        return {m.name: m for m in tar.getmembers()}
+
+
+def _archived(source):
+    """(archive, member name) of a repository path kept in an archive of one of its folders, as
+    evidence/gpu/logs/FOLDER/... is kept in evidence/gpu/logs/FOLDER.tar.xz (evidence/README.md),
+    or None."""
+    parts = source.strip("/").split("/")
+    for k in range(len(parts), 0, -1):
+        archive = ROOT.joinpath(*parts[:k - 1], parts[k - 1] + ".tar.xz")
+        if archive.is_file():
+            name, members = "/".join(parts[k - 1:]), _archive_members(archive)
+            found = name in members or any(m.startswith(name + "/") for m in members)
+            return (archive, name) if found else None
+    return None
+
+
+def source_exists(source):
+    """Whether a source a .meta.json names is in the repository: a file or folder, or one kept in
+    an archive of its folder (evidence/gpu/logs/FOLDER.tar.xz)."""
+    return (ROOT / source).exists() or _archived(source) is not None
+
+
+def source_text(source):
+    """The text of such a source file, or None where it is in neither."""
+    if (ROOT / source).is_file():
+        return (ROOT / source).read_text(encoding="utf-8")
+    found = _archived(source)
+    member = found and _archive_members(found[0]).get(found[1])
+    if not member or not member.isfile():
+        return None
+    with tarfile.open(found[0]) as tar:
+        return tar.extractfile(found[1]).read().decode("utf-8")
+
+
+def _is_folder(source):
+    found = _archived(source)
+    member = found and _archive_members(found[0]).get(found[1])
+    return source.endswith("/") or (ROOT / source).is_dir() or (found is not None and not (member and member.isfile()))
+
+
 def _evidence_builds(sources):
     """`nbody --build-info` of the runs whose logs a collector read: build_info.json in each
     evidence folder named in `sources` (or in the folder of a named file), and the GPU that
     nvidia-smi named in its provenance.txt."""
     infos = []
     for source in sources:
-        folder = ROOT / source
-        folder = folder if source.endswith("/") or folder.is_dir() else folder.parent
-        if source.startswith("evidence/") and (folder / "build_info.json").is_file():
-            info = files.read_json(folder / "build_info.json")
-            smi = folder / "provenance.txt"
-            lines = smi.read_text(encoding="utf-8").splitlines() if smi.is_file() else []
+        if not source.startswith("evidence/"):
+            continue
+        folder = source.rstrip("/") if _is_folder(source) else source.rsplit("/", 1)[0]
+        text = source_text(f"{folder}/build_info.json")
+        if text is not None:
+            info = json.loads(text)
+            lines = (source_text(f"{folder}/provenance.txt") or "").splitlines()
             if len(lines) > 1 and lines[0].startswith("name,"):
                 info.setdefault("host", {})["gpu"] = lines[1].split(",")[0].strip()
             infos.append(info)

@@ -41,7 +41,7 @@ def problems(meta, csv_path):
     header = csv_path.read_text(encoding="utf-8").split("\n", 1)[0].split(",")
     if meta["columns"] != header:
         out.append(f"columns {meta['columns']} are not the CSV's header {header}")
-    missing = [s for s in meta["sources"] if not (ROOT / s).exists()]
+    missing = [s for s in meta["sources"] if not provenance.source_exists(s)]
     if not meta["sources"] or missing:
         out.append(f"sources missing from the repository: {missing or 'none given'}")
     return out
