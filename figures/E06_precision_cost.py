@@ -55,13 +55,16 @@ def main():
     for ax, column, title in ((axes[0], "seconds_per_eval", "per force evaluation"),
                               (axes[1], "seconds_per_step", "per rk4 step")):
         for k, n in enumerate(ns):
-            xs, ys = [], []
+            xs, ys, timed = [], [], []
             for x, s in enumerate(series):
                 y = ratio(s, n, column)
                 if y:
                     xs.append(x - 0.4 + width * (k + 0.5))
                     ys.append(y)
+                    timed.append(t[s][n])
             ax.bar(xs, ys, width, color=colours(0.15 + 0.7 * k / max(len(ns) - 1, 1)), label=f"N = {n}")
+            if column == "seconds_per_eval":
+                style.timing_spread(ax, xs, timed, lambda r, sec: sec / value(BASE, n, column))
         ax.axhline(1.0, color="black", lw=0.6)
         ax.axhline(S0_QUAD, color="tab:red", lw=0.6, ls="--", label=r"S0: quad $\approx$ 100$\times$ double")
         ax.set_yscale("log")

@@ -8,6 +8,9 @@ CPU, committed with its .meta.json); writes
   paper/generated/E07_table.tex           seconds per evaluation, interactions/s, per core and
                                           speed-up over simple, one block per machine, and S0's
   paper/generated/E07_numbers.tex         \\newcommand macros for every number the text quotes
+  paper/generated/E07_across.tex          the same engine, precision, N and threads timed in E06,
+                                          E07_small_n, E08 or E14 on the same CPU: each time and
+                                          the spread (largest over smallest, less one)
 """
 import sys
 
@@ -51,6 +54,31 @@ def sci(x):
     return paper.tex_sci(x, 2)
 
 
+# The CPU timing experiments that time all-pairs engines at N that E07 times too; the same engine,
+# precision, N and threads on the same CPU must agree across them (the timing protocol's check).
+# E07_small_n: its "all threads" rows, as the other experiments run.
+ACROSS = ["E06_precision_cost", "E07_small_n", "E08_layout_precision", "E14_kdtree_cpu"]
+ACROSS_LABELS = {EXP: "E07", "E07_small_n": "E07 small $N$"}
+ACROSS_LIMIT = 0.10
+
+
+def across_experiments(rows, meta):
+    """{(engine, precision, n, threads): {experiment: seconds}} of the timings E07 (rows, meta) and
+    the ACROSS experiments made on its CPU share (two experiments or more)."""
+    cpu = rows[0]["cpu_model"]
+    found = {}
+    for exp_id, (rs, m) in [(EXP, (rows, meta))] + [(e, paper.load_results(e)) for e in ACROSS
+                                                       if (paper.RESULTS_DIR / f"{e}.csv").is_file()]:
+        fixed = paper.fixed_flags(m)
+        for r in rs:
+            if r.get("cpu_model") != cpu or r.get("env", "all threads") != "all threads" or not r.get("seconds_per_eval"):
+                continue
+            key = (r["engine"], r.get("precision") or fixed.get("precision", "double"), int(r.get("n") or fixed["n"]),
+                   int(r["threads"]))
+            found.setdefault(key, {}).setdefault(exp_id, float(r["seconds_per_eval"]))
+    return {k: v for k, v in sorted(found.items()) if len(v) > 1}
+
+
 def main():
     ms = machines()
     fig, axes = style.figure(1, len(ms), height=3.0, squeeze=False, sharey=True)
@@ -62,6 +90,8 @@ def main():
             ns = sorted(t[e])
             ax.plot(ns, [float(t[e][n]["interactions_per_s"]) for n in ns], "o-", ms=3,
                     color=COLOURS[e], label=e)
+            style.timing_spread(ax, ns, [t[e][n] for n in ns], lambda r, sec: int(r["n"]) * (int(r["n"]) - 1) / sec,
+                                COLOURS[e])
         for s0, ours in S0_MATCH.items():
             ax.plot(S0_N, [n * (n - 1) / s for n, s in zip(S0_N, S0_SECONDS[s0])], "x--", ms=3,
                     lw=0.8, color=COLOURS[ours], alpha=0.7, label=f"S0 {s0}")
@@ -200,7 +230,32 @@ def main():
     other["PerCoreNote"] = (": its virtual CPUs do not behave as independent cores under full "
                             "vector load" if slow else "")
     macros.update({f"ESevenOther{k}": v for k, v in other.items()})
-    paper.write_macros("E07_numbers.tex", macros, __file__, sources)
+
+    # The same timing in other experiments: a table and the largest disagreement.
+    shared = across_experiments(rows, meta)
+    spread = {k: max(v.values()) / min(v.values()) - 1 for k, v in shared.items()}
+    names = [e for e in [EXP] + ACROSS if any(e in v for v in shared.values())]
+    lines = [r"\begin{tabular}{llrr" + "r" * len(names) + "r}", r"\toprule",
+             r"engine & precision & $N$ & threads & " + " & ".join(ACROSS_LABELS.get(e, e[:3]) for e in names)
+             + r" & spread \\", r"\midrule"]
+    for (e, p, n, th), by in shared.items():
+        lines.append(rf"\code{{{paper.tex_escape(e)}}} & {p} & {n} & {th} & "
+                     + " & ".join(f"{by[x]:.4g}" if x in by else "" for x in names)
+                     + rf" & {100 * spread[(e, p, n, th)]:.0f}\,\% \\")
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    paper.write_tex("E07_across.tex", "\n".join(lines), __file__,
+                    [f"results/{e}.csv" for e in names] or [f"results/{EXP}.csv"])
+    worst = max(spread, key=spread.get) if spread else None
+    macros.update({
+        "ESevenAcrossTimings": str(len(shared)),
+        "ESevenAcrossExperiments": ", ".join(ACROSS_LABELS.get(e, e[:3]) for e in names[1:]) or "none",
+        "ESevenAcrossMaxPct": f"{100 * spread[worst]:.0f}" if worst else "---",
+        "ESevenAcrossWorst": rf"\code{{{paper.tex_escape(worst[0])}}} ({worst[1]}, $N = {worst[2]}$)" if worst else "---",
+        "ESevenAcrossLimitPct": f"{100 * ACROSS_LIMIT:.0f}",
+        "ESevenAcrossVerdict": "---" if not worst else
+        ("within it" if spread[worst] <= ACROSS_LIMIT else "beyond it"),
+    })
+    paper.write_macros("E07_numbers.tex", macros, __file__, sources + [f"results/{e}.csv" for e in names[1:]])
     print(f"[E07] wrote figures/{EXP}.pdf/.png, paper/generated/E07_table.tex, E07_numbers.tex",
           file=sys.stderr)
 

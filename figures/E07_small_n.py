@@ -38,7 +38,8 @@ def team_from(by_n):
 
 def main():
     rows, meta = paper.load_results(EXP)
-    seconds = {(r["engine"], r["precision"], r["env"], int(r["n"])): float(r["seconds_per_eval"]) for r in rows}
+    timed = {(r["engine"], r["precision"], r["env"], int(r["n"])): r for r in rows}
+    seconds = {k: float(r["seconds_per_eval"]) for k, r in timed.items()}
     served = sorted({(e, p) for e, p, _, _ in seconds if e != "simple"}, key=lambda k: (k[1], k[0]))
     fig, (ax, kx) = style.figure(1, 2, height=2.8, width_ratios=[2, 1])
     firsts, shipped_worst = {}, {}
@@ -50,6 +51,8 @@ def main():
         colour = COLOURS.get(engine, "tab:grey")
         style_of = "-" if precision == "double" else ":"
         ax.plot(ns, [team[n] / one[n] for n in ns], style_of, color=colour, marker="o", ms=3)
+        style.timing_spread(ax, ns, [timed.get((engine, precision, "team at every N", n)) for n in ns],
+                            lambda r, sec: sec / one[int(r["n"])], colour)
         ax.plot(ns, [ships[n] / one[n] for n in ns], style_of, color=colour, alpha=0.4, lw=3)
         firsts[(engine, precision)] = team_from({n: (one[n], team[n]) for n in ns})
         shipped_worst[(engine, precision)] = max(ships[n] / one[n] for n in ns if team[n] >= one[n]) if any(

@@ -21,11 +21,12 @@ TARGET_FLOAT_OVER_DOUBLE = 2.0  # the target: openmp-simd in float at least twic
 
 def main():
     rows, meta = paper.load_results(EXP)
-    rate = {}  # (base, layout, precision) -> {n: interactions/s}
+    rate, timed = {}, {}  # (base, layout, precision) -> {n: interactions/s}, {n: row}
     for r in rows:
         e = r["engine"]
         base, layout = (e[:-4], "AoS") if e.endswith("-aos") else (e, "SoA")
         rate.setdefault((base, layout, r["precision"]), {})[int(r["n"])] = float(r["interactions_per_s"])
+        timed.setdefault((base, layout, r["precision"]), {})[int(r["n"])] = r
     ns = sorted({int(r["n"]) for r in rows})
     nmax = 32768 if 32768 in ns else ns[-1]  # the N of the float/double target
 
@@ -38,6 +39,8 @@ def main():
                     x = sorted(d)
                     ax.plot(x, [d[n] for n in x], fmt, ms=3.5, color=COLOURS[base],
                             label=f"{base} ({layout})")
+                    style.timing_spread(ax, x, [timed[(base, layout, p)][n] for n in x],
+                                        lambda r, sec: int(r["n"]) * (int(r["n"]) - 1) / sec, COLOURS[base])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_title(p)

@@ -61,9 +61,11 @@ def main():
     for v, rs in tree.items():
         ax_t.plot([lam(r) for r in rs], [float(r["seconds_per_eval"]) for r in rs], marker=MARKERS[v],
                   color=COLOURS[v], label=v)
+        style.timing_spread(ax_t, [lam(r) for r in rs], rs, color=COLOURS[v])
     if galaxy_longest:
         ax_t.plot([lam(r) for r in galaxy_longest], [float(r["seconds_per_eval"]) for r in galaxy_longest], "-.",
                   marker="*", color="tab:pink", label="nested-stackless, longest-side split")
+        style.timing_spread(ax_t, [lam(r) for r in galaxy_longest], galaxy_longest, color="tab:pink")
     if t_all:
         ax_t.axhline(t_all, color="k", ls="--", lw=0.9, label="openmp-simd (all pairs)")
     best = tree.get("kdtree-nested-stackless") or next(iter(tree.values()), [])

@@ -110,6 +110,9 @@ def draw_efficiency(ax, by_key, efficiency, what):
         based = "" if base == 1 else f", base P = {base}"
         ax.plot(pp, [eff[p] for p in pp], ls=ls, marker=marker, color=colour[size],
                 label=f"{what} = ${pow2(size)}$, {name}{based}")
+        # efficiency goes as 1 / T(P): T(P)'s spread, the base's median held
+        style.timing_spread(ax, pp, [by_p[p] for p in pp],
+                            lambda r, sec: eff[int(r["ranks"])] * float(r["seconds_per_eval"]) / sec, colour[size])
     ax.axhline(TARGET_EFFICIENCY, color="k", lw=0.8, ls=":")
     ax.set_xscale("log", base=2)
     ax.set_xticks(sorted(ps) or [1])

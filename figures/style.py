@@ -116,6 +116,21 @@ def legend_right(ax, handles=None, **kw):
     return ax.legend(handles=handles, **kw) if handles is not None else ax.legend(**kw)
 
 
+def timing_spread(ax, xs, rows, value=lambda row, seconds: seconds, color="black"):
+    """Bars through each plotted timing from its fastest to its slowest evaluation (a bench row's
+    seconds_per_eval_min and _max about its median seconds_per_eval: the runner's timing
+    protocol). `value(row, seconds)` is what the figure plots for a row's time (a rate, a ratio);
+    rows measured before the protocol, without the columns, get none."""
+    bars = [(x, value(r, float(r["seconds_per_eval"])), value(r, float(r["seconds_per_eval_min"])),
+             value(r, float(r["seconds_per_eval_max"])))
+            for x, r in zip(xs, rows) if r and r.get("seconds_per_eval_min") and r.get("seconds_per_eval_max")]
+    if bars:
+        x, y, a, b = zip(*bars)
+        below = [v - min(p, q) for v, p, q in zip(y, a, b)]
+        above = [max(p, q) - v for v, p, q in zip(y, a, b)]
+        ax.errorbar(x, y, yerr=[below, above], fmt="none", ecolor=color, elinewidth=0.8, capsize=1.5, zorder=3)
+
+
 def log_ticks(ax, axes="xy", most=6):
     """At least two labelled ticks on each log axis of `ax` (call once the data and limits are
     set): powers of the axis' base (every k-th, at most `most`); for base 10 where fewer than

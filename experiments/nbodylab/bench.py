@@ -4,9 +4,20 @@ as for `nbody run` points). A bench point gives one CSV row, a tune point one ro
 shape tried (its `launch` split into block, split, unroll, ipt; an invalid shape is a row with
 status=invalid and the reason, never a time). results/<ID>.csv has, per row, the point columns,
 then the `metrics` (columns of nbody's rows, default spec.DEFAULT_BENCH_METRICS or
-DEFAULT_TUNE_METRICS), then the 1-minute load average of the machine just before and just after
-the point (load_before, load_after: a timing taken while other work ran says so) and, where
-nvidia-smi is present, the GPU's SM clock under load during the point (gpu_sm_clock_mhz).
+DEFAULT_TUNE_METRICS), then, for a bench row, the fastest and slowest of its timed evaluations (seconds_per_eval_min,
+seconds_per_eval_max: the spread about the median seconds_per_eval), the 1-minute load average
+of the machine just before and just after the point (load_before, load_after), the cores other
+work kept busy while it ran (other_cores) and, where nvidia-smi is present, the GPU's SM clock
+under load during the point (gpu_sm_clock_mhz).
+
+The timing protocol: outside the smoke profile a bench point times at least 5 evaluations
+(spec.MIN_TIMED_REPEATS). A timing is taken on a quiet machine or not at all: the CPU time the
+whole machine spent busy during the point (/proc/stat), less that of the point itself, is the
+other work; where it kept more cores busy than the point left free (the cores it could use less
+its threads and ranks) by more than BUSY_MARGIN, the timing is refused and taken again after
+BUSY_WAIT_S, up to BUSY_TRIES times, then the point fails saying so. The CPU model is recorded
+before and after the experiment (runner.cpu_model_before/after in the .meta.json); a change fails
+it.
 
 Points run one at a time whatever --jobs says (timings must not share the machine), with the
 environment as given plus the point's env bundle (OpenMP uses every core unless OMP_NUM_THREADS
@@ -26,6 +37,7 @@ ranks, compute_seconds, exchange_seconds, kernel_seconds).
 import csv
 import io
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -43,7 +55,10 @@ from .sweep import PointFailed, last_line
 #   1  kind, params, bench (the CSV row as strings), load_before, load_after, cmd, nbody_sha256,
 #      finished_utc
 #   2  rows (the CSV rows) instead of bench; kind "bench" or "tune"
-RECORD_FORMAT = 2
+#   3  other_cores; bench rows with seconds_per_eval_min and _max
+RECORD_FORMAT = 3
+# The spread of a bench row's timed evaluations, always in its results (the timing protocol).
+SPREAD = ["seconds_per_eval_min", "seconds_per_eval_max"]
 
 
 def _sched_policy():
@@ -64,6 +79,61 @@ def _load1():
         return round(os.getloadavg()[0], 2)
     except OSError:
         return None
+
+
+# Cores of other work a timing tolerates beyond those it leaves free (a machine's own daemons),
+# and how often, how far apart, a refused timing is taken again.
+BUSY_MARGIN = 0.25
+BUSY_TRIES, BUSY_WAIT_S = 10, 30
+
+
+def _busy_seconds():
+    """(CPU seconds all cores were busy since boot, from /proc/stat (user, nice, system, irq,
+    softirq and steal: a virtual machine's host taking the cores counts), this process's and its
+    finished children's CPU seconds); None where /proc/stat is not."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            ticks = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    own = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+              for f in ("ru_utime", "ru_stime"))
+    busy = sum(ticks) - ticks[3] - ticks[4]  # all but idle and iowait
+    return busy / os.sysconf("SC_CLK_TCK"), own
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _other_cores(before, after, wall):
+    """The cores other work kept busy on average between two _busy_seconds() readings `wall`
+    seconds apart (None where unknown)."""
+    if before is None or after is None or wall <= 0:
+        return None
+    other = (after[0] - before[0]) - (after[1] - before[1])
+    return round(max(0.0, other) / wall, 2)
+
+
+def _too_busy(other, rows, wall):
+    """Why a timing whose other work kept `other` cores busy is refused, or None. The point's own
+    cores: its rows' threads times ranks (every core where a row does not say)."""
+    if other is None:
+        return None
+    row = rows[0]
+    try:
+        own = int(row.get("threads") or 0) * max(1, int(row.get("ranks") or 1))
+    except ValueError:
+        own = 0
+    free = max(0, _cores() - (own or _cores()))
+    # /proc/stat counts in ticks: two per core of slack, so that short points are not refused for one tick
+    slack = BUSY_MARGIN + 2 * _cores() / os.sysconf("SC_CLK_TCK") / wall
+    if other <= free + slack:
+        return None
+    return f"other work kept {other:.2f} cores busy while it ran, {free} of {_cores()} left free for it"
 
 
 def launch_columns(row):
@@ -118,22 +188,31 @@ class _GpuClock:
 
 def _measure(nbody, args, cmd, kind, gpu_engines, launch=()):
     """Run one `nbody bench` or `nbody tune` (under `launch`, the mpiexec words of a point with
-    ranks: nbodylab/mpi.py); return (its CSV rows as dicts, load before, load after, the GPU's SM
-    clock under load or None)."""
+    ranks: nbodylab/mpi.py) on a quiet machine (the protocol above); return (its CSV rows as dicts,
+    load before, load after, the cores other work kept busy, the GPU's SM clock under load or None)."""
     prefix, settings = mpi.split(list(launch))
     env = mpi.environment(os.environ, settings) if launch else None
-    before = _load1()
-    with _GpuClock(args, gpu_engines) as clock:
-        proc = subprocess.run([*prefix, str(nbody), *args], capture_output=True, text=True, env=env)
-    after = _load1()
-    if proc.returncode != 0:
-        raise PointFailed(cmd, f"exit {proc.returncode}: {last_line(proc.stderr, bool(launch))}",
-                          proc.returncode)
-    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
-    if (kind == "bench" and len(rows) != 1) or not rows:
-        raise PointFailed(cmd, f"expected {'one CSV row' if kind == 'bench' else 'CSV rows'} from nbody {kind}, "
-                               f"got {len(rows)}")
-    return (rows if kind == "bench" else [launch_columns(r) for r in rows]), before, after, clock.mhz
+    for attempt in range(1, BUSY_TRIES + 1):
+        before, busy_before, start = _load1(), _busy_seconds(), time.monotonic()
+        with _GpuClock(args, gpu_engines) as clock:
+            proc = subprocess.run([*prefix, str(nbody), *args], capture_output=True, text=True, env=env)
+        other = _other_cores(busy_before, _busy_seconds(), time.monotonic() - start)
+        after = _load1()
+        if proc.returncode != 0:
+            raise PointFailed(cmd, f"exit {proc.returncode}: {last_line(proc.stderr, bool(launch))}",
+                              proc.returncode)
+        rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+        if (kind == "bench" and len(rows) != 1) or not rows:
+            raise PointFailed(cmd, f"expected {'one CSV row' if kind == 'bench' else 'CSV rows'} from nbody {kind}, "
+                                   f"got {len(rows)}")
+        busy = _too_busy(other, rows, time.monotonic() - start)
+        if busy is None:
+            return (rows if kind == "bench" else [launch_columns(r) for r in rows]), before, after, other, clock.mhz
+        if attempt < BUSY_TRIES:
+            print(f"  timing refused ({busy}); again in {BUSY_WAIT_S} s ({attempt}/{BUSY_TRIES})", file=sys.stderr)
+            time.sleep(BUSY_WAIT_S)
+    raise PointFailed(cmd, f"the machine is busy: {busy}, in each of {BUSY_TRIES} tries {BUSY_WAIT_S} s apart "
+                           f"(timings need it quiet: stop the other work)")
 
 
 def run(exp, nbody, force, build_info):
@@ -141,6 +220,7 @@ def run(exp, nbody, force, build_info):
     results/<ID>.csv and its provenance. Returns the process exit status."""
     tag = exp.id.split("_", 1)[0]
     nbody_sha = provenance.sha256_file(nbody)
+    cpu_model_before = provenance.host()["cpu_model"]
     store = PointStore(exp.id, nbody_sha, RECORD_FORMAT, force)
     points = []
     for point in exp.points():
@@ -162,7 +242,7 @@ def run(exp, nbody, force, build_info):
     try:
         for k, p in enumerate(pending):
             try:
-                rows, before, after, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind,
+                rows, before, after, other, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind,
                                                     build_info.get("build", {}).get("gpu_engines", []),
                                                     p["launch"])
             except PointFailed as e:
@@ -170,7 +250,7 @@ def run(exp, nbody, force, build_info):
                 continue
             record = done[p["hash"]] = store.store(p["hash"], {
                 "kind": exp.kind, "params": p["params"], "rows": rows, "load_before": before,
-                "load_after": after, "gpu_sm_clock_mhz": mhz, "cmd": p["cmd"]})
+                "load_after": after, "other_cores": other, "gpu_sm_clock_mhz": mhz, "cmd": p["cmd"]})
             shown = ", ".join(f"{c}={fmt(v)}" for c, v in p["params"].items())
             timed = [r for r in rows if r.get("status", "ok") == "ok"]
             best = max(timed, key=lambda r: float(r["interactions_per_s"])) if timed else None
@@ -178,7 +258,8 @@ def run(exp, nbody, force, build_info):
                       f"interactions/s" if best else "no valid shape")
             if exp.kind == "tune":
                 result = f"{len(rows)} shapes, best {result}"
-            print(f"[{tag}] {k + 1}/{len(pending)} {shown}: {result} (load {before} -> {after})", file=sys.stderr)
+            print(f"[{tag}] {k + 1}/{len(pending)} {shown}: {result} (load {before} -> {after}, other work "
+                  f"{other} cores)", file=sys.stderr)
     except KeyboardInterrupt:
         print(f"\n[{tag}] interrupted; finished points are kept, re-run to resume", file=sys.stderr)
         raise
@@ -200,11 +281,19 @@ def run(exp, nbody, force, build_info):
               f"{sorted(records[0]['rows'][0])})", file=sys.stderr)
         return 1
     metrics = [m for m in exp.metrics if m not in exp.params]  # a swept flag nbody also reports
+    if exp.kind == "bench":
+        metrics += [m for m in SPREAD if m not in metrics]
     clocked = any(r.get("gpu_sm_clock_mhz") for r in records)  # a GPU with nvidia-smi was sampled
-    header = exp.params + metrics + ["load_before", "load_after"] + (["gpu_sm_clock_mhz"] if clocked else [])
+    header = exp.params + metrics + ["load_before", "load_after", "other_cores"] + (["gpu_sm_clock_mhz"] if clocked else [])
     rows = [[fmt(p["params"].get(k)) for k in exp.params] + [row[m] for m in metrics]
-            + [fmt(r["load_before"]), fmt(r["load_after"])] + ([fmt(r.get("gpu_sm_clock_mhz"))] if clocked else [])
+            + [fmt(r["load_before"]), fmt(r["load_after"]), fmt(r["other_cores"])]
+            + ([fmt(r.get("gpu_sm_clock_mhz"))] if clocked else [])
             for p, r in zip(points, records) for row in r["rows"]]
+    cpu_model_after = provenance.host()["cpu_model"]
+    if cpu_model_after != cpu_model_before:
+        print(f"[{tag}] error: the CPU changed during the run ({cpu_model_before} before, {cpu_model_after} "
+              f"after); re-run it on one machine", file=sys.stderr)
+        return 1
     meta = provenance.results_meta(
         exp.id, exp.title, provenance.RUNNER, header, [display(exp.path)],
         profile=exp.profile, kind=exp.kind,
@@ -212,6 +301,7 @@ def run(exp, nbody, force, build_info):
         host=provenance.host(),
         runner={"argv": sys.argv, "jobs": 1, "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
                 "sched_policy": _sched_policy(), "record_format": RECORD_FORMAT,
+                "cpu_model_before": cpu_model_before, "cpu_model_after": cpu_model_after,
                 "points_run": len(pending), "points_reused": len(points) - len(pending),
                 "seconds": round(time.monotonic() - start, 1)},
         experiment_toml=exp.text,

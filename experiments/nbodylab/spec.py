@@ -58,6 +58,9 @@ DEFAULT_BENCH_METRICS = ["threads", "repeats", "seconds_per_eval", "interactions
 DEFAULT_TUNE_METRICS = ["engine", "precision", "n", "block", "split", "unroll", "ipt", "status",
                         "seconds_per_eval", "interactions_per_s", "wall_seconds_per_eval",
                         "max_diff_vs_first", "best", "note", "device"]
+# The timing protocol (nbodylab/bench.py): a timing point times at least this many evaluations
+# (`repeats`; where unset, nbody's default of at least as many) outside the smoke profile.
+MIN_TIMED_REPEATS = 5
 EXPERIMENTS_DIR = ROOT / "experiments"
 # The point parameter holding environment bundles (not an nbody flag), and what a variable's name
 # may be.
@@ -503,6 +506,17 @@ def load(exp_id, profile):
             kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries,
         serial=doc.get("serial", False), kind=kind, command=command, **sections)
+    if kind in TIMING_KINDS and profile != "smoke":  # the timing protocol
+        for point in exp.points():
+            args = exp.run_args(point)
+            repeats = args[args.index("--repeats") + 1] if "--repeats" in args[:-1] else str(MIN_TIMED_REPEATS)
+            try:
+                too_few = float(repeats) < MIN_TIMED_REPEATS
+            except ValueError:
+                too_few = False  # not a number: nbody refuses it
+            if too_few:
+                raise SpecError(f"{where}: point ({exp.describe(point)}) has repeats = {repeats}: a timing repeats "
+                                f"at least {MIN_TIMED_REPEATS} times (its median and spread), except in the smoke profile")
     if any(k in t for k in mpi.PARAMS for t in (exp.fixed, exp.sweep, *exp.cases)):
         for point in exp.points():
             params = exp.mpi_params(point)

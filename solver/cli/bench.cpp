@@ -1,4 +1,5 @@
-// `nbody bench`: median time of one force evaluation (a Plummer sphere, or --ic), as one CSV row.
+// `nbody bench`: median time of one force evaluation (a Plummer sphere, or --ic) over --repeats,
+// with the fastest and the slowest, as one CSV row.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,6 +57,7 @@ int bench_typed(const BenchOptions& o) {
   }
   const double median = median_of(seconds);
   const double wall_median = median_of(wall);
+  const auto [fastest, slowest] = std::minmax_element(seconds.begin(), seconds.end());  // the spread
   // --steps K (E06): K steps of --integrator with the fixed step 2^-10 from this state, each
   // timed alone (wall: force evaluations and the integrator's own vector work); the median.
   std::string step_seconds, step_fevals;
@@ -128,8 +130,8 @@ int bench_typed(const BenchOptions& o) {
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
   const std::string& simd_isa = resolved.entry.can.simd;
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", resolved.name.c_str(), o.precision.c_str(), s.size(),
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds,seconds_per_eval_min,seconds_per_eval_max\n");
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g\n", resolved.name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
               simd_isa.c_str(),
@@ -137,7 +139,7 @@ int bench_typed(const BenchOptions& o) {
               csv_field(build["cxx_flags"].get<std::string>()).c_str(), timing.c_str(), wall_median,
               csv_field(engine->device_info()).c_str(), o.steps > 0 ? o.integrator.c_str() : "",
               step_seconds.c_str(), step_fevals.c_str(), tree_columns.c_str(), error_columns.c_str(), tree_parts.c_str(),
-              error_count.c_str(), cell_terms.c_str(), rank_columns.c_str());
+              error_count.c_str(), cell_terms.c_str(), rank_columns.c_str(), *fastest, *slowest);
   return 0;
 }
 

@@ -216,7 +216,7 @@ int run_command_line(int argc, char** argv) {
       ->check(engine_name_validator());
   bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   bench_cmd->add_option("--n", bench.n, "number of bodies")->required()->check(whole_number<long long>());
-  bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported")
+  bench_cmd->add_option("--repeats", bench.repeats, "timed evaluations; the median is reported, with the fastest and the slowest")
       ->capture_default_str()
       ->check(whole_number<int>());
   bench_cmd->add_option("--seed", bench.seed, "random seed of the bodies")
