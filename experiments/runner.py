@@ -45,7 +45,7 @@ Execution
 Experiment file schema (experiments/ID.toml; see E01_two_body_convergence.toml, and
 E03_integrators_collision.toml for [[cases]] and bundles)
   title       = "one line"                   what the experiment measures
-  kind        = "run" | "bench" | "tune" | "convergence" | "derived"  optional: how it runs
+  kind        = "run" | "bench" | "tune" | "convergence" | "derived" | "script"  optional: how it runs
                                              (default run: `nbody run` points); "bench" points are timings,
                                              run one at a time with every core, their CSV row the
                                              result (see E07_cpu_engines.toml, nbodylab/bench.py);
@@ -64,7 +64,16 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              experiments listed in derived_from = ["ID", ...];
                                              `run` checks that they are there and reuses them
                                              (see E24_roofline.toml). Its only other keys are
-                                             title and description.
+                                             title and description;
+                                             "script": no points; the runner runs
+                                             script = "experiments/NAME.py" as
+                                             `python SCRIPT --nbody NBODY --out FOLDER ARGS`
+                                             (args = [...], or [profile.NAME] args), takes in
+                                             the results/ID*.csv (+ .meta.json) and other files
+                                             it writes there and stamps them as its own, so
+                                             they are reused or run again as any experiment's
+                                             (see E20_potential_field.toml, nbodylab/script.py);
+                                             its other keys: title, description, requires.
   requires    = "cuda" | [...]                optional: what the machine must have, of cuda, opencl,
                                              mpi, ncu, gpus>=N, sm>=XY (nbodylab/requirements.py;
                                              [profile.full] requires = ...: that profile only)
@@ -146,7 +155,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbodylab import RESULTS_DIR, ROOT, bench, convergence, files, mpi, paper, provenance, requirements, spec, sweep  # noqa: E402
+from nbodylab import (RESULTS_DIR, ROOT, bench, convergence, files, mpi, paper, provenance, requirements, script,  # noqa: E402
+                     spec, sweep)
 
 FIGURES_DIR = ROOT / "figures"
 DEFAULT_NBODY = ROOT / "build" / "nbody"
@@ -181,7 +191,7 @@ def decide(exp, info, force=False):
             return "skip", f"{needs}, and there is no committed results/{exp.id}.csv to reuse"
         return "reuse", f"{needs}: the committed results/{exp.id}.csv"
     action, why = _reuse_or_run(exp, csv_path, force) if committed else ("run", f"no committed results/{exp.id}.csv")
-    under_mpiexec = [p for p in exp.points() if exp.mpi_params(p)]
+    under_mpiexec = [p for p in exp.points() if exp.mpi_params(p)] if exp.kind != "script" else []
     if action == "run" and under_mpiexec and mpi.lacking(info):
         return "skip", (f"{len(under_mpiexec)} of its points run under mpiexec (ranks), but {mpi.lacking(info)} "
                         f"(with requires = \"mpi\" the committed results are reused)")
@@ -227,6 +237,8 @@ def run_experiment(exp_id, args):
         return 0
     if exp.kind in spec.TIMING_KINDS:  # timings: one point at a time (nbodylab/bench.py)
         return bench.run(exp, nbody, args.force, info)
+    if exp.kind == "script":  # a program in place of points (nbodylab/script.py)
+        return script.run(exp, nbody, info)
     if exp.kind == "convergence":  # a Brutus-style ladder (nbodylab/convergence.py)
         return convergence.run(exp, nbody, args.jobs, args.force, info)
     return sweep.run(exp, nbody, args.jobs, args.force, info)

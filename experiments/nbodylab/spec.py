@@ -31,8 +31,9 @@ PROFILES = ("smoke", "default", "full")
 # "convergence": a Brutus-style ladder of ever more precise runs and the [[cases]] compared with
 # its converged trajectory (nbodylab/convergence.py, table [ladder]); "derived": no runs of its
 # own, its results written by a collector (`producer`) from device runs or from other results
-# (`derived_from`), which the runner checks and reuses.
-KINDS = ("run", "bench", "tune", "convergence", "derived")
+# (`derived_from`), which the runner checks and reuses; "script": a program of the repository the
+# runner runs in place of points (nbodylab/script.py), whose results it stamps as its own.
+KINDS = ("run", "bench", "tune", "convergence", "derived", "script")
 TIMING_KINDS = ("bench", "tune")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 # The top-level keys of an experiment file, each with the TOML type it takes.
@@ -45,6 +46,10 @@ TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requ
 # The keys of a derived experiment: what it is, and who writes its results from what.
 DERIVED_KEYS = {"title": str, "description": str, "kind": str, "producer": (str, list),
                 "derived_from": list}
+# The keys of a script experiment, and what its [profile.NAME] tables may override.
+SCRIPT_KEYS = {"title": str, "description": str, "kind": str, "script": str, "args": list,
+               "requires": (str, list), "profile": dict}
+SCRIPT_PROFILE_KEYS = {"args": list, "requires": (str, list)}
 # What a [profile.NAME] table may override.
 PROFILE_KEYS = {"requires": (str, list), "cases": list, **{s: dict for s in SECTIONS}}
 TYPE_NAMES = {str: "a string", list: "a list", bool: "true or false", dict: "a table"}
@@ -225,6 +230,8 @@ class Experiment:
     kind: str = "run"  # one of KINDS: how the runner runs it
     command: str = "run"  # kind "run": the nbody subcommand of its points (COMMANDS)
     producers: list = ()     # kind "derived": the programs that write its results (repository paths)
+    script: str = ""         # kind "script": the program the runner runs (a repository path)
+    script_args: list = ()   # kind "script": its arguments after --nbody NBODY --out FOLDER
     derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
 
     @property
@@ -407,6 +414,41 @@ def _derived(exp_id, path, text, profile, doc, where):
                       derived_from=derived_from)
 
 
+def _profile_tables(doc, keys, where, what):
+    """The file's [profile.NAME] tables, each of a known profile and holding only `keys`."""
+    overrides = doc.get("profile", {})
+    if set(overrides) - set(PROFILES):
+        raise SpecError(f"{where}: unknown profiles {sorted(set(overrides) - set(PROFILES))} "
+                        f"(valid: {', '.join(PROFILES)})")
+    for name, table in overrides.items():
+        _check_keys(table, keys, f"{where} [profile.{name}]", what)
+    return overrides
+
+
+def _script(exp_id, path, text, profile, doc, where):
+    """A script experiment: a program run with --nbody and --out and the profile's arguments."""
+    _check_keys(doc, SCRIPT_KEYS, where, 'keys for kind = "script"')
+    overrides = _profile_tables(doc, SCRIPT_PROFILE_KEYS, where, "keys")
+    script = doc.get("script", "")
+    if not script.endswith(".py") or not (ROOT / script).is_file() or ".." in Path(script).parts:
+        raise SpecError(f"{where}: script must name a Python program of the repository (e.g. "
+                        f"experiments/potential_field.py), got {script!r}")
+    table = {**doc, **overrides.get(profile, {})}
+    args = table.get("args", [])
+    if not all(isinstance(a, (str, int, float)) and not isinstance(a, bool) for a in args):
+        raise SpecError(f"{where}: args must list strings or numbers, got {args!r}")
+    requires = table.get("requires", [])
+    requires = [requires] if isinstance(requires, str) else requires
+    if not all(isinstance(r, str) for r in requires):
+        raise SpecError(f"{where}: requires must list strings, got {requires!r}")
+    for reason in filter(None, map(requirements.check, requires)):
+        raise SpecError(f"{where}: requires: {reason}")
+    return Experiment(id=exp_id, path=path, text=text, profile=profile, title=doc.get("title", exp_id),
+                      requires=list(requires), fixed={}, sweep={}, sweep_vars={}, reference={}, ladder={},
+                      metrics=[], cases=[], case_columns=[], timeseries=False, kind="script", script=script,
+                      script_args=[a if isinstance(a, str) else fmt(a) for a in args])
+
+
 def load(exp_id, profile):
     """Read experiments/<exp_id>.toml and apply the profile's overrides."""
     if profile not in PROFILES:
@@ -426,13 +468,11 @@ def load(exp_id, profile):
         raise SpecError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
     if kind == "derived":
         return _derived(exp_id, path, text, profile, doc, where)
+    if kind == "script":
+        return _script(exp_id, path, text, profile, doc, where)
     _check_keys(doc, TOP_KEYS, where, "keys")
-    overrides = doc.get("profile", {})
-    if set(overrides) - set(PROFILES):
-        raise SpecError(f"{where}: unknown profiles {sorted(set(overrides) - set(PROFILES))} "
-                        f"(valid: {', '.join(PROFILES)})")
+    overrides = _profile_tables(doc, PROFILE_KEYS, where, "tables")
     for name, table in overrides.items():
-        _check_keys(table, PROFILE_KEYS, f"{where} [profile.{name}]", "tables")
         for section in ("sweep", "sweep_vars"):
             # The CSV columns must not depend on the profile.
             extra = set(table.get(section, {})) - set(doc.get(section, {}))

@@ -25,6 +25,12 @@ DERIVED = """title = "results a collector writes"
 kind = "derived"
 producer = "tools/gpu/collect_results.py"
 """
+SCRIPT = """title = "results a program writes"
+kind = "script"
+script = "experiments/potential_field.py"
+[profile.smoke]
+args = ["--n", 512]
+"""
 
 # (what is wrong, the file, words the message must contain)
 BAD = [
@@ -54,6 +60,16 @@ BAD = [
     ("a derived experiment whose producer does not exist", DERIVED.replace("collect_results", "collect_nothing"),
      ["needs producer", "collect_nothing"]),
     ("a derived experiment derived from a number", DERIVED + "derived_from = [9]\n", ["derived_from must list"]),
+    ("a script experiment with runs", SCRIPT.replace("[profile.smoke]", "[sweep]\nn = [4]\n[profile.smoke]"),
+     ['unknown keys for kind = "script"', "['sweep']"]),
+    ("a script experiment without a script", SCRIPT.replace("script =", "# script ="), ["script must name a Python program"]),
+    ("a script outside the repository", SCRIPT.replace("experiments/potential_field.py", "../../bin/sh.py"),
+     ["script must name a Python program", "../../bin/sh.py"]),
+    ("a script's arguments not a list", SCRIPT.replace('["--n", 512]', '"--n 512"'), ["args must be a list"]),
+    ("a script's argument a table", SCRIPT.replace('["--n", 512]', '[{n = 1}]'), ["args must list strings or numbers"]),
+    ("a script experiment's profile table unknown", SCRIPT + "[profile.full.fixed]\nn = 3\n", ["unknown keys ['fixed']"]),
+    ("a script experiment needing what the runner does not know", SCRIPT + 'requires = "tpu"\n',
+     ["unknown requirement 'tpu'"]),
 ]
 
 
@@ -91,6 +107,12 @@ def main():
         ok &= check("a derived experiment loads, with its producer and nothing to run",
                     derived.kind == "derived" and derived.producers == ["tools/gpu/collect_results.py"]
                     and not derived.sweep and not derived.cases)
+
+        path.write_text(SCRIPT)
+        scripted = spec.load("E90_bad", "smoke")
+        ok &= check("a script experiment loads, with its script and the profile's arguments as text",
+                    scripted.kind == "script" and scripted.script == "experiments/potential_field.py"
+                    and scripted.script_args == ["--n", "512"] and spec.load("E90_bad", "default").script_args == [])
 
         for what, text, words in [("an unknown kind", BAD[1][1], ["kind must be one of"]),
                                   ("a derived experiment without results", DERIVED,

@@ -1,8 +1,9 @@
 """Every file in results/ has its provenance in the one .meta.json schema
 (experiments/nbodylab/provenance.py, results_meta), whoever wrote it (the runner, a GPU collector,
 a figure script deriving a table): the common keys first and in order, the experiment it belongs
-to, a producer and sources that exist in the repository, the CSV's header as its columns; and a
-derived experiment's results name one of its producers. Run by CTest (tests/CMakeLists.txt)."""
+to, a producer and sources that exist in the repository, the CSV's header as its columns; a
+derived experiment's results name one of its producers, a script experiment's the runner and its
+script. Run by CTest (tests/CMakeLists.txt)."""
 import datetime
 import sys
 from pathlib import Path
@@ -68,6 +69,11 @@ def main():
             meta = files.read_json(RESULTS_DIR / f"{exp_id}.meta.json")
             ok &= check(f"{exp_id} (derived): written by one of its producers {exp.producers}",
                         meta["producer"] in exp.producers)
+        if exp.kind == "script":
+            for csv_path in sorted(RESULTS_DIR.glob(f"{exp_id}*.csv")):
+                meta = files.read_json(files.sidecar(csv_path))
+                ok &= check(f"{csv_path.name} (script): taken in by the runner from {exp.script}",
+                            meta["producer"] == provenance.RUNNER and meta.get("script") == exp.script)
     fresh = provenance.results_meta("E01_two_body_convergence", "a title", provenance.RUNNER, ["t"],
                                     ["experiments/E01_two_body_convergence.toml"], profile="smoke")
     ok &= check("results_meta writes the schema (common keys, then the producer's sections)",
