@@ -19,7 +19,8 @@
 
 Usage (the device machine, the committed results come from there):
   python3 experiments/dpd_demos.py --nbody NBODY [--engine cuda|openmp] [--scale full|small]
-                                   [--out RESULTS_DIR]
+                                   [--demo ID] [--out RESULTS_DIR]
+--demo runs one of the two (its experiment ID); both without it.
 --scale small runs tiny versions in seconds (tests, this machine); full is the paper's.
 Needs numpy. Standard output: one line per run.
 """
@@ -157,6 +158,7 @@ def main():
     ap.add_argument("--nbody", required=True)
     ap.add_argument("--engine", default="cuda", choices=["cuda", "openmp"])
     ap.add_argument("--scale", default="full", choices=list(SCALES))
+    ap.add_argument("--demo", choices=["E19_dpd_phase_separation", "E19_dpd_rayleigh_taylor"])
     ap.add_argument("--out", default=str(ROOT / "results"))
     a = ap.parse_args()
     out = Path(a.out)
@@ -167,6 +169,8 @@ def main():
              "E19_dpd_rayleigh_taylor": (rayleigh_taylor, "DPD Rayleigh-Taylor instability: growth of the interface's waves",
                                          ["seed", "t", "m", "k", "amplitude", "sqrt_Agk"])}
     for name, (demo, title, header) in demos.items():
+        if a.demo not in (None, name):
+            continue
         with tempfile.TemporaryDirectory(prefix=f"{name}-") as tmp:
             cmd, summary, rows, frames = demo(a.nbody, a.engine, a.scale, Path(tmp))
         shown = shlex.join(["nbody", *[Path(c).name if tmp in c else c for c in cmd[1:]]])
