@@ -254,22 +254,30 @@ def write_frame(path, image, snap, scales, label):
         tmp.unlink(missing_ok=True)
 
 
+def _h264(source, path, crf):
+    """ffmpeg with the input arguments `source` to an H.264 MP4 (yuv420p, as players expect; quality
+    `crf`, 18 near lossless to the eye, each +6 about half the size), written atomically."""
+    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}.mp4")
+    command = [ffmpeg_path(), "-nostdin", "-loglevel", "error", "-y", *source, "-c:v", "libx264", "-pix_fmt", "yuv420p",
+               "-crf", str(crf), "-movflags", "+faststart", str(tmp)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise RuntimeError(f"ffmpeg failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
+    os.replace(tmp, path)
+
+
 def write_mp4(frames, path, fps, crf=18):
-    """The frames as an H.264 MP4 (yuv420p, as players expect; quality `crf`, 18 near lossless to the
-    eye, each +6 about half the size) through ffmpeg, written atomically."""
-    ffmpeg = ffmpeg_path()
+    """The frames (PNG files) as an H.264 MP4 of quality `crf` (_h264)."""
     with tempfile.TemporaryDirectory(prefix="nbody_render_") as folder:
         for k, frame in enumerate(frames):
             os.symlink(frame.resolve(), Path(folder) / f"frame_{k:06d}.png")
-        tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}.mp4")
-        command = [ffmpeg, "-nostdin", "-loglevel", "error", "-y", "-framerate", str(fps), "-i",
-                   str(Path(folder) / "frame_%06d.png"), "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", str(crf),
-                   "-movflags", "+faststart", str(tmp)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            tmp.unlink(missing_ok=True)
-            raise RuntimeError(f"ffmpeg failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
-        os.replace(tmp, path)
+        _h264(["-framerate", str(fps), "-i", str(Path(folder) / "frame_%06d.png")], path, crf)
+
+
+def reencode_mp4(movie, path, crf):
+    """A movie encoded again at quality `crf` (_h264): smaller, and as good as its source at best."""
+    _h264(["-i", str(movie)], path, crf)
 
 
 @dataclass
