@@ -59,7 +59,9 @@ def gpu_of(path):
     head = [h.strip() for h in rows[0]]
     vals = [v.strip() for v in rows[1]]
     get = dict(zip(head, vals)).get
-    return {"gpu": get("name"), "driver": get("driver_version"), "sm_clock_max": get("clocks.max.sm [MHz]")}
+    stamp = (get("timestamp") or "").replace("/", "-").split(".")[0]  # nvidia-smi's, at the part's start (UTC)
+    return {"gpu": get("name"), "driver": get("driver_version"), "sm_clock_max": get("clocks.max.sm [MHz]"),
+            "started_utc": stamp.replace(" ", "T") + "+00:00" if stamp else None}
 
 
 def parts_of(method):
@@ -135,6 +137,7 @@ def main():
         gpu_in_all = {"gpu_seconds_in_all": sum(float(r["gpu_seconds"]) for r in summaries)}
     sections = {
         "profile": "full", **gpu_in_all,
+        "parts_started_utc": sorted(p["started_utc"] for m in METHODS for p in parts_of(m) if p["started_utc"]),
         "nbody": {"build_info": build, "commits": sorted(f"{c}{'+dirty' if d else ''}" for c, d in commits)},
         "host": {"cpu_model": build["host"]["cpu_model"], "cpu_count": build["host"]["logical_cores"],
                  "os": "the lent GPU machine", "gpu": last_part["gpu"], "driver": last_part["driver"],
