@@ -220,7 +220,9 @@ def main():
     fits = fit_all(d, keys, es)
     plot(d, keys, es)
 
-    rows = [[k[0], k[1], k[2], repr(e), MEASURES[q], theory(d, k), "" if f is None else repr(f), used, window]
+    # A fitted order to six digits: its last ones come from the least-squares solver (BLAS) and
+    # differ between machines, where the file must not.
+    rows = [[k[0], k[1], k[2], repr(e), MEASURES[q], theory(d, k), "" if f is None else f"{f:.6g}", used, window]
             for q in MEASURES for k in keys for e in es for f, used, window in [fits[q, k, e]]]
     paper.write_derived_csv(f"{EXP}_orders", "E01: fitted convergence order per method, precision, "
                             "eccentricity and error measure",

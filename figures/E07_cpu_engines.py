@@ -8,9 +8,6 @@ CPU, committed with its .meta.json); writes
   paper/generated/E07_table.tex           seconds per evaluation, interactions/s, per core and
                                           speed-up over simple, one block per machine, and S0's
   paper/generated/E07_numbers.tex         \\newcommand macros for every number the text quotes
-  paper/generated/E07_across.tex          the same engine, precision, N and threads timed in E06,
-                                          E07_small_n, E08 or E14 on the same CPU: each time and
-                                          the spread (largest over smallest, less one)
 """
 import sys
 
@@ -64,7 +61,8 @@ ACROSS_LIMIT = 0.10
 
 def across_experiments(rows, meta):
     """{(engine, precision, n, threads): {experiment: seconds}} of the timings E07 (rows, meta) and
-    the ACROSS experiments made on its CPU share (two experiments or more)."""
+    the ACROSS experiments made on its CPU share (two experiments or more); the paper quotes the
+    largest spread (largest over smallest, less one)."""
     cpu = rows[0]["cpu_model"]
     found = {}
     for exp_id, (rs, m) in [(EXP, (rows, meta))] + [(e, paper.load_results(e)) for e in ACROSS
@@ -231,20 +229,10 @@ def main():
                             "vector load" if slow else "")
     macros.update({f"ESevenOther{k}": v for k, v in other.items()})
 
-    # The same timing in other experiments: a table and the largest disagreement.
+    # The same timing in other experiments: the largest disagreement.
     shared = across_experiments(rows, meta)
     spread = {k: max(v.values()) / min(v.values()) - 1 for k, v in shared.items()}
     names = [e for e in [EXP] + ACROSS if any(e in v for v in shared.values())]
-    lines = [r"\begin{tabular}{llrr" + "r" * len(names) + "r}", r"\toprule",
-             r"engine & precision & $N$ & threads & " + " & ".join(ACROSS_LABELS.get(e, e[:3]) for e in names)
-             + r" & spread \\", r"\midrule"]
-    for (e, p, n, th), by in shared.items():
-        lines.append(rf"\code{{{paper.tex_escape(e)}}} & {p} & {n} & {th} & "
-                     + " & ".join(f"{by[x]:.4g}" if x in by else "" for x in names)
-                     + rf" & {100 * spread[(e, p, n, th)]:.0f}\,\% \\")
-    lines += [r"\bottomrule", r"\end{tabular}", ""]
-    paper.write_tex("E07_across.tex", "\n".join(lines), __file__,
-                    [f"results/{e}.csv" for e in names] or [f"results/{EXP}.csv"])
     worst = max(spread, key=spread.get) if spread else None
     macros.update({
         "ESevenAcrossTimings": str(len(shared)),
