@@ -214,7 +214,7 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   // The time unit P: the orbital period of the original start (kept in the checkpoint).
   std::optional<T> period_value;
   if (resumed) {
-    if (const auto& p = resumed->parameters["parameters"]["period"]; p.is_string())
+    if (const nlohmann::json p = resumed->parameters["parameters"].value("period", nlohmann::json()); p.is_string())
       period_value = RealTraits<T>::parse(p.get<std::string>(), "period");
   } else if (initial.size() == 2) {
     try {
