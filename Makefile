@@ -4,11 +4,15 @@
 #   make all [PROFILE=smoke|default|full]   experiments -> results/ -> figures/ -> paper/paper.pdf
 #                                           (committed results that are current are reused; FORCE=1
 #                                           measures everything again)
+#   make all PROFILE=gpu-smoke              a CUDA GPU: every GPU experiment at tiny sizes, in minutes,
+#                                           into $(BUILD)/gpu-smoke/results/ (results/ untouched)
 #   make test                               build, then the Catch2/CTest suite
 #   make sanitize-test                      the bad-input corpus and the readers' fuzzers under ASan/UBSan
+#   make gpu-check [GPU_CHECK_QUICK=1]      an NVIDIA GPU: its tests and compute-sanitizer on every CUDA engine
 #   make plan [PROFILE=...]                 what `make all` would do here with each experiment, and why
 #   make build | experiments | figures | paper | clean | help   (figures: plots only, from results/)
 #   make run-E01_two_body_convergence       one experiment (any experiments/<ID>.toml)
+#   make reference-dualsphysics DUALSPHYSICS_GIT=DIR   DualSPHysics from its source, for E19's reference run
 
 PROFILE ?= default
 BUILD   ?= build
@@ -18,13 +22,19 @@ PY      := $(VENV)/bin/python
 NBODY   := $(BUILD)/nbody
 RUNNER  := $(PY) experiments/runner.py
 
-.PHONY: all build test sanitize-test experiments plan figures paper clean help deps
+.PHONY: all build test sanitize-test gpu-check experiments plan figures paper clean help deps reference-dualsphysics
 
+ifeq ($(PROFILE),gpu-smoke)
+all: experiments
+	@echo "make all: done (profile gpu-smoke); the results are in $(GPU_SMOKE_RESULTS)/"
+else
 all: paper
 	@echo "make all: done (profile $(PROFILE)); the paper is paper/paper.pdf"
+endif
 
+# The header comment above, up to its first blank line.
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '/^$$/q;p' Makefile
 
 # System packages (apt), once per build folder or when the list changes.
 deps: $(BUILD)/.deps.stamp
@@ -66,17 +76,36 @@ sanitize-test: | deps
 	$(SANITIZER_OPTIONS) python3 tests/runner/test_bad_input.py $(SANITIZE_BUILD)/nbody --jobs $(JOBS)
 	$(SANITIZER_OPTIONS) tests/fuzz/fuzz.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS)
 
+# On a machine with an NVIDIA GPU and a CUDA toolkit: nbody_tests on the GPU tags, then
+# compute-sanitizer memcheck, racecheck and synccheck on every CUDA engine of the registry in every
+# precision (two values of each launch knob, the clamp off and on), the device-resident steps, the
+# tree engines, the cell-list builders, DPD, SPH and potentials on the GPU. Everything goes to
+# $(BUILD)/gpu-check/ (summary.txt); without a CUDA device or compute-sanitizer it refuses in one
+# line (exit 2). GPU_CHECK_STEPS=tests|sanitizer|..., GPU_CHECK_QUICK=1 (a quick subset) and the
+# rest: tests/gpu/check.sh --help.
+gpu-check: build
+	tests/gpu/check.sh $(BUILD)
+
 # Every experiments/E*.toml, then every figures/E*.py, which also write the paper's tables and
 # numbers (paper/generated/). An experiment runs only when its committed results are out of date
 # (another profile, experiment file or solver source: runner.py --help); finished points are
 # reused, so an interrupted run resumes. FORCE=1 runs everything again (results of a larger
 # profile stay).
+# PROFILE=gpu-smoke: the experiments that need CUDA, at the smoke profile's sizes, into a folder of
+# their own (no figures: those draw on every experiment's results).
 RUNNER_FLAGS := $(if $(FORCE),--force)
+GPU_SMOKE_RESULTS := $(BUILD)/gpu-smoke/results
+ifeq ($(PROFILE),gpu-smoke)
+RUNNER_ENV := NBODYLAB_RESULTS=$(CURDIR)/$(GPU_SMOKE_RESULTS)
+SCOPE := --profile smoke --requiring cuda
+else
+SCOPE := --profile $(PROFILE)
+endif
 experiments: build $(VENV)/.stamp
-	$(RUNNER) all --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
+	$(RUNNER_ENV) $(RUNNER) all $(SCOPE) --nbody $(NBODY) $(RUNNER_FLAGS)
 
 plan: build $(VENV)/.stamp
-	$(RUNNER) plan --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
+	$(RUNNER_ENV) $(RUNNER) plan $(SCOPE) --nbody $(NBODY) $(RUNNER_FLAGS)
 
 run-%: build $(VENV)/.stamp
 	$(RUNNER) run $* --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
@@ -94,6 +123,14 @@ paper: experiments
 	  -usepretex='\def\nbodyprofile{$(PROFILE)}' paper.tex
 	python3 tools/check_paper_commands.py $(NBODY) paper/paper.pdf
 	$(if $(filter smoke,$(PROFILE)),-)python3 tools/check_paper_floats.py paper/paper.pdf paper/paper.aux
+
+# DualSPHysics built from its own source into build/reference/dualsphysics/, what the reference
+# experiment E19_sph_dam_break_dualsphysics needs (requires = "reference:dualsphysics"): from
+# DUALSPHYSICS_GIT, a git directory (at DUALSPHYSICS_COMMIT, default its HEAD) or a source tree.
+# Nothing is downloaded (tools/reference/dualsphysics/build.sh).
+reference-dualsphysics:
+	@test -n "$(DUALSPHYSICS_GIT)" || { echo "make reference-dualsphysics: set DUALSPHYSICS_GIT=DIR, a DualSPHysics git directory or source tree" >&2; exit 2; }
+	JOBS=$(JOBS) tools/reference/dualsphysics/build.sh "$(DUALSPHYSICS_GIT)" $(DUALSPHYSICS_COMMIT)
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) results/.points

@@ -1,5 +1,5 @@
 """Seed S3's two DPD demonstrations, run with `nbody dpd` and reduced to what the paper measures
-(E19): writes results/ID.csv, results/ID_frames.csv and results/ID.meta.json for
+(E19): writes results/ID.csv, results/ID_frames.csv.gz and results/ID.meta.json for
 
   E19_dpd_phase_separation  two species of Groot and Warren's water (a_AA = a_BB = 25, a_AB = 40,
                             density 3) start mixed in a periodic cube and separate: the domain size
@@ -181,7 +181,7 @@ def main():
         files.write_csv(out / f"{name}.csv", header, formatted(rows),
                         provenance.results_meta(name, title, PRODUCER, header, sources, **sections))
         frame_header = ["t", "i", "j", "phi"]
-        files.write_csv(out / f"{name}_frames.csv", frame_header, formatted(frames),
+        files.write_csv(out / f"{name}_frames.csv.gz", frame_header, formatted(frames),
                         provenance.results_meta(name, title + " (frames: phi on a grid of unit cells)", PRODUCER,
                                                 frame_header, sources, **sections))
         print(f"{name}: {len(rows)} rows, {summary['n']} particles, {summary['seconds_per_step'] * 1e3:.3f} ms per step "

@@ -2,16 +2,19 @@
 experiments): DualSPHysics's 2-D validation case CaseDambreakVal2D run as shipped (its
 parameters, its Verlet integrator, its boundary, its speed of sound), the front measured by the
 case's own gauge Swl_z003 (where the fluid's kernel-summed volume fraction along the line 3 cm
-above the floor first falls below 0.4). Writes results/E19_sph_dam_break_dualsphysics.csv (dp, t,
+above the floor first falls below 0.4). Writes FOLDER/E19_sph_dam_break_dualsphysics.csv (dp, t,
 front) and its .meta.json (the DualSPHysics commit and version, the build, the runs).
 
-DualSPHysics is built from its source (tools/reference/dualsphysics/build.sh), with mkcase in
-place of its binary-only case generator GenCase:
-    git --git-dir=DUALSPHYSICS.git archive COMMIT src/source examples/main/01_DamBreak | tar x -C SRC
-    tools/reference/dualsphysics/build.sh SRC BIN
-    python3 experiments/dualsphysics_dam_break.py --bin BIN --source SRC --commit COMMIT [--dp DP ...]
-Needs numpy. About 4 minutes at dp = 0.01 and half an hour at 0.005 on 2 cores. Standard output:
-one line per spacing.
+The runner runs it (experiments/E19_sph_dam_break_dualsphysics.toml, kind = "script", requires =
+"reference:dualsphysics") where DualSPHysics is built from its source in build/reference/dualsphysics/
+(`make reference-dualsphysics DUALSPHYSICS_GIT=DIR`: tools/reference/dualsphysics/build.sh, with
+mkcase in place of DualSPHysics's binary-only case generator GenCase); it reads the solver, mkcase,
+the source tree and its commit from there. --nbody is taken for the runner's contract only: nbody
+plays no part.
+
+Usage: python3 experiments/dualsphysics_dam_break.py [--nbody NBODY] --out FOLDER [--dp DP ...]
+Needs numpy. About 30 s at dp = 0.02, 4 minutes at 0.01 and half an hour at 0.005 on 2 cores.
+Standard output: one line per spacing.
 """
 import argparse
 import re
@@ -24,9 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nbodylab import files, provenance
+from nbodylab import files, provenance, requirements
 
-ROOT = Path(__file__).resolve().parent.parent
 PRODUCER = "experiments/dualsphysics_dam_break.py"
 NAME = "E19_sph_dam_break_dualsphysics"
 TITLE = "DualSPHysics's own run of its 2-D dam-break validation case: the front against time"
@@ -43,10 +45,10 @@ def version(source):
     return {"name": m[1], "version": m[2], "date": m[3]} if m else None
 
 
-def run(bins, source, dp, tmp):
+def run(solver, mkcase, source, dp, tmp):
     case = tmp / CASE
-    subprocess.run([str(bins / "mkcase"), str(source / DEF), str(dp), str(case)], check=True, stdout=subprocess.PIPE)
-    cmd = [str(bins / "DualSPHysics5.4CPU_linux64"), str(case), str(tmp / "out"), f"-tmax:{T_MAX}", "-sv:none"]
+    subprocess.run([str(mkcase), str(source / DEF), f"{dp:g}", str(case)], check=True, stdout=subprocess.PIPE)
+    cmd = [str(solver), str(case), str(tmp / "out"), f"-tmax:{T_MAX}", "-sv:none"]
     start = time.monotonic()
     log = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
     wall = time.monotonic() - start
@@ -57,32 +59,36 @@ def run(bins, source, dp, tmp):
     info = {"dp": dp, "particles": int(particles[1].replace(",", "")) if particles else None,
             "steps": int(steps[1].replace(",", "")) if steps else None,
             "excluded": int(excluded[1].replace(",", "")) if excluded else None, "wall_s": round(wall, 1),
-            "command": shlex.join(["DualSPHysics5.4CPU_linux64", CASE, "out", *cmd[3:]])}
+            "command": shlex.join([solver.name, CASE, "out", *cmd[3:]])}
     return gauge[:, 0], gauge[:, 1], info
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin", required=True, help="the folder build.sh built into")
-    ap.add_argument("--source", required=True, help="the DualSPHysics source tree it was built from")
-    ap.add_argument("--commit", required=True, help="the DualSPHysics commit of that tree")
-    ap.add_argument("--dp", type=float, nargs="+", default=[0.01])
-    ap.add_argument("--out", default=str(ROOT / "results"))
+    ap.add_argument("--nbody", help="not used (the runner's contract)")
+    ap.add_argument("--out", required=True, help="the folder to write the results into")
+    ap.add_argument("--dp", type=float, nargs="+", default=[0.01], help="particle spacings, m (each divides 1 m)")
     a = ap.parse_args()
-    bins, source = Path(a.bin), Path(a.source)
+    build = requirements.reference_build("dualsphysics")
+    if build is None:
+        print(f"{NAME}: {requirements.lacking_reference('dualsphysics')}", file=sys.stderr)
+        return 2
+    folder = requirements.reference_dir("dualsphysics")
+    solver, mkcase, source = (folder / build["files"][k] for k in ("solver", "mkcase", "source"))
     rows, runs = [], []
     for dp in a.dp:
         with tempfile.TemporaryDirectory(prefix=f"{NAME}-") as tmp:
-            t, front, info = run(bins, source, dp, Path(tmp))
+            t, front, info = run(solver, mkcase, source, dp, Path(tmp))
         rows += [[f"{dp:g}", f"{ti:.6g}", f"{xi:.6g}"] for ti, xi in zip(t, front)]
         runs.append(info)
         print(f"{NAME}: dp {dp:g}, {info['particles']} particles, {info['steps']} steps in {info['wall_s']} s, "
               f"{info['excluded']} excluded", flush=True)
     header = ["dp", "t", "front"]
-    sections = {"dualsphysics": {"repository": "https://github.com/DualSPHysics/DualSPHysics", "commit": a.commit,
+    sections = {"dualsphysics": {"repository": "https://github.com/DualSPHysics/DualSPHysics",
+                                 "commit": build.get("commit"),
                                  **(version(source) or {}),
-                                 "build": "tools/reference/dualsphysics/build.sh: Makefile_cpu's defaults "
-                                          "(g++ -O3 -fopenmp -ffast-math), COMPILE_CHRONO/WAVEGEN/MOORDYNPLUS=NO",
+                                 "build": {"recipe": "tools/reference/dualsphysics/build.sh",
+                                           **{k: build.get(k) for k in ("options", "compiler", "built_utc")}},
                                  "case": DEF, "case_sha256": provenance.sha256_file(source / DEF),
                                  "front": "the case's gauge Swl_z003: x where the fluid's volume fraction on the "
                                           "line z = 0.03 m first falls below 0.4 (DualSPHysics's frame: its left "
@@ -91,8 +97,10 @@ def main():
                 "host": provenance.host()}
     files.write_csv(Path(a.out) / f"{NAME}.csv", header, rows,
                     provenance.results_meta(NAME, TITLE, PRODUCER, header,
-                                            [PRODUCER, f"experiments/{NAME}.toml", "tools/reference/dualsphysics/mkcase.cpp"],
+                                            [PRODUCER, f"experiments/{NAME}.toml", "tools/reference/dualsphysics/build.sh",
+                                             "tools/reference/dualsphysics/mkcase.cpp"],
                                             **sections))
+    return 0
 
 
 if __name__ == "__main__":

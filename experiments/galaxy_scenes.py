@@ -3,34 +3,47 @@ galaxy of a million stars around a central body of 99 % and of 10 % of its mass,
 with a tree engine (cuda-octree-groups, float, theta 0.5: E17's setting) and drawn by the renderer
 (nbodylab/render.py: S0's colours, blue slow to red fast).
 
-`run` (on the GPU machine, one scene a call): the scene's run with HDF5 snapshots every
-T_END/MOVIE_FRAMES, then for each snapshot the face-on (xy) picture (one scale for all, from the
-middle snapshot) and the stars' measures:
-  results/E20_galaxy_scenes.csv       scene, t, the radii holding 10, 50 and 90 % of the stars'
-                                      mass about the centre of mass, the share of the stars' mass
-                                      beyond 2 R (R the galaxy's radius) and the share that has
-                                      escaped (beyond 2 R and unbound: 1/2 v^2 + phi(r) > 0, phi the
-                                      potential of the mass inside r plus that of the shells
-                                      outside, about the centre of mass: exact for a spherical
-                                      system, and near it for stars far from the rest), and the
-                                      stars' kinetic energy; the rows of other scenes kept;
-  results/E20_galaxy_scenes.meta.json the command, the run's summary (energy drift, seconds per
-                                      step) and the build of each scene;
-  results/E20_galaxy_scenes_SCENE.npz the GRID_FRAMES frames of the paper's grid (uint8 RGB,
-                                      GRID_SIZE square), their times and the colour scale;
-  DIR/E20_galaxy_scenes_SCENE_movie_K.tar  every frame as JPEG (MOVIE_SIZE square), for `movie`, in
-                                      tar files of at most 15 MB (as the GPU machine returns them).
-`movie` (here, where ffmpeg is): the frames of that tar with their time and colour bar as an
-H.264 MP4 at the best quality (of MOVIE_CRF) under 2 MB, results/E20_galaxy_scenes_SCENE.mp4 (if
-none is, its recipe and checksum in the meta).
-`smaller` (here): a committed movie made under an earlier, larger limit encoded again at the best
-quality under it; the meta keeps the quality, size, checksum and recipe it was made from.
+The runner runs it (experiments/E20_galaxy_scenes.toml: kind = "script", requires = "cuda"), every
+scene in one call. For each scene, the run with HDF5 snapshots every T_END/MOVIE_FRAMES (the
+paper's 14 and 140: every 0.1), then for each snapshot the face-on (xy) picture (one scale for all,
+from the middle snapshot) and the stars' measures; into FOLDER:
+  E20_galaxy_scenes.csv       scene, t, the radii holding 10, 50 and 90 % of the stars' mass about
+                              the centre of mass, the share of the stars' mass beyond 2 R (R the
+                              galaxy's radius) and the share that has escaped (beyond 2 R and
+                              unbound: 1/2 v^2 + phi(r) > 0, phi the potential of the mass inside r
+                              plus that of the shells outside, about the centre of mass: exact for a
+                              spherical system, and near it for stars far from the rest), and the
+                              stars' kinetic energy;
+  E20_galaxy_scenes.meta.json the command, the run's summary (energy drift, seconds per step), the
+                              build and the movie of each scene;
+  E20_galaxy_scenes_SCENE.npz the GRID_FRAMES frames of the paper's grid (uint8 RGB, GRID_SIZE
+                              square), their times and the colour scale;
+  E20_galaxy_scenes_SCENE.mp4 the movie: every frame (MOVIE_SIZE square) with its time and the
+                              colour bar, H.264 at the best quality of MOVIE_CRF under MOVIE_LIMIT
+                              bytes (none if even the lowest is over: its size and checksum in the
+                              meta).
 
-Usage: python3 experiments/galaxy_scenes.py run --nbody NBODY --scene SCENE [--movie-dir DIR] [--work DIR]
-           [--out RESULTS_DIR] [--n N --engine E --t-end T]
-       python3 experiments/galaxy_scenes.py movie --scene SCENE --tar DIR/E20_galaxy_scenes_SCENE_movie_*.tar
+The movies are made by ffmpeg with its libx264 encoder (render.write_mp4), the encoder of every
+movie in results/. Where there is no such ffmpeg (as on a GPU machine's bare image) the script still
+runs every scene and writes the table, the grids and the meta, and says in one line on stderr that
+it makes no movie: each scene's meta records why, and the frames (JPEG, in tar files of at most
+MOVIE_PART_BYTES) stay in --frames DIR for `movie`, which makes the movie where ffmpeg is. Not
+opencv's VideoWriter: its wheels carry no H.264 encoder (x264 is GPL), only MPEG-4 part 2, which
+browsers do not play, with no quality setting to bring a movie under MOVIE_LIMIT: its movies would be
+unlike the committed ones. So every movie in results/ has one recipe, and the meta names no movie
+that was not made.
+
+`movie` (where ffmpeg is): the movie of a scene from the frames a run left (--frames, or the tar
+files named), into results/E20_galaxy_scenes_SCENE.mp4 and its record in the meta.
+`smaller`: a committed movie made under an earlier, larger limit encoded again at the best quality
+under it; the meta keeps the quality, size, checksum and recipe it was made from.
+
+Usage: python3 experiments/galaxy_scenes.py --nbody NBODY --out FOLDER [--scenes SCENE ...] [--n N]
+           [--t-end T --movie-frames K] [--engine E] [--frames DIR] [--work DIR]
+       python3 experiments/galaxy_scenes.py movie --scene SCENE [--frames DIR | --tar TAR ...]
        python3 experiments/galaxy_scenes.py smaller --scene SCENE
-Needs numpy, h5py and Pillow, and for `run` a CUDA device. Standard output: one line.
+Needs numpy, h5py, Pillow and matplotlib, a CUDA device for the cuda engine, and ffmpeg for the
+movies. Standard output: one line per scene.
 """
 import argparse
 import concurrent.futures
@@ -39,6 +52,7 @@ import io
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -48,10 +62,11 @@ from pathlib import Path
 
 import numpy as np
 
-from nbodylab import files, provenance, render
+from nbodylab import RESULTS_DIR, files, provenance, render
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "results"
+RESULTS = RESULTS_DIR  # results/, or NBODYLAB_RESULTS
+FRAMES = ROOT / "build" / "E20_galaxy_scenes_frames"  # where a run without ffmpeg leaves the movies' frames
 PRODUCER = "experiments/galaxy_scenes.py"
 NAME = "E20_galaxy_scenes"
 TITLE = "Seed S0's three movies: two galaxies colliding, a million stars about a central body of 99 % and 10 %"
@@ -65,26 +80,34 @@ MOVIE_PART_BYTES = 15_000_000
 MOVIE_LIMIT = 2_000_000  # bytes: a movie in results/ (spec), else its recipe and checksum
 MOVIE_CRF = (18, 21, 24, 27, 30, 33, 36)  # H.264 qualities tried in turn
 RADIUS = 10.0         # --box 20
+WORKERS = min(8, os.cpu_count() or 1)
 # Every scene: leapfrog at a fixed step, Plummer softening a fortieth of R (S0 clamped the distance
 # instead), the tree of E17 whose force error (median 2e-4 in float) its energy drift shows.
 COMMON = ["--integrator", "leapfrog", "--dt", "0.001", "--precision", "float", "--engine", "cuda-octree-groups",
           "--theta", "0.5", "--eps", "0.25", "--G", "1"]
 
 
+def bodies(n):
+    return "a million bodies" if n == 1_000_000 else f"{n:,} bodies"
+
+
 @dataclass
 class Scene:
     ic: list
     extent: float  # half the frame's side, in R's unit
-    caption: str
+    caption: object  # the caption for n bodies
+
+    def n(self):
+        return int(self.ic[self.ic.index("--n") + 1])
 
 
 SCENES = {
     "collision": Scene(["--ic", "two-galaxies", "--n", "60000", "--box", "20"], 25.0,
-                       "two galaxies of 30,000 bodies collide (each 99.9 % in its central body)"),
+                       lambda n: f"two galaxies of {n // 2:,} bodies collide (each 99.9 % in its central body)"),
     "central-99": Scene(["--ic", "galaxy", "--n", "1000000", "--box", "20", "--central-fraction", "0.99"], 13.0,
-                        "a million bodies, the central one 99 % of the mass"),
+                        lambda n: f"{bodies(n)}, the central one 99 % of the mass"),
     "central-10": Scene(["--ic", "galaxy", "--n", "1000000", "--box", "20", "--central-fraction", "0.1"], 25.0,
-                        "a million bodies, the central one 10 % of the mass"),
+                        lambda n: f"{bodies(n)}, the central one 10 % of the mass"),
 }
 
 
@@ -132,12 +155,13 @@ def jpeg(image):
 def write_movie_parts(folder, scene, frames):
     """The frames as JPEG in tar files NAME_SCENE_movie_K.tar of at most MOVIE_PART_BYTES each (what
     one file from the GPU machine may be). Each part is written under a temporary name and renamed
-    once whole, so a run that fails or is stopped leaves whole parts only."""
-    part, size, current = 0, 0, None  # current: (open tar, its temporary path, its final path)
+    once whole, so a run that fails or is stopped leaves whole parts only. Returns their paths."""
+    part, size, current, written = 0, 0, None, []  # current: (open tar, its temporary path, its final path)
 
     def finish(tar, tmp, final):
         tar.close()
         os.replace(tmp, final)
+        written.append(final)
 
     try:
         for k, (t, image) in enumerate(frames):
@@ -161,30 +185,85 @@ def write_movie_parts(folder, scene, frames):
         if current:
             current[0].close()
             current[1].unlink(missing_ok=True)
+    return written
 
 
-def merged_rows(out, scene, rows):
-    """OUT/NAME.csv's rows of the other scenes, then this scene's."""
-    path = out / f"{NAME}.csv"
-    kept = [[r[k] for k in HEADER] for r in files.read_csv(path) if r["scene"] != scene] if path.exists() else []
-    return kept + rows
+def no_h264():
+    """Why this machine cannot make the movies (one line), or None: ffmpeg on PATH with libx264."""
+    ffmpeg = shutil.which("ffmpeg")
+    if not ffmpeg:
+        return "no ffmpeg on PATH"
+    try:
+        encoders = subprocess.run([ffmpeg, "-hide_banner", "-encoders"], capture_output=True, text=True).stdout
+    except OSError as e:
+        return f"ffmpeg does not run ({e})"
+    return None if " libx264 " in encoders else "the ffmpeg on PATH has no libx264 encoder"
 
 
-def run(a):
-    scene = SCENES[a.scene]
-    ic, common = list(scene.ic), list(COMMON)
+def ffmpeg_version():
+    out = subprocess.run([shutil.which("ffmpeg"), "-version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0] if out else None
+
+
+def draw(data, t, path, scales, label):
+    """One movie frame from its JPEG: the picture with its time and the colour bar, as a PNG."""
+    from matplotlib.image import imread
+
+    image = imread(io.BytesIO(data), format="jpg") / 255.0
+    render.write_frame(path, image, render.Snapshot(path, t, None, None, None), scales, label)
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def encode(tars, scales, caption, out):
+    """The movie of the frames in `tars` (as write_movie_parts wrote them), each drawn with its time
+    and the colour bar, as H.264 at the best quality of MOVIE_CRF under MOVIE_LIMIT bytes, written
+    to `out` if under it. Returns its record for the meta."""
+    jpegs = {}
+    for part in tars:
+        with tarfile.open(part) as tar:
+            jpegs.update({m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith(".jpg")})
+    names = sorted(jpegs)
+    times = [float(n.rsplit("_t", 1)[1].removesuffix(".jpg")) for n in names]
+    with tempfile.TemporaryDirectory(prefix=f"{NAME}-movie-") as tmp:
+        paths = [Path(tmp) / f"frame_{k:04d}.png" for k in range(len(names))]
+        with concurrent.futures.ProcessPoolExecutor(max_workers=WORKERS) as pool:
+            list(pool.map(draw, [jpegs[n] for n in names], times, paths, [scales] * len(names),
+                          [f"nbody-lab E20: {caption}"] * len(names)))
+        encoded = Path(tmp) / out.name
+        for crf in MOVIE_CRF:  # the best quality under MOVIE_LIMIT bytes
+            render.write_mp4(paths, encoded, MOVIE_FPS, crf)
+            if encoded.stat().st_size < MOVIE_LIMIT:
+                break
+        data = encoded.read_bytes()
+    small = len(data) < MOVIE_LIMIT
+    if small:
+        tmp_out = out.with_name(f".{out.name}.tmp.{os.getpid()}")
+        tmp_out.write_bytes(data)
+        os.replace(tmp_out, out)
+    return {"frames": len(names), "fps": MOVIE_FPS, "crf": crf, "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(), "encoder": f"libx264, {ffmpeg_version()}",
+            "file": out.name if small else None}
+
+
+def run_scene(a, name, common, pool, out, movies_why):
+    """One scene: its run, frames, measures, grid and movie (or its frames kept). Returns its CSV rows
+    and its record for the meta."""
+    scene = SCENES[name]
+    ic = list(scene.ic)
     if a.n:
-        ic[ic.index("--n") + 1] = a.n
-    if a.engine:
-        common[common.index("--engine") + 1] = a.engine
-    build_info = provenance.build_info(a.nbody)
-    movie_dir, out = Path(a.movie_dir), Path(a.out)
+        ic[ic.index("--n") + 1] = str(a.n)
+    n = a.n or scene.n()
     with tempfile.TemporaryDirectory(prefix=f"{NAME}-", dir=a.work) as tmp:
         tmp = Path(tmp)
         cmd = [a.nbody, "run", *ic, *common, "--t-end", f"{a.t_end:g}", "--snapshots", str(tmp / "snap.hdf5"),
-               "--snapshot-every", f"{T_END / MOVIE_FRAMES:.6g}", "--diag-every", f"{a.t_end:g}",
+               "--snapshot-every", f"{a.t_end / a.movie_frames:.6g}", "--diag-every", f"{a.t_end:g}",
                "--summary", str(tmp / "summary.json")]
-        subprocess.run(cmd, check=True, stdout=subprocess.PIPE)
+        status = subprocess.run(cmd, stdout=subprocess.PIPE).returncode
+        if status != 0:
+            raise RuntimeError(f"{NAME} {name}: nbody run failed (exit {status}): {shlex.join(cmd)}")
         summary = json.loads((tmp / "summary.json").read_text())
         shown = shlex.join(["nbody", *[Path(c).name if str(tmp) in c else c for c in cmd[1:]]])
         paths = sorted(tmp.glob("snap_*.hdf5"))
@@ -192,76 +271,103 @@ def run(a):
         # One scale for every frame, from the middle one: the speeds and densities the scene goes
         # through (the first frame's circular orbits span a narrow range of speeds).
         scales = render.default_scales(render.read_snapshot(paths[len(paths) // 2]), camera, MOVIE_SIZE, MOVIE_SIZE)
-        with concurrent.futures.ProcessPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
-            done = list(pool.map(frame, paths, [camera] * len(paths), [scales] * len(paths), [MOVIE_SIZE] * len(paths)))
-    every = MOVIE_FRAMES // (GRID_FRAMES - 1)
-    grid = done[::every][:GRID_FRAMES]
-    rows = [[a.scene, f"{t:.6g}", *(f"{x:.6g}" for x in m)] for t, m, _ in done]
-    frames_path = out / f"{NAME}_{a.scene}.npz"
-    tmp_npz = frames_path.with_name(f".{frames_path.name}.tmp.{os.getpid()}.npz")
-    np.savez_compressed(tmp_npz, frames=np.stack([f for _, _, f in grid]), times=np.array([t for t, _, _ in grid]),
+        done = list(pool.map(frame, paths, [camera] * len(paths), [scales] * len(paths), [MOVIE_SIZE] * len(paths)))
+    grid = done[::a.movie_frames // (GRID_FRAMES - 1)][:GRID_FRAMES]
+    rows = [[name, f"{t:.6g}", *(f"{x:.6g}" for x in m)] for t, m, _ in done]
+    frames_path = out / f"{NAME}_{name}.npz"
+    np.savez_compressed(frames_path, frames=np.stack([f for _, _, f in grid]), times=np.array([t for t, _, _ in grid]),
                         speed_range=np.array(scales.speed_range), extent=np.array(scene.extent))
-    os.replace(tmp_npz, frames_path)
-    write_movie_parts(movie_dir, a.scene, [(t, image) for t, _, image in done])
-    meta_path = files.sidecar(out / f"{NAME}.csv")
-    scenes = files.read_json(meta_path)["parameters"]["scenes"] if meta_path.exists() else {}
-    scenes[a.scene] = {"command": shown, "summary": summary, "caption": scene.caption, "extent": scene.extent,
-                       "speed_range": list(scales.speed_range), "bright_mass": scales.bright_mass,
-                       "frames": {"file": frames_path.name, "sha256": provenance.sha256_file(frames_path)},
-                       "nbody": {"build_info": build_info}, "host": provenance.host()}
-    # The build and machine of the latest scene's run (each scene keeps its own).
-    sections = {"parameters": {"t_end": T_END, "snapshot_every": T_END / MOVIE_FRAMES, "radius": RADIUS,
-                               "common": shlex.join(COMMON), "scenes": scenes},
-                "nbody": {"build_info": build_info}, "host": scenes[a.scene]["host"]}
-    files.write_csv(out / f"{NAME}.csv", HEADER, merged_rows(out, a.scene, rows),
+    caption = scene.caption(n)
+    movie_frames = [(t, image) for t, _, image in done]
+    if movies_why:  # the frames kept for `movie`, the parts of an earlier run gone first so that none mixes in
+        folder = Path(a.frames)
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob(f"{NAME}_{name}_movie_*.tar"):
+            old.unlink()
+        tars = write_movie_parts(folder, name, movie_frames)
+        movie = {"file": None, "frames": len(done), "fps": MOVIE_FPS, "not_made": movies_why,
+                 "frames_kept": {p.name: sha256(p) for p in tars},
+                 "recipe": f"python3 {PRODUCER} movie --scene {name} --tar " + " ".join(p.name for p in tars)}
+    else:  # through the same JPEG frames as `movie`: one recipe for every movie
+        with tempfile.TemporaryDirectory(prefix=f"{NAME}-frames-") as tmp:
+            tars = write_movie_parts(tmp, name, movie_frames)
+            movie = encode(tars, scales, caption, out / f"{NAME}_{name}.mp4")
+    record = {"command": shown, "summary": summary, "caption": caption, "extent": scene.extent,
+              "speed_range": list(scales.speed_range), "bright_mass": scales.bright_mass,
+              "frames": {"file": frames_path.name, "sha256": sha256(frames_path)}, "movie": movie}
+    last = done[-1][1]
+    print(f"{NAME} {name}: {summary['n']} bodies, {summary['steps']} steps, "
+          f"{summary['step_wall_s'] / summary['steps'] * 1e3:.3g} ms per step, dE/E0 {summary['dE_rel']:.2g}, "
+          f"escaped {last[4]:.4f} at t = {done[-1][0]:.3g}; {len(done)} frames, "
+          + (f"movie {movie['bytes'] / 1e6:.2f} MB at crf {movie['crf']}" if movie.get("bytes") else "no movie"),
+          flush=True)
+    return rows, record
+
+
+def run(a):
+    if a.movie_frames % (GRID_FRAMES - 1):
+        print(f"{NAME}: --movie-frames must be a multiple of {GRID_FRAMES - 1} (the grid's steps), "
+              f"got {a.movie_frames}", file=sys.stderr)
+        return 2
+    out = Path(a.out)
+    build_info = provenance.build_info(a.nbody)
+    common = list(COMMON)
+    if a.engine:
+        common[common.index("--engine") + 1] = a.engine
+    movies_why = no_h264()
+    if movies_why:
+        print(f"{NAME}: {movies_why}, so no movies: their frames stay in {a.frames}/ and "
+              f"`python3 {PRODUCER} movie --scene SCENE` makes each where ffmpeg is", file=sys.stderr, flush=True)
+    rows, scenes = [], {}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=WORKERS) as pool:
+        for name in a.scenes:
+            try:
+                scene_rows, scenes[name] = run_scene(a, name, common, pool, out, movies_why)
+            except RuntimeError as e:
+                print(e, file=sys.stderr)
+                return 1
+            rows += scene_rows
+    sections = {"parameters": {"t_end": a.t_end, "snapshot_every": float(f"{a.t_end / a.movie_frames:.6g}"),
+                               "radius": RADIUS, "common": shlex.join(common), "scenes": scenes},
+                "nbody": {"build_info": build_info}, "host": provenance.host()}
+    files.write_csv(out / f"{NAME}.csv", HEADER, rows,
                     provenance.results_meta(NAME, TITLE, PRODUCER, HEADER, [PRODUCER, f"experiments/{NAME}.toml"],
                                             **sections))
-    last = done[-1][1]
-    print(f"{NAME} {a.scene}: {summary['n']} bodies, {summary['steps']} steps, "
-          f"{summary['step_wall_s'] / summary['steps'] * 1e3:.3g} ms per step, dE/E0 {summary['dE_rel']:.2g}, "
-          f"escaped {last[4]:.4f} at t = {done[-1][0]:.3g}; wrote {len(done)} frames", flush=True)
+    return 0
 
 
 def movie(a):
-    """The MP4 of a scene's frames (as `run` wrote them), each with its time and the colour bar."""
+    """The movie of a scene from the frames a run kept, into results/ and its record in the meta."""
     meta_path = files.sidecar(RESULTS / f"{NAME}.csv")
     meta = files.read_json(meta_path)
-    entry = meta["parameters"]["scenes"][a.scene]
-    scales = render.Scales(tuple(entry["speed_range"]), entry["bright_mass"])
-    from matplotlib.image import imread
-
-    jpegs = {}
-    for part in a.tar:
-        with tarfile.open(part) as tar:
-            jpegs.update({m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith(".jpg")})
-    with tempfile.TemporaryDirectory(prefix=f"{NAME}-movie-") as tmp:
-        frames = []
-        for k, name in enumerate(sorted(jpegs)):
-            image = imread(io.BytesIO(jpegs[name]), format="jpg") / 255.0
-            t = float(name.rsplit("_t", 1)[1].removesuffix(".jpg"))
-            path = Path(tmp) / f"frame_{k:04d}.png"
-            render.write_frame(path, image, render.Snapshot(path, t, None, None, None), scales,
-                               f"nbody-lab E20: {entry['caption']}")
-            frames.append(path)
-        out = RESULTS / f"{NAME}_{a.scene}.mp4"
-        encoded = Path(tmp) / out.name
-        for crf in MOVIE_CRF:  # the best quality under MOVIE_LIMIT bytes
-            render.write_mp4(frames, encoded, MOVIE_FPS, crf)
-            if encoded.stat().st_size < MOVIE_LIMIT:
-                break
-        data = encoded.read_bytes()
-    entry["movie"] = {"frames": len(frames), "fps": MOVIE_FPS, "crf": crf, "bytes": len(data),
-                      "sha256": hashlib.sha256(data).hexdigest(),
-                      "recipe": f"python3 {PRODUCER} movie --scene {a.scene} --tar "
-                                + " ".join(Path(p).name for p in a.tar),
-                      "file": out.name if len(data) < MOVIE_LIMIT else None}
-    if len(data) < MOVIE_LIMIT:
-        tmp_out = out.with_name(f".{out.name}.tmp.{os.getpid()}")
-        tmp_out.write_bytes(data)
-        os.replace(tmp_out, out)
+    entry = meta["parameters"]["scenes"].get(a.scene)
+    if entry is None:
+        print(f"{NAME} {a.scene}: results/{meta_path.name} has no such scene", file=sys.stderr)
+        return 2
+    tars = [Path(p) for p in a.tar] if a.tar else sorted(Path(a.frames).glob(f"{NAME}_{a.scene}_movie_*.tar"))
+    kept = entry.get("movie", {}).get("frames_kept")
+    if not tars or (kept and {p.name: sha256(p) for p in tars} != kept):
+        print(f"{NAME} {a.scene}: {'no frames in ' + a.frames if not tars else 'these are not the frames'} "
+              f"of the run results/{meta_path.name} describes", file=sys.stderr)
+        return 2
+    why = no_h264()
+    if why:
+        print(f"{NAME} {a.scene}: {why}; the movie needs ffmpeg with libx264", file=sys.stderr)
+        return 2
+    out = RESULTS / f"{NAME}_{a.scene}.mp4"
+    try:
+        record = encode(tars, render.Scales(tuple(entry["speed_range"]), entry["bright_mass"]), entry["caption"], out)
+    except (OSError, tarfile.TarError) as e:
+        print(f"{NAME} {a.scene}: {' '.join(map(str, tars))}: not the tar files of a run's frames ({type(e).__name__})",
+              file=sys.stderr)
+        return 2
+    entry["movie"] = {**record, "frames_kept": {p.name: sha256(p) for p in tars},
+                      "recipe": f"python3 {PRODUCER} movie --scene {a.scene} --tar " + " ".join(p.name for p in tars)}
     files.write_json(meta_path, meta)
-    print(f"{NAME} {a.scene}: {len(frames)} frames, {len(data) / 1e6:.2f} MB"
-          + (f", crf {crf}, wrote {out}" if len(data) < MOVIE_LIMIT else ", too large for results/: recipe and checksum kept"))
+    print(f"{NAME} {a.scene}: {record['frames']} frames, {record['bytes'] / 1e6:.2f} MB"
+          + (f", crf {record['crf']}, wrote {out}" if record["file"]
+             else ", too large for results/: recipe and checksum kept"))
+    return 0
 
 
 def smaller(a):
@@ -299,25 +405,30 @@ def smaller(a):
     return 0
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="what", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--nbody", required=True)
-    r.add_argument("--scene", required=True, choices=list(SCENES))
-    r.add_argument("--n", help="bodies (a smaller trial of the scene)")
-    r.add_argument("--engine", help="another engine (a trial where no GPU is)")
-    r.add_argument("--t-end", type=float, default=T_END, help="an earlier end (a trial)")
-    r.add_argument("--movie-dir", default=".")
-    r.add_argument("--out", default=str(RESULTS), help="the results folder (another for a trial)")
-    r.add_argument("--work", help="folder for the snapshots (default: the system's temporary folder)")
-    m = sub.add_parser("movie")
-    m.add_argument("--scene", required=True, choices=list(SCENES))
-    m.add_argument("--tar", required=True, nargs="+", help="the movie's tar files, as `run` wrote them")
-    sm = sub.add_parser("smaller")
-    sm.add_argument("--scene", required=True, choices=list(SCENES))
-    a = ap.parse_args()
-    return {"run": run, "movie": movie, "smaller": smaller}[a.what](a)
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    description = __doc__.split("\n\n")[0]
+    if argv[:1] in (["movie"], ["smaller"]):
+        ap = argparse.ArgumentParser(prog=f"galaxy_scenes.py {argv[0]}", description=description)
+        ap.add_argument("--scene", required=True, choices=list(SCENES))
+        if argv[0] == "movie":
+            ap.add_argument("--frames", default=str(FRAMES),
+                            help="the folder a run left the frames in (default: %(default)s)")
+            ap.add_argument("--tar", nargs="+", help="the movie's tar files, as a run wrote them (instead of --frames)")
+        return {"movie": movie, "smaller": smaller}[argv[0]](ap.parse_args(argv[1:]))
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--nbody", required=True)
+    ap.add_argument("--out", required=True, help="the folder to write the results into")
+    ap.add_argument("--scenes", nargs="+", choices=list(SCENES), default=list(SCENES))
+    ap.add_argument("--n", type=int, help="bodies of every scene (a smaller trial)")
+    ap.add_argument("--t-end", type=float, default=T_END, help="the runs' end (default: %(default)s)")
+    ap.add_argument("--movie-frames", type=int, default=MOVIE_FRAMES,
+                    help="snapshot intervals up to --t-end (default: %(default)s)")
+    ap.add_argument("--engine", help="another engine (a trial where no GPU is)")
+    ap.add_argument("--frames", default=str(FRAMES), help="where the movies' frames stay when there is no ffmpeg "
+                                                          "(default: %(default)s)")
+    ap.add_argument("--work", help="folder for the snapshots (default: the system's temporary folder)")
+    return run(ap.parse_args(argv))
 
 
 if __name__ == "__main__":

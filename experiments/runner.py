@@ -9,7 +9,7 @@ Commands
                 of a larger profile); writes results/ID.csv and its provenance
                 results/ID.meta.json (nbody --build-info, `nbody list integrators
                 --json`, host, profile, the TOML text, the exact nbody command of every point);
-                with `timeseries = true` also results/ID_timeseries.csv (+ .meta.json).
+                with `timeseries = true` also results/ID_timeseries.csv.gz (+ .meta.json).
   figures [ID]  run figures/ID.py (with .venv/bin/python when it exists): the figure
                 (figures/ID.pdf, .png) and the LaTeX it generates in paper/generated/;
                 without ID, every figures/E*.py, then the paper's provenance table of every
@@ -25,6 +25,10 @@ Profiles (--profile, default "default")
   smoke    seconds: a few points, for CI
   default  what `make all` runs (everything within the 2-core budget)
   full     the paper's sizes (hours, may need a GPU)
+`all` and `plan` take --requiring REQ: only the experiments that require REQ and those derived
+from them (no figures). NBODYLAB_RESULTS=DIR puts every result in DIR instead of results/:
+`make all PROFILE=gpu-smoke` is `NBODYLAB_RESULTS=build/gpu-smoke/results runner.py all
+--profile smoke --requiring cuda`, every GPU experiment at tiny sizes beside the committed results.
 
 Execution
   Points run in parallel (--jobs, default: the number of cores); with more than one job each
@@ -58,13 +62,16 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              [ladder] part-length runs each ladder run in
                                              checkpointed parts, resumed after an interruption);
                                              "derived": no runs of its own; its results are
-                                             written by the collector(s) named by
-                                             producer = "tools/gpu/collect_....py" (or a list),
-                                             from device runs or from the results of the
-                                             experiments listed in derived_from = ["ID", ...];
-                                             `run` checks that they are there and reuses them
-                                             (see E24_roofline.toml). Its only other keys are
-                                             title and description;
+                                             computed from those of the experiments listed in
+                                             derived_from = ["ID", ...] by the reducer
+                                             script = "experiments/NAME.py", which the runner
+                                             runs as `python SCRIPT --out FOLDER` and again
+                                             whenever those results change (their checksums
+                                             are in its meta; see E24_roofline.toml); or,
+                                             for results made elsewhere, written by the
+                                             program(s) named by producer = "....py" (or a
+                                             list), which `run` checks and reuses. Its only
+                                             other keys are title and description;
                                              "script": no points; the runner runs
                                              script = "experiments/NAME.py" as
                                              `python SCRIPT --nbody NBODY --out FOLDER ARGS`
@@ -75,14 +82,18 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              (see E20_potential_field.toml, nbodylab/script.py);
                                              its other keys: title, description, requires.
   requires    = "cuda" | [...]                optional: what the machine must have, of cuda, opencl,
-                                             mpi, ncu, gpus>=N, sm>=XY (nbodylab/requirements.py;
-                                             [profile.full] requires = ...: that profile only)
+                                             mpi, ncu, gpus>=N, sm>=XY, reference:dualsphysics (another
+                                             code built from its source in build/reference/NAME/,
+                                             for a reference experiment: see
+                                             E19_sph_dam_break_dualsphysics.toml)
+                                             (nbodylab/requirements.py; [profile.full] requires =
+                                             ...: that profile only)
   metrics     = ["steps", "fevals", ...]     optional: fields of `nbody run --summary` copied to
                                              the CSV (default: steps fevals rejected dE_rel
                                              dE_rel_max P_rel L_rel t wall_s)
   timeseries  = true                         optional: each point also writes --diagnostics
                                              (sampled every --diag-every, a [fixed] flag); the
-                                             rows go to results/ID_timeseries.csv: the point
+                                             rows go to results/ID_timeseries.csv.gz: the point
                                              columns, then the diagnostics columns (t, steps,
                                              fevals, ...; one named like a point column is
                                              renamed diag_NAME, e.g. diag_dt)
@@ -172,6 +183,8 @@ def decide(exp, info, force=False):
     neither run here nor reuse results. `info`: `nbody --build-info` (None for a derived one)."""
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     committed = csv_path.is_file() and files.sidecar(csv_path).is_file()
+    if exp.kind == "derived" and exp.script:  # a reducer of other experiments' results
+        return _reduce_or_reuse(exp, csv_path, committed, force)
     if exp.kind == "derived":  # no runs: its results and those it is computed from, committed
         needed = [csv_path, files.sidecar(csv_path)] + [RESULTS_DIR / f"{d}.csv" for d in exp.derived_from]
         missing = [str(p.relative_to(ROOT)) for p in needed if not p.is_file()]
@@ -196,6 +209,28 @@ def decide(exp, info, force=False):
         return "skip", (f"{len(under_mpiexec)} of its points run under mpiexec (ranks), but {mpi.lacking(info)} "
                         f"(with requires = \"mpi\" the committed results are reused)")
     return action, why
+
+
+def _reduce_or_reuse(exp, csv_path, committed, force):
+    """decide() for a derived experiment whose reducer the runner runs."""
+    missing = [d for d in exp.derived_from if not (RESULTS_DIR / f"{d}.csv").is_file()]
+    if missing:
+        return "skip", (f"it is computed from results/{missing[0]}.csv, which is missing: run "
+                        f"`runner.py run {missing[0]}` first")
+    if not committed:
+        return "run", f"no committed results/{exp.id}.csv: {exp.script} computes it"
+    meta = files.read_json(files.sidecar(csv_path))
+    if meta.get("producer") != provenance.RUNNER or meta.get("script") != exp.script:
+        return "run", f"results/{exp.id}.csv was written by {meta.get('producer')!r}, not the runner with {exp.script}"
+    if force:
+        return "run", "--force"
+    if not provenance.same_toml(meta.get("experiment_toml", ""), exp.text):
+        return "run", f"the experiment file has changed since results/{exp.id}.csv was computed"
+    changed = [p for p, sha in script.inputs(exp).items() if meta.get("inputs", {}).get(p) != sha]
+    if changed:
+        return "run", f"{changed[0]} has changed since results/{exp.id}.csv was computed from it"
+    return "reuse", (f"the committed results/{exp.id}.csv, computed by {exp.script} from the "
+                     + ", ".join(f"results/{d}.csv" for d in exp.derived_from) + " as they are")
 
 
 def _reuse_or_run(exp, csv_path, force):
@@ -237,18 +272,37 @@ def run_experiment(exp_id, args):
         return 0
     if exp.kind in spec.TIMING_KINDS:  # timings: one point at a time (nbodylab/bench.py)
         return bench.run(exp, nbody, args.force, info)
-    if exp.kind == "script":  # a program in place of points (nbodylab/script.py)
+    if exp.kind == "script" or exp.script:  # a program in place of points, or a reducer (nbodylab/script.py)
         return script.run(exp, nbody, info)
     if exp.kind == "convergence":  # a Brutus-style ladder (nbodylab/convergence.py)
         return convergence.run(exp, nbody, args.jobs, args.force, info)
     return sweep.run(exp, nbody, args.jobs, args.force, info)
 
 
+def selected(args):
+    """The experiment IDs `all` and `plan` take: every one, or with --requiring REQ those whose
+    file requires REQ in this profile and the derived ones computed from those alone."""
+    ids = spec.experiment_ids()
+    if not args.requiring:
+        return ids
+    if requirements.check(args.requiring):
+        raise UserError(f"--requiring: {requirements.check(args.requiring)}")
+    chosen = []
+    for exp_id in ids:
+        try:
+            exp = spec.load(exp_id, args.profile)
+        except spec.SpecError:
+            continue  # its error shows where it is named
+        if args.requiring in exp.requires or (exp.derived_from and set(exp.derived_from) <= set(chosen)):
+            chosen.append(exp_id)
+    return chosen
+
+
 def plan(args):
     """One line per experiment: what `runner.py all` would do with it on this machine."""
     info = build_info_of(Path(args.nbody))
     counts = {"run": 0, "reuse": 0, "skip": 0}
-    for exp_id in spec.experiment_ids():
+    for exp_id in selected(args):
         try:
             exp = spec.load(exp_id, args.profile)
             action, why = decide(exp, info, args.force)
@@ -326,9 +380,14 @@ def main(argv=None):
     p_fig = sub.add_parser("figures", help="run figures/ID.py (all figure scripts without ID)")
     p_fig.add_argument("id", metavar="ID", nargs="?",
                        help="experiment ID: the stem of figures/ID.py")
-    sub.add_parser("all", parents=[common],
+    selection = argparse.ArgumentParser(add_help=False)
+    selection.add_argument("--requiring", metavar="REQ",
+                           help="only the experiments that require REQ (e.g. cuda) and those derived from "
+                                "them alone; `all` then draws no figures (a figure may need any "
+                                "experiment's results)")
+    sub.add_parser("all", parents=[common, selection],
                    help="run every experiment, then every figure script")
-    sub.add_parser("plan", parents=[common],
+    sub.add_parser("plan", parents=[common, selection],
                    help="say, for each experiment, whether `all` would run it here, reuse its committed "
                         "results or skip it, and why (runs nothing)")
     args = parser.parse_args(argv)
@@ -349,9 +408,9 @@ def main(argv=None):
         if args.command == "figures":
             failed = [s.stem for s in figure_scripts() if run_figure(s.stem) != 0]
         else:  # all: a failed experiment stops neither the others nor the others' figures
-            failed = [i for i in spec.experiment_ids() if attempt(run_experiment, i, args) != 0]
-            failed += [s.stem for s in figure_scripts()
-                       if s.stem not in failed and attempt(run_figure, s.stem) != 0]
+            failed = [i for i in selected(args) if attempt(run_experiment, i, args) != 0]
+            failed += [s.stem for s in figure_scripts() if not args.requiring
+                       and s.stem not in failed and attempt(run_figure, s.stem) != 0]
         paper.write_provenance(__file__)
         if failed:
             print(f"runner: failed: {', '.join(failed)}", file=sys.stderr)

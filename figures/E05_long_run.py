@@ -2,7 +2,7 @@
 time, force evaluations per interval dT = 0.3 and in total, for DOPRI5, Verner 6(5) (tolerance
 1e-12, h in [1e-9, 1e-5]) and Adams-Bashforth 5 (h = 1e-6).
 
-Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv (+ .meta.json), the
+Reads results/E05_long_run.csv and results/E05_long_run_timeseries.csv.gz (+ .meta.json), the
 runner's run at the chosen profile, and, when present, results/E05_long_run_gpu*.csv, the full run
 (N = 512, T_max = 300) on the GPU in parts, and
 results/E05_long_run_gpu_probe.csv (what the three runs cost at once on one GPU); writes
@@ -312,16 +312,16 @@ def concurrency_probe_macros():
 
 def main():
     macros, _, _ = render(EXP, "EFive")
-    sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
+    sources = [f"results/{EXP}.csv", paper.timeseries_file(EXP)]
     if (paper.RESULTS_DIR / f"{GPU_EXP}.csv").is_file():
         gpu, runs, meta = render(GPU_EXP, "EFiveGpu")
         macros.update(gpu)
         macros.update(gpu_macros(runs, meta))
-        sources += [f"results/{GPU_EXP}.csv", f"results/{GPU_EXP}_timeseries.csv"]
+        sources += [f"results/{GPU_EXP}.csv", paper.timeseries_file(GPU_EXP)]
         if (paper.RESULTS_DIR / f"{SERIAL_EXP}.csv").is_file():
             serial_runs, serial_meta, _ = load(SERIAL_EXP)
             macros.update(two_runs(runs, serial_runs, serial_meta))
-            sources += [f"results/{SERIAL_EXP}.csv", f"results/{SERIAL_EXP}_timeseries.csv"]
+            sources += [f"results/{SERIAL_EXP}.csv", paper.timeseries_file(SERIAL_EXP)]
         if (paper.RESULTS_DIR / f"{PROBE}.csv").is_file():
             macros.update(concurrency_probe_macros())
             sources.append(f"results/{PROBE}.csv")

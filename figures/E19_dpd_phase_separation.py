@@ -1,7 +1,7 @@
 """E19, seed S3's first DPD demonstration: two species separating. Frames of the species field on
 the mid-plane, and the domain size against time with its growth exponent.
 
-Reads results/E19_dpd_phase_separation.csv and _frames.csv (the H100, experiments/dpd_demos.py);
+Reads results/E19_dpd_phase_separation.csv and _frames.csv.gz (the H100, experiments/dpd_demos.py);
 writes
   figures/E19_dpd_phase_separation.pdf, .png   four frames and L(t) on log axes
   paper/generated/E19_phase_numbers.tex        \\newcommand macros for the numbers the text quotes
@@ -9,7 +9,7 @@ writes
 import numpy as np
 import species_frames
 import style
-from nbodylab import RESULTS_DIR, files, paper
+from nbodylab import paper
 
 EXP = "E19_dpd_phase_separation"
 LATE = 0.25  # the exponent is fitted over t >= LATE t_end: the coarsening, past the first demixing
@@ -17,7 +17,7 @@ LATE = 0.25  # the exponent is fitted over t >= LATE t_end: the coarsening, past
 
 def main():
     rows, meta = paper.load_results(EXP)
-    frames = files.read_csv(RESULTS_DIR / f"{EXP}_frames.csv")
+    frames = paper.load_bulk(f"{EXP}_frames", EXP)
     t = np.array([float(r["t"]) for r in rows])
     L = np.array([float(r["L"]) for r in rows])
     times = sorted({float(r["t"]) for r in frames})
@@ -45,7 +45,7 @@ def main():
               "EnineteenPhaseTend": f"{t[-1]:g}", "EnineteenPhaseFitFrom": f"{LATE * t.max():g}",
               "EnineteenPhaseMsPerStep": f"{1e3 * summary['seconds_per_step']:.2f}",
               "EnineteenPhaseSteps": str(summary["steps_taken"])}
-    paper.write_macros("E19_phase_numbers.tex", macros, __file__, [f"results/{EXP}.csv", f"results/{EXP}_frames.csv"])
+    paper.write_macros("E19_phase_numbers.tex", macros, __file__, [f"results/{EXP}.csv", paper.bulk_file(f"{EXP}_frames")])
 
 
 if __name__ == "__main__":

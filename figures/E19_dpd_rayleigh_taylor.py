@@ -2,7 +2,7 @@
 field on (x, z); the amplitudes of the interface's longest waves against time (the first start); their growth
 rates (mean and spread over the independent starts) against the inviscid sqrt(A g k).
 
-Reads results/E19_dpd_rayleigh_taylor.csv and _frames.csv (the H100, experiments/dpd_demos.py);
+Reads results/E19_dpd_rayleigh_taylor.csv and _frames.csv.gz (the H100, experiments/dpd_demos.py);
 writes
   figures/E19_dpd_rayleigh_taylor.pdf, .png   four frames, the amplitudes (log), the rates
   paper/generated/E19_rt_numbers.tex          \\newcommand macros for the numbers the text quotes
@@ -10,7 +10,7 @@ writes
 import numpy as np
 import species_frames
 import style
-from nbodylab import RESULTS_DIR, files, paper
+from nbodylab import paper
 
 EXP = "E19_dpd_rayleigh_taylor"
 START = 4.0      # the fit starts after the random start has relaxed (t >= START)
@@ -35,7 +35,7 @@ def growth_rate(t, a):
 
 def main():
     rows, meta = paper.load_results(EXP)
-    frames = files.read_csv(RESULTS_DIR / f"{EXP}_frames.csv")
+    frames = paper.load_bulk(f"{EXP}_frames", EXP)
     modes = sorted({int(r["m"]) for r in rows})
     seeds = sorted({int(r["seed"]) for r in rows})
 
@@ -91,7 +91,7 @@ def main():
     macros["EnineteenRtSeeds"] = str(len(seeds))
     macros["EnineteenRtFitted"] = str(sum(rates[m][2] for m in rates))
     macros["EnineteenRtFits"] = str(len(seeds) * len(modes))
-    paper.write_macros("E19_rt_numbers.tex", macros, __file__, [f"results/{EXP}.csv", f"results/{EXP}_frames.csv"])
+    paper.write_macros("E19_rt_numbers.tex", macros, __file__, [f"results/{EXP}.csv", paper.bulk_file(f"{EXP}_frames")])
     print("growth rate over sqrt(A g k):", {m: round(rates[m][0] / inviscid[m], 3) for m in rates})
 
 

@@ -3,8 +3,8 @@ tank 4 m wide), the front position against time at six particle spacings (three 
 machine's CPU, three finer on the H100), beside the experiments of Koshizuka and Oka (1996) and of
 Martin and Moyce (1952) as the E19 spec tabulates them.
 
-Reads results/E19_sph_dam_break.csv and its _timeseries.csv (`make all`),
-results/E19_sph_dam_break_gpu.csv and its _timeseries.csv (committed from the H100), and
+Reads results/E19_sph_dam_break.csv and its _timeseries.csv.gz (`make all`),
+results/E19_sph_dam_break_gpu.csv and its _timeseries (committed from the H100), and
 results/E19_sph_dam_break_dualsphysics.csv (DualSPHysics's own run of the case, committed); writes
   figures/E19_sph_dam_break.pdf, .png   front x(t) per spacing with the experiments; the same in
                                         Martin and Moyce's variables Z = x / L, T = t sqrt(2 g / L)
@@ -119,7 +119,7 @@ def main():
         lines.append(f"{t:.3f} & {x:.3f} & " + " & ".join(f"{v:.3f}" if v is not None else paper.MISSING for v in ours)
                      + (rf" & {100 * dev:+.1f}\,\% \\" if dev is not None else rf" & {paper.MISSING} \\"))
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    sources = [f"results/{e}{part}.csv" for e in (EXP, GPU_EXP) for part in ("", "_timeseries")]
+    sources = [s for e in (EXP, GPU_EXP) for s in (f"results/{e}.csv", paper.timeseries_file(e))]
     sources.append(f"results/{DSPH_EXP}.csv")
     paper.write_tex("E19_sph_table.tex", "\n".join(lines), __file__, sources)
 

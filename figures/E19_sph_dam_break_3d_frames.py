@@ -2,8 +2,8 @@
 (projected along the tank's width) every 0.2 s, each square of 2 cm coloured by its particles'
 mean speed with S0's blue-green-red scale, and the macros of its caption.
 
-Reads results/E19_sph_dam_break_3d_frames.csv (experiments/sph_dam_break_3d_frames.py, run on the
-H100 machine); writes
+Reads results/E19_sph_dam_break_3d_frames.csv and _squares.csv.gz
+(experiments/sph_dam_break_3d_frames.py, run on a CUDA GPU); writes
   figures/E19_sph_dam_break_3d_frames.pdf, .png   the frames, the tank's walls, one colour bar
   paper/generated/E19_sph_frames_3d_numbers.tex    \\newcommand macros for the numbers the text quotes
 """
@@ -19,9 +19,9 @@ TANK, WALL, BIN = 4.0, 2.5, 0.02  # the tank: length and the walls' height (m); 
 
 def main():
     rows, meta = paper.load_results(EXP)
-    side = [r for r in rows if r["view"] == "side"]
-    times = sorted({float(r["t"]) for r in side})
-    top = max(float(r["speed"]) for r in side)
+    side = [r for r in paper.load_bulk(f"{EXP}_squares", EXP) if r["view"] == "side"]
+    times = sorted(float(r["t"]) for r in rows if r["view"] == "side")
+    top = max(float(r["top_speed"]) for r in rows if r["view"] == "side")
     nx, ny = int(round(TANK / BIN)) + 10, int(round(WALL / BIN)) + 10
     fig, axes = style.figure(2, 3, height=3.3, sharex=True, sharey=True)
     for ax, t in zip(axes.flat, times):
@@ -44,7 +44,7 @@ def main():
               "EnineteenSphThreeDFramesMsPerStep": f"{summary['seconds_per_step'] * 1e3:.2f}",
               "EnineteenSphThreeDFramesEscaped": str(summary["escaped"]),
               "EnineteenSphThreeDFramesTopSpeed": f"{top:.1f}"}
-    paper.write_macros("E19_sph_frames_3d_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])
+    paper.write_macros("E19_sph_frames_3d_numbers.tex", macros, __file__, [f"results/{EXP}.csv", paper.bulk_file(f"{EXP}_squares")])
 
 
 if __name__ == "__main__":

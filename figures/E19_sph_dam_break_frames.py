@@ -2,7 +2,8 @@
 (a water column 1 m wide and 2 m high released in a tank 4 m wide) every 0.2 s, coloured by speed,
 and the macros of its caption.
 
-Reads results/E19_sph_dam_break_frames.csv (experiments/sph_dam_break_frames.py); writes
+Reads results/E19_sph_dam_break_frames.csv and _particles.csv.gz (experiments/sph_dam_break_frames.py);
+writes
   figures/E19_sph_dam_break_frames.pdf, .png   the frames, the tank's walls, one colour bar
   paper/generated/E19_sph_frames_numbers.tex    \\newcommand macros for the numbers the text quotes
 """
@@ -32,11 +33,12 @@ def tank_frames(fig, axes, times, tank, wall, shown, label):
 
 def main():
     rows, meta = paper.load_results(EXP)
-    times = sorted({float(r["t"]) for r in rows})
-    top = max(float(r["speed"]) for r in rows)
+    particles = paper.load_bulk(f"{EXP}_particles", EXP)
+    times = [float(r["t"]) for r in rows]
+    top = max(float(r["top_speed"]) for r in rows)
     fig, axes = style.figure(2, 3, height=3.6, sharex=True, sharey=True)
     for ax, t in zip(axes.flat, times):
-        at = [r for r in rows if float(r["t"]) == t]
+        at = [r for r in particles if float(r["t"]) == t]
         dots = ax.scatter([float(r["x"]) for r in at], [float(r["y"]) for r in at], c=[float(r["speed"]) for r in at],
                           s=0.4, cmap="jet", vmin=0, vmax=top, linewidths=0, rasterized=True)
     tank_frames(fig, axes, times, TANK, WALL, dots, "speed (m/s)")
@@ -45,7 +47,7 @@ def main():
     summary = meta["parameters"]["summary"]
     macros = {"EnineteenSphFramesFluid": str(summary["fluid"]), "EnineteenSphFramesSteps": str(summary["steps_taken"]),
               "EnineteenSphFramesEscaped": str(summary["escaped"]), "EnineteenSphFramesTopSpeed": f"{top:.1f}"}
-    paper.write_macros("E19_sph_frames_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])
+    paper.write_macros("E19_sph_frames_numbers.tex", macros, __file__, [f"results/{EXP}.csv", paper.bulk_file(f"{EXP}_particles")])
 
 
 if __name__ == "__main__":

@@ -92,7 +92,8 @@ def main():
             f"EtwentyGalaxy{key}Escaped": f"{100 * float(last['escaped']):.1f}",
             f"EtwentyGalaxy{key}BeyondMax": f"{100 * max(beyond):.0f}",
             f"EtwentyGalaxy{key}BeyondEnd": f"{100 * float(last['beyond_2R']):.0f}",
-            f"EtwentyGalaxy{key}MovieMB": f"{scenes[scene]['movie']['bytes'] / 1e6:.1f}",
+            f"EtwentyGalaxy{key}MovieMB": (f"{scenes[scene]['movie']['bytes'] / 1e6:.1f}"  # none without ffmpeg
+                                           if scenes[scene]["movie"].get("bytes") else paper.MISSING),
         })
     macros["EtwentyGalaxyTEnd"] = f"{meta['parameters']['t_end']:g}"
     paper.write_macros("E20_galaxy_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])

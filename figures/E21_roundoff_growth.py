@@ -5,7 +5,7 @@ The round-off error of a run in precision p is |E_p(t) - E_quad(t)| / |E0| at th
 (same method, same step: the truncation error is the same and cancels). The energies are read as
 the exact decimal text nbody wrote (Decimal, 60 digits), never through binary64.
 
-Reads results/E21_roundoff_growth.csv and _timeseries.csv (+ .meta.json); writes
+Reads results/E21_roundoff_growth.csv and _timeseries.csv.gz (+ .meta.json); writes
   figures/E21_roundoff_growth.pdf, .png
   paper/generated/E21_table.tex    growth exponent and final error per precision and orbit
   paper/generated/E21_numbers.tex  \\newcommand macros for the numbers the text quotes
@@ -130,7 +130,7 @@ def main():
                 macros[f"{tag}Final"] = "---" if last is None else paper.tex_sci(last)
             lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
+    sources = [f"results/{EXP}.csv", paper.timeseries_file(EXP)]
     paper.write_tex("E21_table.tex", "\n".join(lines), __file__, sources)
     r0 = rows[0]
     macros.update({

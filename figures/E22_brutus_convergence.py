@@ -2,7 +2,7 @@
 each double-precision method, the time its trajectory leaves 1e-6 of the converged one.
 
 Reads results/E22_brutus_convergence.csv (the ladder), _methods.csv (the compared runs) and
-_timeseries.csv (delta against the reference at every output time), with their .meta.json;
+_timeseries.csv.gz (delta against the reference at every output time), with their .meta.json;
 writes
   figures/E22_brutus_convergence.pdf, .png
   paper/generated/E22_ladder.tex    the ladder: runs, cost, agreement with the previous run
@@ -120,7 +120,7 @@ def main(exp=EXP, tag="E22", macro="ETwentyTwo"):
         lines.append(f"{r['n']} & {r['precision']} & {paper.tex_sci(float(r['tol']), 1)} & "
                      f"{int(r['fevals']):,} & {float(r['wall_s']):.1f} & {digits} \\\\".replace(",", "\\,"))
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    sources = [f"results/{exp}.csv", f"results/{exp}_methods.csv", f"results/{exp}_timeseries.csv"]
+    sources = [f"results/{exp}.csv", f"results/{exp}_methods.csv", paper.timeseries_file(exp)]
     paper.write_tex(f"{tag}_ladder.tex", "\n".join(lines), __file__, sources)
 
     # Table: t_leave per method, setting and N; one row per method, its larger step or tolerance

@@ -1,7 +1,7 @@
 """E23 figure and table: long-term energy error on the Kepler problem (e = 0.5, 10^4 periods) of
 symplectic and non-symplectic methods at equal cost (force evaluations per period).
 
-Reads results/E23_symplectic_long_term.csv and _timeseries.csv (+ .meta.json); writes
+Reads results/E23_symplectic_long_term.csv and _timeseries.csv.gz (+ .meta.json); writes
   figures/E23_symplectic_long_term.pdf, .png
   paper/generated/E23_table.tex    max |dE/E0| and its growth exponent per method and cost
   paper/generated/E23_numbers.tex  \\newcommand macros for every number the text quotes
@@ -126,7 +126,7 @@ def main():
         macros[f"ETwentyThree{paper.macro_part(m)}PerPeriod"] = \
             "--".join(sorted({f"{p:.0f}" for p in per_period}, key=float))
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    sources = [f"results/{EXP}.csv", f"results/{EXP}_timeseries.csv"]
+    sources = [f"results/{EXP}.csv", paper.timeseries_file(EXP)]
     paper.write_tex("E23_table.tex", "\n".join(lines), __file__, sources)
 
     top = costs[-1]

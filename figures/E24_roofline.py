@@ -1,12 +1,13 @@
-"""E24 figure: measured interactions/s of every GPU engine against the H100's arithmetic limits at
-the measured SM clock (FP32 128 lanes/SM for float, FP64 64 lanes/SM for double and dd, divided
-by the operations one interaction issues in the compiled kernels). Reads results/E24_roofline.csv and
-E24_roofline_nsight_counts.csv; writes figures/E24_roofline.pdf/.png and paper/generated/E24_numbers.tex."""
+"""E24 figure: measured interactions/s of every GPU engine against the GPU's arithmetic limits at
+the measured SM clock (the FP32 lanes for float, the FP64 lanes for double and dd, divided by the
+operations one interaction issues in the compiled kernels). Reads results/E24_roofline.csv (computed
+from E09's results, whose provenance names the device run) and E24_roofline_nsight_counts.csv;
+writes figures/E24_roofline.pdf/.png and paper/generated/E24_numbers.tex."""
 import style
 from gpu_common import ENGINE_STYLE, device_text, engine_legend, load, save, sci, write_macros
 
 NAME = "E24_roofline"
-rows, meta = load("E24_roofline")
+rows, _ = load("E24_roofline")
 fig, axes = style.figure(1, 3, height=2.9)
 macros = {}
 for ax, p in zip(axes, ["float", "double", "dd"]):
@@ -41,6 +42,6 @@ for r in load("E24_roofline_nsight_counts")[0]:
     macros[f"ETwentyFour{key}Instr"] = r["instructions"]
 axes[0].set_ylabel("interactions / s")
 engine_legend(fig, axes)
-fig.suptitle(device_text(meta, rows))
+fig.suptitle(device_text(*reversed(load("E09_gpu_time_vs_n"))))
 save(fig, NAME)
 write_macros("E24_numbers.tex", macros, __file__, ["results/E24_roofline.csv", "results/E24_roofline_nsight_counts.csv"])

@@ -1,5 +1,5 @@
 """The frames of S3's DPD demonstrations (E19): a species field phi in [-1, 1] on a grid of unit
-cells, stored as rows (t, i, j, phi) in results/*_frames.csv, drawn as one image per time."""
+cells, stored as rows (t, i, j, phi) in results/*_frames.csv.gz, drawn as one image per time."""
 import numpy as np
 
 

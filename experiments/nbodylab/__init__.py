@@ -2,7 +2,8 @@
 helpers shared by the figure scripts.
 
 Modules:
-  files        atomic writes, CSV reading/writing, the X.csv -> X.meta.json sidecar rule
+  files        atomic writes, CSV reading/writing (X.csv.gz compressed), the X.csv -> X.meta.json
+               sidecar rule
   spec         experiment TOML files: schema, kinds, profiles, sweep expansion
   provenance   host description, `nbody --build-info`, the one .meta.json schema of results/
   points       the store of finished points (results/.points/), which makes every kind resumable
@@ -13,8 +14,28 @@ Modules:
   paper        helpers for figure scripts: load results, write generated LaTeX
   methods      the integrators as the figures show them (colours, markers, the method table)
 """
+import os
 from pathlib import Path
 
 # Repository root: experiments/nbodylab/__init__.py -> ../..
 ROOT = Path(__file__).resolve().parents[2]
-RESULTS_DIR = ROOT / "results"
+# The results every experiment writes and every figure reads; NBODYLAB_RESULTS names another
+# folder of the repository (make all PROFILE=gpu-smoke: build/gpu-smoke/results), which leaves
+# the committed ones alone.
+RESULTS_DIR = Path(os.environ.get("NBODYLAB_RESULTS") or ROOT / "results").resolve()
+
+
+def timeseries_path(exp_id):
+    """results/<exp_id>_timeseries.csv.gz: every output time of every run of an experiment, a bulk
+    table and so compressed (nbodylab/files.py)."""
+    return RESULTS_DIR / f"{exp_id}_timeseries.csv.gz"
+
+
+def write_timeseries(exp_id, header, rows, meta):
+    """Write timeseries_path(exp_id) and its .meta.json; the uncompressed table results written
+    before the timeseries were compressed had goes. Returns the path."""
+    from . import files
+    path = timeseries_path(exp_id)
+    files.write_csv(path, header, rows, meta)
+    path.with_suffix("").unlink(missing_ok=True)
+    return path

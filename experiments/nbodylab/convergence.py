@@ -31,7 +31,7 @@ Outputs: results/<ID>.csv (the ladder: one row per run with its agreement with t
 run, `digits_min` over the output times and `digits_end` at the last, and `converged`),
 results/<ID>_methods.csv (each compared run: delta at the end, `t_leave`, the first output time
 with delta > leave, empty when it never leaves, and the reference's own digits), and
-results/<ID>_timeseries.csv (delta against the reference at every output time, for every run),
+results/<ID>_timeseries.csv.gz (delta against the reference at every output time, for every run),
 each with its .meta.json. Runs are stored in results/.points/<ID>/<hash>.json
 (nbodylab/points.py) with their snapshots beside them (<hash>.snapshots.csv), so an interrupted
 study resumes; a run in parts keeps its finished parts (summary, snapshots, checkpoint) in
@@ -50,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import RESULTS_DIR, files, provenance
+from . import RESULTS_DIR, files, provenance, write_timeseries
 from .points import PointStore
 from .provenance import display
 from .spec import SpecError, fmt
@@ -374,8 +374,7 @@ def run(exp, nbody, jobs, force, build_info):
     s_header = sweep_names + ["role", "run", "t", "delta"]
     s_rows = [[fmt(b.get(k)) for k in sweep_names] + [role, name, fmt(t), f"{float(x):.6e}"]
               for b, role, name, t, x in series_rows]
-    s_path = RESULTS_DIR / f"{exp.id}_timeseries.csv"
-    files.write_csv(s_path, s_header, s_rows, meta(s_header))
+    s_path = write_timeseries(exp.id, s_header, s_rows, meta(s_header))
     for p, n in ((csv_path, len(rows)), (m_path, len(m_rows)), (s_path, len(s_rows))):
         print(f"[{tag}] wrote {display(p)} ({n} rows) and its .meta.json", file=sys.stderr)
     return 0

@@ -3,7 +3,7 @@ generated LaTeX (tables, \\newcommand macros) for the paper. Standard library on
 import re
 from pathlib import Path
 
-from . import RESULTS_DIR, ROOT, files, provenance
+from . import RESULTS_DIR, ROOT, files, provenance, timeseries_path
 
 GENERATED_DIR = ROOT / "paper" / "generated"
 DIGITS = "Zero One Two Three Four Five Six Seven Eight Nine".split()
@@ -34,13 +34,32 @@ def results_per_machine(exp_id):
             for r, m in out]
 
 
-def load_timeseries(exp_id):
-    """Rows (dicts of strings, the text nbody wrote) of results/<exp_id>_timeseries.csv."""
-    path = RESULTS_DIR / f"{exp_id}_timeseries.csv"
+def bulk_file(name):
+    """The repository path of results/<name>.csv.gz, a bulk table (nbodylab/files.py), or of
+    results/<name>.csv where it was written before bulk tables were compressed."""
+    path = RESULTS_DIR / f"{name}.csv.gz"
+    if not path.is_file() and path.with_suffix("").is_file():
+        path = path.with_suffix("")
+    return str(path.relative_to(ROOT))
+
+
+def load_bulk(name, exp_id):
+    """Rows (dicts of strings) of bulk_file(name), a table of experiment `exp_id`."""
+    path = ROOT / bulk_file(name)
     if not path.is_file():
         raise MissingResults(f"{path.relative_to(ROOT)} is missing: run "
                              f"`python experiments/runner.py run {exp_id}` first")
     return files.read_csv(path)
+
+
+def timeseries_file(exp_id):
+    """The repository path of results/<exp_id>_timeseries.csv.gz (bulk_file)."""
+    return bulk_file(timeseries_path(exp_id).name.removesuffix(".csv.gz"))
+
+
+def load_timeseries(exp_id):
+    """Rows (dicts of strings, the text nbody wrote) of timeseries_file(exp_id)."""
+    return load_bulk(timeseries_path(exp_id).name.removesuffix(".csv.gz"), exp_id)
 
 
 def write_derived_csv(name, title, header, rows, parent_exp_id, script):

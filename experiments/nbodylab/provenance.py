@@ -58,7 +58,7 @@ def write_unless_same(path, header, rows, meta):
     for created_utc: deriving or collecting again from unchanged inputs changes nothing."""
     path = Path(path)
     if path.is_file() and files.sidecar(path).is_file() and \
-            path.read_text(encoding="utf-8") == files.csv_text(header, rows) and \
+            files.read_text(path) == files.csv_text(header, rows) and \
             {**files.read_json(files.sidecar(path)), "created_utc": None} == {**meta, "created_utc": None}:
         return False
     files.write_csv(path, header, rows, meta)
@@ -201,6 +201,11 @@ def _toml(text):
         return None
 
 
+def same_toml(recorded, text):
+    """Whether an experiment file recorded in a meta says what `text` says (comments aside)."""
+    return _toml(recorded) == _toml(text)
+
+
 def committed_results_state(meta, toml_text, profile, profiles):
     """Whether the results a runner meta describes can stand for a run of `profile` now:
     (True, why) to reuse them, (False, why) to run again. They stand when they were made by a
@@ -215,7 +220,7 @@ def committed_results_state(meta, toml_text, profile, profiles):
     commit = build.get("git_commit", "")
     if made != profile:
         return True, f"made by the larger profile {made} at {commit[:8]}"
-    if _toml(meta.get("experiment_toml", "")) != _toml(toml_text):
+    if not same_toml(meta.get("experiment_toml", ""), toml_text):
         return False, "the experiment file has changed since (more than its comments)"
     if build.get("git_dirty", True):
         return False, "they were made by a build from uncommitted source"

@@ -9,26 +9,61 @@ this machine has it. A requirement is one of
     sm>=XY         a CUDA device of compute capability X.Y or later (sm>=80: an A100 or later;
                    the device `nbody --build-info` names)
     ncu            Nsight Compute's command line, ncu, on PATH
+    reference:NAME another code built from its own source for a reference experiment, in
+                   build/reference/NAME/ with its build.json (what it was built from, written last)
+                   and the files that names: reference:dualsphysics, DualSPHysics
+                   (`make reference-dualsphysics DUALSPHYSICS_GIT=DIR`,
+                   tools/reference/dualsphysics/build.sh)
 
 The runner never runs an experiment on less: it reuses the committed results, or says what the
 machine lacks (`runner.py plan`)."""
+import json
 import re
 import shutil
 import subprocess
 
-from . import mpi
+from . import ROOT, mpi
 
 FEATURES = ("cuda", "opencl")
 GPUS = re.compile(r"gpus>=([1-9][0-9]*)")
 SM = re.compile(r"sm>=([1-9][0-9]{1,2})")
-NAMES = "cuda, opencl, mpi, ncu, gpus>=N, sm>=XY"
+# The reference codes: each one's name and the command that builds it into build/reference/NAME/.
+REFERENCES = {"dualsphysics": ("DualSPHysics", "make reference-dualsphysics DUALSPHYSICS_GIT=/path/to/DualSPHysics.git")}
+NAMES = "cuda, opencl, mpi, ncu, gpus>=N, sm>=XY, " + ", ".join(f"reference:{r}" for r in REFERENCES)
 
 
 def check(requirement):
     """None when `requirement` is one the runner knows, else the reason (for a one-line error)."""
-    if requirement in (*FEATURES, "mpi", "ncu") or GPUS.fullmatch(requirement) or SM.fullmatch(requirement):
+    if (requirement in (*FEATURES, "mpi", "ncu", *(f"reference:{r}" for r in REFERENCES))
+            or GPUS.fullmatch(requirement) or SM.fullmatch(requirement)):
         return None
     return f"unknown requirement {requirement!r} (known: {NAMES})"
+
+
+def reference_dir(name):
+    """Where the build of reference code `name` lives: build/reference/NAME/ of this repository."""
+    return ROOT / "build" / "reference" / name
+
+
+def reference_build(name):
+    """The build.json of reference code `name` (what it was built from, and its "files": paths in
+    reference_dir), or None where there is no whole build: build.json missing or unreadable, or a
+    file it names absent. The build writes build.json last."""
+    folder = reference_dir(name)
+    try:
+        build = json.loads((folder / "build.json").read_text())
+        named = list(build["files"].values())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return build if named and all(isinstance(p, str) and (folder / p).exists() for p in named) else None
+
+
+def lacking_reference(name):
+    """Why reference code `name` cannot run here (one line), or None."""
+    if reference_build(name):
+        return None
+    title, command = REFERENCES[name]
+    return f"no {title} build in {reference_dir(name).relative_to(ROOT)}/: `{command}` builds it"
 
 
 def cuda_devices(build_info):
@@ -55,6 +90,8 @@ def lacking(build_info, requirement):
         return mpi.lacking(build_info)
     if requirement == "ncu":
         return None if shutil.which("ncu") else "ncu (Nsight Compute) is not on PATH"
+    if requirement.startswith("reference:"):
+        return lacking_reference(requirement.removeprefix("reference:"))
     if GPUS.fullmatch(requirement):
         least, count = int(GPUS.fullmatch(requirement)[1]), cuda_devices(build_info)
         return None if count >= least else f"{count} CUDA device{'s' * (count != 1)} here, not {least}"

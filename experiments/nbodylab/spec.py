@@ -30,9 +30,11 @@ PROFILES = ("smoke", "default", "full")
 # `nbody tune`, a sweep of GPU launch shapes giving one row per shape (nbodylab/bench.py too);
 # "convergence": a Brutus-style ladder of ever more precise runs and the [[cases]] compared with
 # its converged trajectory (nbodylab/convergence.py, table [ladder]); "derived": no runs of its
-# own, its results written by a collector (`producer`) from device runs or from other results
-# (`derived_from`), which the runner checks and reuses; "script": a program of the repository the
-# runner runs in place of points (nbodylab/script.py), whose results it stamps as its own.
+# own, its results computed from those of other experiments (`derived_from`) by a reducer the
+# runner runs again whenever they change (`script`, nbodylab/script.py), or written elsewhere by a
+# collector (`producer`), which the runner checks and reuses; "script": a program of the
+# repository the runner runs in place of points (nbodylab/script.py), whose results it stamps as
+# its own.
 KINDS = ("run", "bench", "tune", "convergence", "derived", "script")
 TIMING_KINDS = ("bench", "tune")
 SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
@@ -43,9 +45,10 @@ COMMANDS = ("run", "dpd", "sph", "cells")
 TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requires": (str, list),
             "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict,
             **{s: dict for s in SECTIONS}}
-# The keys of a derived experiment: what it is, and who writes its results from what.
+# The keys of a derived experiment: what it is, and who writes its results from what: a reducer
+# the runner runs (script) or, for results made elsewhere, the program(s) that wrote them (producer).
 DERIVED_KEYS = {"title": str, "description": str, "kind": str, "producer": (str, list),
-                "derived_from": list}
+                "script": str, "derived_from": list}
 # The keys of a script experiment, and what its [profile.NAME] tables may override.
 SCRIPT_KEYS = {"title": str, "description": str, "kind": str, "script": str, "args": list,
                "requires": (str, list), "profile": dict}
@@ -230,7 +233,7 @@ class Experiment:
     kind: str = "run"  # one of KINDS: how the runner runs it
     command: str = "run"  # kind "run": the nbody subcommand of its points (COMMANDS)
     producers: list = ()     # kind "derived": the programs that write its results (repository paths)
-    script: str = ""         # kind "script": the program the runner runs (a repository path)
+    script: str = ""         # kind "script", or a "derived" one's reducer: the program the runner runs
     script_args: list = ()   # kind "script": its arguments after --nbody NBODY --out FOLDER
     derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
 
@@ -397,21 +400,32 @@ def _check_env(sections, cases, kind, where):
 
 
 def _derived(exp_id, path, text, profile, doc, where):
-    """A derived experiment: no runs, a producer (or several) of its results."""
+    """A derived experiment: no runs; a reducer the runner runs on the results of the experiments
+    it is derived from (script), or the producer(s) that wrote its results elsewhere."""
     _check_keys(doc, DERIVED_KEYS, where, 'keys for kind = "derived" (it has no runs of its own)')
+    derived_from = doc.get("derived_from", [])
+    if not all(isinstance(d, str) and (EXPERIMENTS_DIR / f"{d}.toml").is_file() for d in derived_from):
+        raise SpecError(f"{where}: derived_from must list experiment IDs (experiments/ID.toml), "
+                        f"got {derived_from!r}")
+    common = dict(id=exp_id, path=path, text=text, profile=profile, title=doc.get("title", exp_id),
+                  requires=[], fixed={}, sweep={}, sweep_vars={}, reference={}, ladder={}, metrics=[],
+                  cases=[], case_columns=[], timeseries=False, kind="derived", derived_from=derived_from)
+    if "script" in doc:
+        script = doc["script"]
+        if "producer" in doc or not derived_from:
+            raise SpecError(f"{where}: a reducer (script) needs derived_from = the experiments it reads, "
+                            f"and no producer (the runner is its producer)")
+        if not script.endswith(".py") or not (ROOT / script).is_file() or ".." in Path(script).parts:
+            raise SpecError(f"{where}: script must name a Python program of the repository (e.g. "
+                            f"experiments/roofline.py), got {script!r}")
+        return Experiment(**common, script=script, producers=[])
     producers = doc.get("producer", [])
     producers = [producers] if isinstance(producers, str) else producers
     if not producers or not all(isinstance(p, str) and (ROOT / p).is_file() for p in producers):
-        raise SpecError(f"{where}: a derived experiment needs producer = the program(s) that write its "
-                        f"results, as repository paths of existing files, got {producers!r}")
-    derived_from = doc.get("derived_from", [])
-    if not all(isinstance(d, str) for d in derived_from):
-        raise SpecError(f"{where}: derived_from must list experiment IDs, got {derived_from!r}")
-    return Experiment(id=exp_id, path=path, text=text, profile=profile,
-                      title=doc.get("title", exp_id), requires=[], fixed={}, sweep={},
-                      sweep_vars={}, reference={}, ladder={}, metrics=[], cases=[], case_columns=[],
-                      timeseries=False, kind="derived", producers=producers,
-                      derived_from=derived_from)
+        raise SpecError(f"{where}: a derived experiment needs script = the reducer the runner runs, or "
+                        f"producer = the program(s) that wrote its results, as repository paths of existing "
+                        f"files, got {producers!r}")
+    return Experiment(**common, producers=producers)
 
 
 def _profile_tables(doc, keys, where, what):

@@ -1,6 +1,6 @@
 """Running one experiment: its points in parallel, each finished point stored at once
 (nbodylab/points.py) so that an interrupted sweep resumes, then results/<ID>.csv and its
-provenance (and, for an experiment with `timeseries = true`, results/<ID>_timeseries.csv with the
+provenance (and, for an experiment with `timeseries = true`, results/<ID>_timeseries.csv.gz with the
 same provenance).
 
 A point's record (results/.points/<ID>/<hash>.json) holds: record_format, params (its column
@@ -29,7 +29,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import RESULTS_DIR, files, mpi, provenance
+from . import RESULTS_DIR, files, mpi, provenance, write_timeseries
 from .points import PointStore
 from .provenance import display
 from .spec import fmt
@@ -346,15 +346,13 @@ def run(exp, nbody, jobs, force, build_info):
             print(f"[{tag}] error: the diagnostics columns differ between points (e.g. "
                   f"{odd[0]})", file=sys.stderr)
             return 1
-        ts_path = RESULTS_DIR / f"{exp.id}_timeseries.csv"
         # A diagnostics column named like a point column (dt: the swept step, and the step
         # just taken) is renamed diag_<name>: a CSV header must not repeat a name.
         ts_header = exp.params + [f"diag_{c}" if c in exp.params else c for c in ts_columns]
         ts_rows = [[fmt(p["params"].get(k)) for k in exp.params] + row
                    for p, r in ran for row in r["timeseries"]["rows"]]
-        files.write_csv(ts_path, ts_header, ts_rows,
-                        {**meta, "columns": ts_header,
-                         "timeseries_of": display(csv_path)})
+        ts_path = write_timeseries(exp.id, ts_header, ts_rows,
+                                   {**meta, "columns": ts_header, "timeseries_of": display(csv_path)})
         print(f"[{tag}] wrote {display(ts_path)} ({len(ts_rows)} rows) and its .meta.json",
               file=sys.stderr)
     files.write_csv(csv_path, header, rows, meta)

@@ -2,16 +2,20 @@
 line: each case below is a valid file with one thing wrong, and must raise a SpecError whose
 message is one line naming the file and the problem; through `runner.py run` such a file, or a
 derived experiment (no runs of its own) whose results are missing, ends the runner with exit status
-2, one line on stderr and no results written. Run by CTest (tests/CMakeLists.txt)."""
+2, one line on stderr and no results written. Every experiment file of the repository loads in
+every profile; a reference code (requires = "reference:NAME") is there only when its whole build
+is, and otherwise the runner says in one line what is missing and the command that builds it.
+Run by CTest (tests/CMakeLists.txt)."""
 import contextlib
 import io
+import json
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
 import runner  # noqa: E402
-from nbodylab import spec  # noqa: E402
+from nbodylab import requirements, spec  # noqa: E402
 
 VALID = """title = "a valid experiment"
 [fixed]
@@ -56,9 +60,10 @@ BAD = [
     ("a TOML syntax error", VALID + "[sweep\n", ["E90_bad.toml"]),
     ("a derived experiment with runs", DERIVED + "[sweep]\nn = [4]\n",
      ['unknown keys for kind = "derived"', "['sweep']"]),
-    ("a derived experiment without a producer", DERIVED.replace("producer", "# producer"), ["needs producer"]),
+    ("a derived experiment without a producer", DERIVED.replace("producer", "# producer"),
+     ["a derived experiment needs", "producer ="]),
     ("a derived experiment whose producer does not exist", DERIVED.replace("collect_results", "collect_nothing"),
-     ["needs producer", "collect_nothing"]),
+     ["a derived experiment needs", "producer =", "collect_nothing"]),
     ("a derived experiment derived from a number", DERIVED + "derived_from = [9]\n", ["derived_from must list"]),
     ("a script experiment with runs", SCRIPT.replace("[profile.smoke]", "[sweep]\nn = [4]\n[profile.smoke]"),
      ['unknown keys for kind = "script"', "['sweep']"]),
@@ -78,8 +83,74 @@ def check(what, ok):
     return ok
 
 
-def main():
+def repository_files():
+    """Every experiments/*.toml loads in every profile; E20_galaxy_scenes and
+    E19_sph_dam_break_dualsphysics are script experiments with their requirement and a smoke profile."""
     ok = True
+    for profile in spec.PROFILES:
+        refused = []
+        for exp_id in spec.experiment_ids():
+            try:
+                spec.load(exp_id, profile)
+            except spec.SpecError as e:
+                refused.append(str(e))
+        ok &= check(f"every experiment file loads in the profile {profile}" + (f": {refused}" if refused else ""),
+                    not refused)
+    for exp_id, script, needs in [("E20_galaxy_scenes", "experiments/galaxy_scenes.py", ["cuda"]),
+                                  ("E19_sph_dam_break_dualsphysics", "experiments/dualsphysics_dam_break.py",
+                                   ["reference:dualsphysics"])]:
+        smoke, full = spec.load(exp_id, "smoke"), spec.load(exp_id, "full")
+        ok &= check(f"{exp_id}: a script experiment ({script}) needing {needs}, its smoke profile smaller",
+                    smoke.kind == full.kind == "script" and smoke.script == script and smoke.requires == needs
+                    and smoke.script_args and smoke.script_args != full.script_args)
+    return ok
+
+
+def reference_builds():
+    """reference:dualsphysics is met by a whole build in build/reference/dualsphysics/ only, and the
+    runner reuses the committed results where it is not, saying what is missing and how to build it."""
+    ok = check("reference:dualsphysics is a requirement the runner knows, reference:nothing is not",
+               requirements.check("reference:dualsphysics") is None
+               and "known: " in (requirements.check("reference:nothing") or "")
+               and "reference:dualsphysics" in requirements.check("reference:nothing"))
+    root = requirements.ROOT
+    with tempfile.TemporaryDirectory() as tmp:
+        requirements.ROOT = Path(tmp)
+        try:
+            folder = requirements.reference_dir("dualsphysics")
+            why = requirements.lacking({}, "reference:dualsphysics")
+            ok &= check(f"without a build, lacking says in one line what and how: {why}",
+                        why and "\n" not in why and "build/reference/dualsphysics/" in why
+                        and "make reference-dualsphysics DUALSPHYSICS_GIT=" in why)
+            exp = spec.load("E19_sph_dam_break_dualsphysics", "smoke")
+            action, reason = runner.decide(exp, {"build": {}, "host": {}})
+            ok &= check(f"without a build, the runner reuses the committed results: {action}, {reason}",
+                        action == "reuse" and "reference:dualsphysics" in reason and "make reference-dualsphysics" in reason)
+            (folder / "bin").mkdir(parents=True)
+            (folder / "source").mkdir()
+            for name in ("DualSPHysics5.4CPU_linux64", "mkcase"):
+                (folder / "bin" / name).write_text("")
+            (folder / "build.json").write_text(json.dumps(
+                {"commit": "ef3721a", "files": {"solver": "bin/DualSPHysics5.4CPU_linux64", "mkcase": "bin/mkcase",
+                                                "source": "source"}}))
+            ok &= check("a whole build (build.json and the files it names) meets it",
+                        requirements.lacking({}, "reference:dualsphysics") is None
+                        and requirements.reference_build("dualsphysics")["commit"] == "ef3721a")
+            (folder / "bin" / "mkcase").unlink()
+            ok &= check("a build missing a file it names does not",
+                        requirements.lacking({}, "reference:dualsphysics") is not None)
+            (folder / "bin" / "mkcase").write_text("")
+            (folder / "build.json").write_text('{"commit": ')
+            ok &= check("nor does one whose build.json is cut short (a build that stopped)",
+                        requirements.lacking({}, "reference:dualsphysics") is not None)
+        finally:
+            requirements.ROOT = root
+    return ok
+
+
+def main():
+    ok = repository_files()
+    ok &= reference_builds()
     with tempfile.TemporaryDirectory() as tmp:
         spec.EXPERIMENTS_DIR = Path(tmp)
         path = Path(tmp) / "E90_bad.toml"

@@ -3,7 +3,8 @@ with each experiment: run it, reuse its committed results, or skip it, with the 
 machine CI runs on, no experiment may be skipped (a skip is a hand step: results nobody can make
 here and none committed). An experiment whose results are missing and cannot be made here is
 said to be skipped, and why; `runner.py run` refuses it in one line. --force never replaces the
-results of a larger profile. The requirements an experiment may name are checked against a
+results of a larger profile; --requiring cuda takes the GPU experiments alone. The requirements an
+experiment may name are checked against a
 machine's `nbody --build-info`. Run by CTest
 (tests/CMakeLists.txt) with the built nbody."""
 import contextlib
@@ -48,6 +49,12 @@ def main():
     larger = [i for i, m in metas.items() if m.is_file() and json.loads(m.read_text()).get("profile") == "full"]
     ok &= check(f"--force reuses, never replaces, the results of the larger profile full ({larger})",
                 rc == 0 and larger and all(forced[i] == "reuse" for i in larger))
+
+    rc, lines, err = plan(nbody, "--requiring", "cuda")
+    chosen = [line.split()[0] for line in lines[:-1] if line.strip()]
+    need = [i for i in ids if "cuda" in spec.load(i, "default").requires]
+    ok &= check(f"--requiring cuda: the {len(need)} experiments that need CUDA and E24, derived from E09 alone",
+                rc == 0 and chosen == sorted(need + ["E24_roofline"]) and "E01_two_body_convergence" not in chosen)
 
     h100 = {"build": {"mpi": None}, "host": {"features": ["cuda"], "cuda": {"compute_capability": "9.0"}}}
     cpu = {"build": {"mpi": None}, "host": {"features": []}}

@@ -39,7 +39,7 @@ def problems(meta, csv_path):
         out.append(f"created_utc {meta['created_utc']!r} is not a time")
     if not (ROOT / meta["producer"]).is_file():
         out.append(f"producer {meta['producer']!r} is not a file of the repository")
-    header = csv_path.read_text(encoding="utf-8").split("\n", 1)[0].split(",")
+    header = files.read_text(csv_path).split("\n", 1)[0].split(",")
     if meta["columns"] != header:
         out.append(f"columns {meta['columns']} are not the CSV's header {header}")
     missing = [s for s in meta["sources"] if not provenance.source_exists(s)]
@@ -50,11 +50,11 @@ def problems(meta, csv_path):
 
 def main():
     metas = sorted(RESULTS_DIR.glob("*.meta.json"))
-    csvs = sorted(RESULTS_DIR.glob("*.csv"))
-    ok = check(f"every results/*.csv has a .meta.json ({len(csvs)})",
+    csvs = sorted([*RESULTS_DIR.glob("*.csv"), *RESULTS_DIR.glob("*.csv.gz")])
+    ok = check(f"every results/*.csv and *.csv.gz has a .meta.json ({len(csvs)})",
                all(files.sidecar(c).is_file() for c in csvs))
-    ok &= check(f"every results/*.meta.json is the sidecar of a CSV ({len(metas)})",
-                all(m.with_name(m.name.replace(".meta.json", ".csv")).is_file() for m in metas))
+    ok &= check(f"every results/*.meta.json is the sidecar of one CSV ({len(metas)})",
+                sorted(map(files.sidecar, csvs)) == metas)
     producers = set()
     for csv_path in csvs:
         meta = files.read_json(files.sidecar(csv_path))
@@ -65,12 +65,19 @@ def main():
                 {provenance.RUNNER, "tools/gpu/collect_results.py", "tools/gpu/collect_e05.py"} <= producers)
     for exp_id in spec.experiment_ids():
         exp = spec.load(exp_id, "full")
-        if exp.kind == "derived":
+        if exp.kind == "derived" and exp.script:
+            meta = files.read_json(RESULTS_DIR / f"{exp_id}.meta.json")
+            ok &= check(f"{exp_id} (derived): computed by the runner with {exp.script} from its inputs, "
+                        f"whose checksums it records",
+                        meta["producer"] == provenance.RUNNER and meta.get("script") == exp.script
+                        and set(meta.get("inputs", {})) == {f"results/{d}{s}" for d in exp.derived_from
+                                                            for s in (".csv", ".meta.json")})
+        elif exp.kind == "derived":
             meta = files.read_json(RESULTS_DIR / f"{exp_id}.meta.json")
             ok &= check(f"{exp_id} (derived): written by one of its producers {exp.producers}",
                         meta["producer"] in exp.producers)
         if exp.kind == "script":  # or, where this machine cannot run it, written by the script itself
-            for csv_path in sorted(RESULTS_DIR.glob(f"{exp_id}*.csv")):
+            for csv_path in [c for c in csvs if c.name.startswith(exp_id)]:
                 meta = files.read_json(files.sidecar(csv_path))
                 by_runner = meta["producer"] == provenance.RUNNER and meta.get("script") == exp.script
                 ok &= check(f"{csv_path.name} (script): taken in by the runner from {exp.script}",

@@ -2,14 +2,16 @@
 (experiments/nbodylab/provenance.py, committed_results_state): results made by a larger profile
 stand; results of the same profile stand only while the experiment file (up to comments) and the
 solver source (CMakeLists.txt, cmake/, solver/, kernels/) are those of the clean build that made
-them. Checked on a scratch git repository. Run by CTest (tests/CMakeLists.txt)."""
+them. Checked on a scratch git repository. A derived experiment's reduced results stand while the
+results they were computed from are those its meta records. Run by CTest (tests/CMakeLists.txt)."""
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
-from nbodylab import provenance  # noqa: E402
+from nbodylab import provenance, script, spec  # noqa: E402
+import runner  # noqa: E402
 
 PROFILES = ("smoke", "default", "full")
 TOML = 'title = "t"\n[fixed]\nn = 4\n'
@@ -73,6 +75,21 @@ def main():
         (repo / "kernels/new.hpp").write_text("1\n")
         ok &= check("a new untracked file in the solver source makes them out of date",
                     not state(meta(now))[0])
+        provenance.ROOT = spec.ROOT
+    return (0 if ok else 1) | reducer()
+
+
+def reducer():
+    """E24, computed by its reducer from E09's results: reused while E09's files are the ones its
+    meta records, run again once one of them differs."""
+    exp = spec.load("E24_roofline", "default")
+    action, why = runner.decide(exp, None)
+    ok = check(f"a reducer's results stand while its inputs are unchanged: {action}: {why}", action == "reuse")
+    recorded = script.inputs(exp)
+    script.inputs = lambda e: {**recorded, "results/E09_gpu_time_vs_n.csv": "0" * 64}
+    action, why = runner.decide(exp, None)
+    ok &= check(f"and are computed again once an input changed: {action}: {why}",
+                action == "run" and "results/E09_gpu_time_vs_n.csv has changed" in why)
     return 0 if ok else 1
 
 

@@ -5,7 +5,7 @@ provenance:
 
     results/E05_long_run_gpu.csv             one row per method, columns of E05_long_run.csv
                                              (+ parts, gpu_seconds, us_per_eval, complete)
-    results/E05_long_run_gpu_timeseries.csv  the parts' diagnostics, joined (as the runner's)
+    results/E05_long_run_gpu_timeseries.csv.gz  the parts' diagnostics, joined (as the runner's)
     results/E05_long_run_gpu_parts.csv       one row per part: interval, evaluations, seconds,
                                              launch shape, GPU, driver, commit
 
@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from collect_results import RESULTS, ROOT, files, provenance
+from nbodylab import write_timeseries  # noqa: E402  (the path collect_results put on sys.path)
 
 PARTS = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else RESULTS / "E05_gpu"
 EXP = sys.argv[2] if len(sys.argv) > 2 else "E05_long_run_gpu"
@@ -146,11 +147,15 @@ def main():
     }
     for name, rows, cols in ((EXP, summaries, columns), (f"{EXP}_timeseries", series, ts_columns),
                              (f"{EXP}_parts", part_rows, part_columns)):
-        path = RESULTS / f"{name}.csv"
         meta = provenance.results_meta("E05_long_run", TITLE, __file__, cols,
                                        [f"{provenance.display(PARTS)}/", "experiments/E05_long_run.toml"],
                                        **sections)
-        files.write_csv(path, cols, [[r.get(c, "") for c in cols] for r in rows], meta)
+        table = [[r.get(c, "") for c in cols] for r in rows]
+        if name == f"{EXP}_timeseries":
+            path = write_timeseries(EXP, cols, table, meta)
+        else:
+            path = RESULTS / f"{name}.csv"
+            files.write_csv(path, cols, table, meta)
         print(f"[E05 gpu] wrote {path.relative_to(ROOT)} ({len(rows)} rows)", file=sys.stderr)
     for r in summaries:
         print(f"  {r['integrator']}: t = {float(r['t']):g}, {r['fevals']} evaluations in {r['parts']} parts, "

@@ -8,7 +8,7 @@ after cuda-pairs joined the engines:
 - E13 (when the batch tuned): cuda-pairs' tuning rows are added to E13_tuned_launch_all.csv and E13_tuned_launch.csv (the
   other engines' rows stay as tools/gpu/collect_results.py wrote them), and the batch's tuning
   cache (the committed one plus cuda-pairs' entries) replaces results/E13_tune_cache.json.
-- E24: derived again from the new E09 (collect_results.write_e24).
+- E24: the runner computes it again from the new E09 (experiments/roofline.py).
 - The batch's provenance, clock log, tuning log and runner log go to evidence/gpu/logs/pairs_<batch folder>/.
 """
 import shutil
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from collect_results import (E13_ALL, E13_BEST, LOGS, RESULTS, Batch, best_shapes, device_run, files,
-                             load_clock, provenance, title, tune_rows, write_e24)
+                             provenance, title, tune_rows)
 
 
 def main(path):
@@ -26,7 +26,6 @@ def main(path):
 
     if sorted(batch.path.glob("E13_cuda-pairs_*.csv")):
         add_e13(batch)
-    write_e24([batch], load_clock(batch.path)["sm_clock_mhz_under_load_median"] or 1980.0, __file__)
 
     batch.evidence.mkdir(parents=True, exist_ok=True)
     for name in ("steps.log", "provenance.txt", "build_info.json", "clocks.csv", "E13.log", "runner.log",

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the outputs of tools/gpu/h100_batch.sh (the unpacked <phase>/ folders of the device runs)
-into the committed results of experiments E09-E13 and E24, each with its provenance, and keeps the
+into the committed results of experiments E09-E13 (E24 is computed from E09 by the runner), each with its provenance, and keeps the
 batches' logs (tests, compute-sanitizer, ncu, clocks) in evidence/gpu/logs/<phase>/.
 
     python3 tools/gpu/collect_results.py CHECK_DIR SWEEP_DIR FINAL_DIR
@@ -20,22 +20,6 @@ sys.path.insert(0, str(ROOT / "experiments"))
 from nbodylab import RESULTS_DIR as RESULTS, files, provenance, spec  # noqa: E402
 from nbodylab.bench import launch_columns  # noqa: E402  (the runner's reading of a tune row)
 LOGS = ROOT / "evidence" / "gpu" / "logs"
-
-# H100 SXM issue limits used by E24 (per SM and clock): 4 schedulers x 32 lanes issue 128 thread
-# instructions; FP32 128 lanes, FP64 64 lanes, MUFU 16 lanes.
-SMS = 132
-LIMITS = {"fp32_lanes": 128, "fp64_lanes": 64, "mufu_lanes": 16}
-# Instructions per interaction in the compiled inner loops (SASS of the sweep batch, see the
-# paper's GPU section): float 12 FP32 + 1 MUFU; double 16 FP64 + 1 MUFU; dd ~270 FP64 (PTX count).
-OPS = {"float": {"pipe": "fp32", "ops": 13, "note": "3 FADD + 6 FFMA + 3 FMUL + 1 MUFU.RSQ (issue slots)"},
-       "double": {"pipe": "fp64", "ops": 16, "note": "3 DADD + 9 DFMA + 4 DMUL (+ MUFU.RSQ64H on the XU pipe)"},
-       "dd": {"pipe": "fp64", "ops": 270, "note": "double-double: ~270 FP64 operations (PTX of the tiled kernel)"}}
-# cuda-pairs: one pair (two interactions) is 16 FP32 + 1 MUFU in float (3 FADD, 3 FFMA for s^2, 2 FMUL
-# for 1/s^3, 2 FMUL for the two weights, 6 FFMA), 20 FP64 in double; the lane exchange (3 shuffles
-# and 1 shared load per step of I pairs) is not counted.
-PAIRS_OPS = {"float": {"pipe": "fp32", "ops": 8.5, "note": "per pair 16 FP32 + 1 MUFU.RSQ, two interactions"},
-             "double": {"pipe": "fp64", "ops": 10, "note": "per pair 20 FP64 (+ MUFU.RSQ64H), two interactions"}}
-
 
 @dataclass
 class Batch:
@@ -144,36 +128,6 @@ def best_shapes(rows):
     return best
 
 
-def ops_per_interaction(engine, precision):
-    return PAIRS_OPS[precision] if engine == "cuda-pairs" else OPS[precision]
-
-
-def write_e24(batches, clock, producer=__file__):
-    """E24 from results/E09: each GPU rate against its pipe's limit, 132 SMs x lanes x SM clock /
-    issue slots per interaction; the clock of the row where the runner sampled one under load,
-    else `clock` (MHz)."""
-    rows = []
-    for r in files.read_csv(RESULTS / "E09_gpu_time_vs_n.csv"):
-        if not (r["engine"].startswith("cuda-") or r["engine"].startswith("opencl-")):
-            continue
-        o = ops_per_interaction(r["engine"], r["precision"])
-        mhz = float(r.get("gpu_sm_clock_mhz") or clock)
-        lanes = LIMITS["fp32_lanes"] if o["pipe"] == "fp32" else LIMITS["fp64_lanes"]
-        limit = SMS * lanes * mhz * 1e6 / o["ops"]
-        rate = float(r["interactions_per_s"])
-        rows.append({"engine": r["engine"], "precision": r["precision"], "n": r["n"], "interactions_per_s": rate,
-                     "pipe": o["pipe"], "ops_per_interaction": o["ops"], "sm_clock_mhz": mhz,
-                     "pipe_limit_interactions_per_s": limit, "fraction_of_limit": rate / limit,
-                     "gflops_20": rate * 20 / 1e9})
-    write_results("E24_roofline", rows, list(rows[0]), title("E24_roofline"), batches, {
-        "limits": "interactions/s bound = 132 SMs x lanes x SM clock / operations per interaction; fp32 128 lanes "
-                  "(the issue limit too: 4 schedulers x 32), fp64 64 lanes",
-        "ops_per_interaction": OPS, "ops_per_interaction_cuda_pairs": PAIRS_OPS,
-        "sm_clock_mhz": "per row: the runner's gpu_sm_clock_mhz of the E09 point where sampled under load, "
-                        f"else {clock} (the batch's clock log)",
-        "rates_from": "results/E09_gpu_time_vs_n.csv"}, ["results/E09_gpu_time_vs_n.csv"], producer)
-
-
 def main(check, sweep, final):
     check, sweep, final = h100_batch(check), h100_batch(sweep), h100_batch(final)
     RESULTS.mkdir(exist_ok=True)
@@ -245,9 +199,6 @@ def main(check, sweep, final):
     cache = json.loads((sweep.path / "tune_cache.json").read_text())
     cache.update({k: v for k, v in json.loads((final.path / "tune_cache.json").read_text()).items()})
     (RESULTS / "E13_tune_cache.json").write_text(json.dumps(cache, indent=2) + "\n")
-
-    # E24: measured rates against the H100's issue limits at the measured clock.
-    write_e24([sweep, final], load_clock(final.path)["sm_clock_mhz_under_load_median"] or 1980.0)
 
     # The logs kept as evidence.
     keep = {check: ["steps.log", "provenance.txt", "build_info.json", "tests_gpu.log", "sanitizer_memcheck.log",
