@@ -40,7 +40,7 @@ def main():
     style.save(fig, EXP)
 
     summary = meta["parameters"]["summary"]
-    macros = {"EnineteenPhaseN": str(summary["n"]), "EnineteenPhaseExponent": f"{slope:.2f}",
+    macros = {"EnineteenPhaseGpu": paper.gpu_name(meta), "EnineteenPhaseN": str(summary["n"]), "EnineteenPhaseExponent": f"{slope:.2f}",
               "EnineteenPhaseLstart": f"{L[0]:.1f}", "EnineteenPhaseLend": f"{L[-1]:.1f}",
               "EnineteenPhaseTend": f"{t[-1]:g}", "EnineteenPhaseFitFrom": f"{LATE * t.max():g}",
               "EnineteenPhaseMsPerStep": f"{1e3 * summary['seconds_per_step']:.2f}",

@@ -83,7 +83,7 @@ def main():
     style.save(fig, EXP)
 
     summary = meta["parameters"]["summary"]
-    macros = {"EnineteenRtN": str(summary["n"]), "EnineteenRtMsPerStep": f"{1e3 * summary['seconds_per_step']:.2f}"}
+    macros = {"EnineteenRtGpu": paper.gpu_name(meta), "EnineteenRtN": str(summary["n"]), "EnineteenRtMsPerStep": f"{1e3 * summary['seconds_per_step']:.2f}"}
     for m in modes:
         word = paper.macro_part(["one", "two", "three", "four", "five", "six", "seven", "eight"][m - 1])
         macros[f"EnineteenRt{word}Ratio"] = f"{rates[m][0] / inviscid[m]:.2f}" if m in rates else paper.MISSING

@@ -37,7 +37,8 @@ def main():
     style.save(fig, EXP)
 
     summary = meta["parameters"]["summary"]
-    macros = {"EnineteenSphThreeDFramesParticles": str(summary["n"]),
+    macros = {"EnineteenSphThreeDFramesGpu": paper.gpu_name(meta),
+              "EnineteenSphThreeDFramesParticles": str(summary["n"]),
               "EnineteenSphThreeDFramesFluid": str(summary["fluid"]),
               "EnineteenSphThreeDFramesSteps": str(summary["steps_taken"]),
               "EnineteenSphThreeDFramesLists": str(summary["lists_made"]),

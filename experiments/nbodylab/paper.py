@@ -118,6 +118,16 @@ def machine(meta):
     return f"{h['cpu_model']}, {h['cpu_count']} cores, {h['os']}"
 
 
+def gpu_name(meta):
+    """The CUDA device a runner's results were measured on, as the text names it ("H100", "H200",
+    "RTX 4090": the device nbody recorded, less the vendor and the memory), or MISSING."""
+    device = ((meta.get("nbody", {}).get("build_info", {}).get("host") or {}).get("cuda") or {}).get("device")
+    if not device:
+        return MISSING
+    words = device.removeprefix("NVIDIA ").split()
+    return tex_escape(" ".join(w for w in words if not re.fullmatch(r"[0-9]+GB|HBM[0-9e]*|PCIe|SXM[0-9]*", w)))
+
+
 def build(meta):
     """The "build" part of `nbody --build-info` recorded with a results CSV."""
     return meta["nbody"]["build_info"].get("build", {})
