@@ -26,9 +26,10 @@ Profiles (--profile, default "default")
   default  what `make all` runs (everything within the 2-core budget)
   full     the paper's sizes (hours, may need a GPU)
 `all` and `plan` take --requiring REQ: only the experiments that require REQ and those derived
-from them (no figures, no provenance table; one this machine cannot run is said, not failed). NBODYLAB_RESULTS=DIR puts every result in DIR instead of results/:
-`make all PROFILE=gpu-smoke` is `NBODYLAB_RESULTS=build/gpu-smoke/results runner.py all
---profile smoke --requiring cuda`, every GPU experiment at tiny sizes beside the committed results.
+from them (no figures, no provenance table; one this machine cannot run is said, not failed).
+NBODYLAB_RESULTS=DIR puts every result in DIR instead of results/: `make all PROFILE=gpu-smoke`
+is `NBODYLAB_RESULTS=build/gpu-smoke/results runner.py all --profile smoke --requiring cuda`,
+every GPU experiment at tiny sizes beside the committed results.
 
 Execution
   Points run in parallel (--jobs, default: the number of cores); with more than one job each

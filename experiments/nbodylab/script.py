@@ -4,16 +4,18 @@ runs one program of the repository,
     python SCRIPT --nbody NBODY --out FOLDER ARGS...
 
 (ARGS: the file's `args`, or its profile's), with the runner's Python, in a scratch folder of
-results/.points/ID/. A derived experiment's reducer (`kind = "derived"` with `script`) runs the
-same way as `python SCRIPT --out FOLDER`: it reads the results of the experiments it is derived
-from in results/, and its metas record them with their checksums (`inputs`), so that it runs
-again when they change. The program writes its results there: results/ID.csv, and any ID_PART.csv or
-ID_PART.csv.gz (a bulk table, compressed: nbodylab/files.py), each with its .meta.json in the common schema (provenance.results_meta), and any other file it makes
-(pictures, arrays). Once it has ended well, the runner stamps every meta as its own (producer: the
+results/.points/ID/. The program writes its results there: results/ID.csv, and any ID_PART.csv or
+ID_PART.csv.gz (a bulk table, compressed: nbodylab/files.py), each with its .meta.json in the
+common schema (provenance.results_meta), and any other file it makes (pictures, arrays). Once it
+has ended well, the runner stamps every meta as its own (producer: the
 runner, the script and its command, the profile, the experiment file, the nbody binary with its
 build) so that the next run decides to reuse or run as for any experiment, then moves every file
 into results/, each replacing its old version at once. A program that fails leaves results/ as
 it was.
+
+A derived experiment's reducer (`kind = "derived"` with `script`) runs the same way as
+`python SCRIPT --out FOLDER`: it reads the results of the experiments it is derived from, and its
+metas record them with their checksums (`inputs`), so that it runs again when they change.
 """
 import os
 import shlex
@@ -79,5 +81,5 @@ def run(exp, nbody, build_info):
             if path.suffix == ".gz":  # the table as written before bulk tables were compressed
                 (RESULTS_DIR / path.stem).unlink(missing_ok=True)
     shutil.rmtree(scratch_root, ignore_errors=True)
-    print(f"[{tag}] wrote {', '.join(f'results/{p.name}' for p in made)} in {seconds} s", file=sys.stderr)
+    print(f"[{tag}] wrote {', '.join(display(RESULTS_DIR / p.name) for p in made)} in {seconds} s", file=sys.stderr)
     return 0
