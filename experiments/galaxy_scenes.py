@@ -213,8 +213,10 @@ def draw(data, t, path, scales, label):
     render.write_frame(path, image, render.Snapshot(path, t, None, None, None), scales, label)
 
 
-def sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+def frames_record(scene, tars):
+    """The meta's record of a movie's frames in `tars`: their checksums and the `movie` command."""
+    return {"frames_kept": {p.name: provenance.sha256_file(p) for p in tars},
+            "recipe": f"python3 {PRODUCER} movie --scene {scene} --tar " + " ".join(p.name for p in tars)}
 
 
 def encode(tars, scales, caption, out):
@@ -285,16 +287,14 @@ def run_scene(a, name, common, pool, out, movies_why):
         for old in folder.glob(f"{NAME}_{name}_movie_*.tar"):
             old.unlink()
         tars = write_movie_parts(folder, name, movie_frames)
-        movie = {"file": None, "frames": len(done), "fps": MOVIE_FPS, "not_made": movies_why,
-                 "frames_kept": {p.name: sha256(p) for p in tars},
-                 "recipe": f"python3 {PRODUCER} movie --scene {name} --tar " + " ".join(p.name for p in tars)}
+        movie = {"file": None, "frames": len(done), "fps": MOVIE_FPS, "not_made": movies_why, **frames_record(name, tars)}
     else:  # through the same JPEG frames as `movie`: one recipe for every movie
         with tempfile.TemporaryDirectory(prefix=f"{NAME}-frames-") as tmp:
             tars = write_movie_parts(tmp, name, movie_frames)
             movie = encode(tars, scales, caption, out / f"{NAME}_{name}.mp4")
     record = {"command": shown, "summary": summary, "caption": caption, "extent": scene.extent,
               "speed_range": list(scales.speed_range), "bright_mass": scales.bright_mass,
-              "frames": {"file": frames_path.name, "sha256": sha256(frames_path)}, "movie": movie}
+              "frames": {"file": frames_path.name, "sha256": provenance.sha256_file(frames_path)}, "movie": movie}
     last = done[-1][1]
     print(f"{NAME} {name}: {summary['n']} bodies, {summary['steps']} steps, "
           f"{summary['step_wall_s'] / summary['steps'] * 1e3:.3g} ms per step, dE/E0 {summary['dE_rel']:.2g}, "
@@ -346,7 +346,7 @@ def movie(a):
         return 2
     tars = [Path(p) for p in a.tar] if a.tar else sorted(Path(a.frames).glob(f"{NAME}_{a.scene}_movie_*.tar"))
     kept = entry.get("movie", {}).get("frames_kept")
-    if not tars or (kept and {p.name: sha256(p) for p in tars} != kept):
+    if not tars or (kept and frames_record(a.scene, tars)["frames_kept"] != kept):
         print(f"{NAME} {a.scene}: {'no frames in ' + a.frames if not tars else 'these are not the frames'} "
               f"of the run results/{meta_path.name} describes", file=sys.stderr)
         return 2
@@ -361,8 +361,7 @@ def movie(a):
         print(f"{NAME} {a.scene}: {' '.join(map(str, tars))}: not the tar files of a run's frames ({type(e).__name__})",
               file=sys.stderr)
         return 2
-    entry["movie"] = {**record, "frames_kept": {p.name: sha256(p) for p in tars},
-                      "recipe": f"python3 {PRODUCER} movie --scene {a.scene} --tar " + " ".join(p.name for p in tars)}
+    entry["movie"] = {**record, **frames_record(a.scene, tars)}
     files.write_json(meta_path, meta)
     print(f"{NAME} {a.scene}: {record['frames']} frames, {record['bytes'] / 1e6:.2f} MB"
           + (f", crf {record['crf']}, wrote {out}" if record["file"]
@@ -377,7 +376,7 @@ def smaller(a):
     meta = files.read_json(meta_path)
     old = meta["parameters"]["scenes"][a.scene]["movie"]
     source = RESULTS / (old.get("file") or "")
-    if not source.is_file() or hashlib.sha256(source.read_bytes()).hexdigest() != old["sha256"]:
+    if not source.is_file() or provenance.sha256_file(source) != old["sha256"]:
         print(f"{NAME} {a.scene}: results/{source.name} is not the movie its meta names", file=sys.stderr)
         return 2
     if old["bytes"] < MOVIE_LIMIT:

@@ -17,6 +17,8 @@ Modules:
 import os
 from pathlib import Path
 
+from . import files
+
 # Repository root: experiments/nbodylab/__init__.py -> ../..
 ROOT = Path(__file__).resolve().parents[2]
 # The results every experiment writes and every figure reads; NBODYLAB_RESULTS names another
@@ -25,16 +27,19 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = Path(os.environ.get("NBODYLAB_RESULTS") or ROOT / "results").resolve()
 
 
+def timeseries_name(exp_id):
+    """<exp_id>_timeseries: the table of every output time of every run of an experiment."""
+    return f"{exp_id}_timeseries"
+
+
 def timeseries_path(exp_id):
-    """results/<exp_id>_timeseries.csv.gz: every output time of every run of an experiment, a bulk
-    table and so compressed (nbodylab/files.py)."""
-    return RESULTS_DIR / f"{exp_id}_timeseries.csv.gz"
+    """results/<exp_id>_timeseries.csv.gz: a bulk table, and so compressed (nbodylab/files.py)."""
+    return RESULTS_DIR / f"{timeseries_name(exp_id)}.csv.gz"
 
 
 def write_timeseries(exp_id, header, rows, meta):
     """Write timeseries_path(exp_id) and its .meta.json; the uncompressed table results written
     before the timeseries were compressed had goes. Returns the path."""
-    from . import files
     path = timeseries_path(exp_id)
     files.write_csv(path, header, rows, meta)
     path.with_suffix("").unlink(missing_ok=True)

@@ -3,7 +3,7 @@ generated LaTeX (tables, \\newcommand macros) for the paper. Standard library on
 import re
 from pathlib import Path
 
-from . import RESULTS_DIR, ROOT, files, provenance, timeseries_path
+from . import RESULTS_DIR, ROOT, files, provenance, timeseries_name
 
 GENERATED_DIR = ROOT / "paper" / "generated"
 DIGITS = "Zero One Two Three Four Five Six Seven Eight Nine".split()
@@ -53,13 +53,13 @@ def load_bulk(name, exp_id):
 
 
 def timeseries_file(exp_id):
-    """The repository path of results/<exp_id>_timeseries.csv.gz (bulk_file)."""
-    return bulk_file(timeseries_path(exp_id).name.removesuffix(".csv.gz"))
+    """The repository path of an experiment's timeseries (bulk_file)."""
+    return bulk_file(timeseries_name(exp_id))
 
 
 def load_timeseries(exp_id):
     """Rows (dicts of strings, the text nbody wrote) of timeseries_file(exp_id)."""
-    return load_bulk(timeseries_path(exp_id).name.removesuffix(".csv.gz"), exp_id)
+    return load_bulk(timeseries_name(exp_id), exp_id)
 
 
 def write_derived_csv(name, title, header, rows, parent_exp_id, script):
