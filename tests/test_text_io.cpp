@@ -83,6 +83,18 @@ TEMPLATE_TEST_CASE("every_precision_rejects_text_that_is_not_a_number", "[precis
   CHECK_FALSE(is_finite(RealTraits<TestType>::parse("-inf", "value")));
 }
 
+TEMPLATE_TEST_CASE("a_mantissa_of_thousands_of_digits_reads_as_its_leading_400_do", "[precision][io]", dd, qd, mp50) {
+  // Beyond 700 significant digits the text is shortened before Boost reads it: the point and the
+  // exponent must move with the digits.
+  const auto read = [](const std::string& text) { return RealTraits<TestType>::parse(text, "value"); };
+  const std::string ones(399, '1'), fours(399, '4');
+  CHECK(read("1." + std::string(300'000, '1')) == read("1." + ones));
+  CHECK(read("-" + std::string(800, '1') + ".5") == read("-1." + ones + "e799"));
+  CHECK(read("0.000" + std::string(1000, '0') + "123" + std::string(800, '4') + "e1010") == read("1.23" + fours + "e6"));
+  CHECK(read("2." + std::string(900, '0') + "e-3") == read("0.002"));
+  CHECK(read(std::string(900, '0') + ".5") == read("0.5"));
+}
+
 TEMPLATE_TEST_CASE("ieee_types_read_numbers_beyond_their_range_as_inf_or_zero", "[precision][io]", float, double) {
   // As the other types do: a number, so that the message says it is not finite (or not positive).
   CHECK(RealTraits<TestType>::parse("1e400", "value") == std::numeric_limits<TestType>::infinity());

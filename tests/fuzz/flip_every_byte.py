@@ -1,5 +1,5 @@
 """Every byte of files nbody writes, flipped (XOR 0xFF) one at a time, read by nbody in the ordinary
-build (replay_READER --flip-every-byte, tests/fuzz/replay.cpp): a 256-body HDF5 initial condition,
+build (replay_READER --flip-every-byte, tests/fuzz/replay.cpp): a 16-body HDF5 initial condition,
 a CSV one, and a checkpoint of each model (run with leapfrog and gauss-radau15, dpd, sph; also read by
 `nbody ic --ic file:`). A checkpoint's checksum would refuse every flip at once; the replay sets it
 to match, so that each flip reaches the checks of the content. Each flip must end in exit 0 or 2

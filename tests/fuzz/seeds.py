@@ -16,7 +16,7 @@ RUN = ["run", "--ic", "plummer", "--n", "16", "--seed", "3", "--t-end", "0.02", 
 SEEDS = {
     "state_csv": [("plummer16.csv", ["ic", "--ic", "plummer", "--n", "16", "--out", "{out}"]),
                   ("kepler.csv", ["ic", "--ic", "kepler", "--e", "0.5", "--out", "{out}"])],
-    "hdf5": [("plummer256.hdf5", ["ic", "--ic", "plummer", "--n", "256", "--out", "{out}"])],
+    "hdf5": [("plummer16.hdf5", ["ic", "--ic", "plummer", "--n", "16", "--out", "{out}"])],
     "run_checkpoint": [
         ("leapfrog.ck", [*RUN, "--integrator", "leapfrog", "--dt", "0.005", "--checkpoint", "{out}"]),
         ("gauss-radau15.ck", [*RUN, "--integrator", "gauss-radau15", "--tol", "1e-9", "--checkpoint", "{out}"]),

@@ -2,8 +2,9 @@
 value changed: each single-line `key = value` of experiments/E*.toml replaced in turn by each value
 of MUTANTS (wrong types, empty, huge, non-finite, ranges that never end, templates naming nothing),
 and each line deleted. Each mutant is loaded in every profile and its points, command lines, launches
-and ladders are built, as the runner does before it runs anything. Passing: each loads, or raises a
-SpecError of one line naming the file, within 3 seconds; never another exception or a hang.
+and ladders are built, as the runner does before it runs anything (for the points that together
+take every swept value). Passing: each loads, or raises a SpecError of one line naming the file,
+within 3 seconds; never another exception or a hang.
 Run by CTest (tests/CMakeLists.txt)."""
 import re
 import signal
@@ -27,13 +28,25 @@ def on_alarm(signum, frame):
     raise Hang()
 
 
+def covering(points):
+    """The points that each bring a (name, value) not seen in those before: every value of every
+    swept name and case is exercised, at a fraction of the cartesian product (E01's 1788 points)."""
+    seen, out = set(), []
+    for point in points:
+        items = {(k, repr(v)) for k, v in point.items()}
+        if not items <= seen:
+            seen |= items
+            out.append(point)
+    return out
+
+
 def exercise(exp_id):
-    """What the runner does with an experiment before running it: every profile's points, their
-    command lines, launches and reference states."""
+    """What the runner does with an experiment before running it: every profile's points (those
+    covering every value), their command lines, launches and reference states."""
     for profile in spec.PROFILES:
         exp = spec.load(exp_id, profile)
         ladder = convergence.Ladder(exp) if exp.kind == "convergence" else None
-        for point in exp.points():
+        for point in covering(exp.points()):
             if ladder:
                 ladder.steps_for(exp.columns(point))
             exp.columns(point)
