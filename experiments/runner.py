@@ -106,6 +106,11 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              core whatever --jobs says (their wall times, such as
                                              step_wall_s, are timings; bench and tune points
                                              always do)
+  tune_cache  = "ID"                         optional, kind tune: its own ID, its points' best launch
+                                             shapes go to results/ID_tune_cache.json; kind bench:
+                                             such an experiment, whose cache its points read (run
+                                             first, and this one again when it changes; see
+                                             E13_tuned_launch.toml, E09_gpu_time_vs_n.toml)
   [fixed]       nbody run flags (without --) for every point: ic = "kepler", t-end = "10P";
                 true = bare flag, false = omitted; strings may name swept values: "P/{n}"
   [sweep]       swept nbody run flags: name = [values] or an inclusive range
@@ -248,6 +253,10 @@ def _reuse_or_run(exp, csv_path, force):
     reuse, why = provenance.committed_results_state(meta, exp.text, exp.profile, spec.PROFILES)
     if not reuse:
         return "run", f"the committed results/{exp.id}.csv is out of date: {why}"
+    cache = bench.tune_cache_path(exp.tune_cache) if exp.tune_cache and exp.tune_cache != exp.id else None
+    if cache and meta.get("tune_cache", {}).get("sha256") != (provenance.sha256_file(cache) if cache.is_file() else None):
+        return "run", (f"the committed results/{exp.id}.csv took other launch shapes: {provenance.display(cache)} "
+                       f"has changed since")
     return "reuse", f"the committed results/{exp.id}.csv: {why}" + (" (--force runs it again)" if made == exp.profile else "")
 
 
@@ -285,12 +294,33 @@ def run_experiment(exp_id, args):
     return sweep.run(exp, nbody, args.jobs, args.force, info)
 
 
+def in_dependency_order(ids, profile):
+    """`ids`, each after the experiments among them whose results its runs read (spec's depends_on:
+    a reducer's inputs, the tuning cache a bench reads)."""
+    needs = {}
+    for exp_id in ids:
+        try:
+            needs[exp_id] = [d for d in spec.load(exp_id, profile).depends_on if d in ids]
+        except spec.SpecError:
+            needs[exp_id] = []  # its error shows where it is run
+    ordered = []
+
+    def visit(exp_id, path):
+        if exp_id not in ordered and exp_id not in path:
+            for d in needs[exp_id]:
+                visit(d, (*path, exp_id))
+            ordered.append(exp_id)
+    for exp_id in ids:
+        visit(exp_id, ())
+    return ordered
+
+
 def selected(args):
-    """The experiment IDs `all` and `plan` take: every one, or with --requiring REQ those whose
-    file requires REQ in this profile and the derived ones computed from those alone."""
+    """The experiment IDs `all` and `plan` take, in dependency order: every one, or with --requiring
+    REQ those whose file requires REQ in this profile and the derived ones computed from those alone."""
     ids = spec.experiment_ids()
     if not args.requiring:
-        return ids
+        return in_dependency_order(ids, args.profile)
     if requirements.check(args.requiring):
         raise UserError(f"--requiring: {requirements.check(args.requiring)}")
     chosen = []
@@ -301,7 +331,7 @@ def selected(args):
             continue  # its error shows where it is named
         if args.requiring in exp.requires or (exp.derived_from and set(exp.derived_from) <= set(chosen)):
             chosen.append(exp_id)
-    return chosen
+    return in_dependency_order(chosen, args.profile)
 
 
 def plan(args):

@@ -29,6 +29,12 @@ point is stored at once (nbodylab/points.py: hash over the nbody arguments, the 
 sha256 and RECORD_FORMAT), so an interrupted run resumes; `--force` measures everything again (do
 that for final numbers on a quiet machine).
 
+The launch shapes `nbody tune` finds best are a result (`tune_cache` in the file): a tune
+experiment naming itself runs each point with its own NBODY_TUNE_CACHE, keeps what the point
+stored in its record, and writes them together as results/<ID>_tune_cache.json; a bench experiment
+naming that experiment runs its points with NBODY_TUNE_CACHE set to that file, whose sha256 is part
+of each point's hash and of the meta (the runner runs the bench again when the cache changes).
+
 A point with `ranks` (and `threads_per_rank`; nbodylab/mpi.py) runs as
 `OMP_NUM_THREADS=T mpiexec -n P --bind-to core --map-by slot:PE=T nbody bench ...`: its launch is
 part of its hash and of its recorded command. Rank 0 writes the row (with nbody's own columns
@@ -37,12 +43,14 @@ ranks, compute_seconds, exchange_seconds, kernel_seconds).
 import csv
 import io
 import os
+import pathlib
 import resource
 import shlex
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import RESULTS_DIR, files, mpi, provenance
@@ -186,12 +194,30 @@ class _GpuClock:
         return False
 
 
-def _measure(nbody, args, cmd, kind, gpu_engines, launch=()):
+def tune_cache_path(exp_id):
+    """The tuning cache tune experiment `exp_id` writes (its `tune_cache`)."""
+    return RESULTS_DIR / f"{exp_id}_tune_cache.json"
+
+
+def merged_caches(caches):
+    """One tuning cache of the entries the points stored ({"device | engine | precision": [{"n",
+    "launch", "seconds"}, ...]}), each list by n; of two entries for one n the later point's."""
+    merged = {}
+    for cache in caches:
+        for key, entries in cache.items():
+            merged.setdefault(key, {}).update({entry["n"]: entry for entry in entries})
+    return {key: [by_n[n] for n in sorted(by_n)] for key, by_n in sorted(merged.items())}
+
+
+def _measure(nbody, args, cmd, kind, gpu_engines, launch=(), tune_cache=None):
     """Run one `nbody bench` or `nbody tune` (under `launch`, the mpiexec words of a point with
-    ranks: nbodylab/mpi.py) on a quiet machine (the protocol above); return (its CSV rows as dicts,
-    load before, load after, the cores other work kept busy, the GPU's SM clock under load or None)."""
+    ranks: nbodylab/mpi.py; with NBODY_TUNE_CACHE=`tune_cache` where given) on a quiet machine (the
+    protocol above); return (its CSV rows as dicts, load before, load after, the cores other work
+    kept busy, the GPU's SM clock under load or None)."""
     prefix, settings = mpi.split(list(launch))
-    env = mpi.environment(os.environ, settings) if launch else None
+    env = mpi.environment(os.environ, settings) if launch else dict(os.environ)
+    if tune_cache:
+        env["NBODY_TUNE_CACHE"] = str(tune_cache)
     for attempt in range(1, BUSY_TRIES + 1):
         before, busy_before, start = _load1(), _busy_seconds(), time.monotonic()
         with _GpuClock(args, gpu_engines) as clock:
@@ -222,15 +248,24 @@ def run(exp, nbody, force, build_info):
     nbody_sha = provenance.sha256_file(nbody)
     cpu_model_before = provenance.host()["cpu_model"]
     store = PointStore(exp.id, nbody_sha, RECORD_FORMAT, force)
+    filling = exp.tune_cache == exp.id  # a tune experiment whose points fill its cache
+    read_cache = tune_cache_path(exp.tune_cache) if exp.tune_cache and not filling else None
+    if read_cache and not read_cache.is_file():
+        print(f"[{tag}] error: {display(read_cache)}, the launch shapes its points take, is missing: "
+              f"`runner.py run {exp.tune_cache}` writes it", file=sys.stderr)
+        return 1
+    cache_sha = provenance.sha256_file(read_cache) if read_cache else None
     points = []
     for point in exp.points():
         args = exp.run_args(point)
         launch = exp.launch(point)  # [] unless the point has ranks (mpiexec) or an env bundle
         points.append({"params": exp.columns(point), "args": args, "launch": launch,
-                       "hash": store.key(**{exp.kind: args}, **({"launch": launch} if launch else {})),
+                       "hash": store.key(**{exp.kind: args}, **({"launch": launch} if launch else {}),
+                                         **({"tune_cache": cache_sha} if cache_sha else {})),
                        "cmd": shlex.join([*launch, display(nbody), *args])})
     done = {p["hash"]: r for p in points
-            if (r := store.load(p["hash"], lambda r: r.get("kind") == exp.kind)) is not None}
+            if (r := store.load(p["hash"], lambda r: r.get("kind") == exp.kind
+                                and (not filling or "tune_cache" in r))) is not None}
     pending = [p for p in dict((p["hash"], p) for p in points).values() if p["hash"] not in done]
     print(f"[{tag}] {exp.title}: {len(points)} timings (profile {exp.profile}, one at a time, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, {_sched_policy()}, "
@@ -241,16 +276,20 @@ def run(exp, nbody, force, build_info):
     start = time.monotonic()
     try:
         for k, p in enumerate(pending):
-            try:
-                rows, before, after, other, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind,
-                                                    build_info.get("build", {}).get("gpu_engines", []),
-                                                    p["launch"])
-            except PointFailed as e:
-                failures.append(e)
-                continue
+            with tempfile.TemporaryDirectory() as scratch:
+                point_cache = pathlib.Path(scratch) / "tune.json" if filling else read_cache
+                try:
+                    rows, before, after, other, mhz = _measure(nbody, p["args"], p["cmd"], exp.kind,
+                                                               build_info.get("build", {}).get("gpu_engines", []),
+                                                               p["launch"], point_cache)
+                except PointFailed as e:
+                    failures.append(e)
+                    continue
+                stored = ({"tune_cache": files.read_json(point_cache) if point_cache.is_file() else {}}
+                          if filling else {})
             record = done[p["hash"]] = store.store(p["hash"], {
                 "kind": exp.kind, "params": p["params"], "rows": rows, "load_before": before,
-                "load_after": after, "other_cores": other, "gpu_sm_clock_mhz": mhz, "cmd": p["cmd"]})
+                "load_after": after, "other_cores": other, "gpu_sm_clock_mhz": mhz, "cmd": p["cmd"], **stored})
             shown = ", ".join(f"{c}={fmt(v)}" for c, v in p["params"].items())
             timed = [r for r in rows if r.get("status", "ok") == "ok"]
             best = max(timed, key=lambda r: float(r["interactions_per_s"])) if timed else None
@@ -289,6 +328,18 @@ def run(exp, nbody, force, build_info):
             + [fmt(r["load_before"]), fmt(r["load_after"]), fmt(r["other_cores"])]
             + ([fmt(r.get("gpu_sm_clock_mhz"))] if clocked else [])
             for p, r in zip(points, records) for row in r["rows"]]
+    cache_meta = {}
+    if filling:
+        cache = merged_caches(r["tune_cache"] for r in records)
+        if not cache:
+            print(f"[{tag}] error: its points stored no launch shape (no-store?): nothing for "
+                  f"{display(tune_cache_path(exp.id))}", file=sys.stderr)
+            return 1
+        files.write_json(tune_cache_path(exp.id), cache)
+    if exp.tune_cache:
+        path = tune_cache_path(exp.tune_cache)
+        cache_meta = {"tune_cache": {"experiment": exp.tune_cache, "path": display(path),
+                                     "sha256": provenance.sha256_file(path)}}
     cpu_model_after = provenance.host()["cpu_model"]
     if cpu_model_after != cpu_model_before:
         print(f"[{tag}] error: the CPU changed during the run ({cpu_model_before} before, {cpu_model_after} "
@@ -304,7 +355,7 @@ def run(exp, nbody, force, build_info):
                 "cpu_model_before": cpu_model_before, "cpu_model_after": cpu_model_after,
                 "points_run": len(pending), "points_reused": len(points) - len(pending),
                 "seconds": round(time.monotonic() - start, 1)},
-        experiment_toml=exp.text,
+        experiment_toml=exp.text, **cache_meta,
         points=[{"params": p["params"], "cmd": r["cmd"], "finished_utc": r["finished_utc"],
                  "compiler_flags": r["rows"][0].get("compiler_flags")}
                 for p, r in zip(points, records)])

@@ -20,7 +20,7 @@ POINTS_DIR = RESULTS_DIR / ".points"
 # added since goes last (a point without it hashes as before). launch: the words before `nbody`
 # of a point that runs under mpiexec (nbodylab/mpi.py: OMP_NUM_THREADS=T mpiexec -n P ...), so
 # that the same nbody arguments on other ranks or threads per rank are another point.
-KEY_ORDER = ("run", "bench", "tune", "reference", "nbody_sha256", "timeseries", "record_format", "launch")
+KEY_ORDER = ("run", "bench", "tune", "reference", "nbody_sha256", "timeseries", "record_format", "launch", "tune_cache")
 
 
 class PointStore:
@@ -34,7 +34,7 @@ class PointStore:
     def key(self, **identity):
         """The hash of a point: `identity` names what makes it (run=, bench= or tune= its nbody
         arguments; reference=, timeseries= where the kind has them; launch= its mpiexec words,
-        for a point with ranks only)."""
+        for a point with ranks only; tune_cache= the sha256 of the tuning cache a bench reads)."""
         unknown = set(identity) - set(KEY_ORDER)
         if unknown:
             raise ValueError(f"not hashed by the point store: {sorted(unknown)}")

@@ -43,7 +43,7 @@ SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 # swept flags are that subcommand's).
 COMMANDS = ("run", "dpd", "sph", "cells")
 TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requires": (str, list),
-            "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict,
+            "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict, "tune_cache": str,
             **{s: dict for s in SECTIONS}}
 # The keys of a derived experiment: what it is, and who writes its results from what: a reducer
 # the runner runs (script) or, for results made elsewhere, the program(s) that wrote them (producer).
@@ -236,6 +236,13 @@ class Experiment:
     script: str = ""         # kind "script", or a "derived" one's reducer: the program the runner runs
     script_args: list = ()   # kind "script": its arguments after --nbody NBODY --out FOLDER
     derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
+    tune_cache: str = ""     # kind "tune": its own ID, its points fill results/ID_tune_cache.json;
+                             # kind "bench": the tune experiment whose cache its points read
+
+    @property
+    def depends_on(self):
+        """The experiments whose results this one's runs read: they run first."""
+        return [*self.derived_from, *([self.tune_cache] if self.tune_cache not in ("", self.id) else [])]
 
     @property
     def params(self):
@@ -552,6 +559,12 @@ def load(exp_id, profile):
     requires = overrides.get(profile, {}).get("requires", doc.get("requires", []))
     _check_mpi_params(sections, active_cases, kind, where)
     _check_env(sections, active_cases, kind, where)
+    tune_cache = doc.get("tune_cache", "")
+    if tune_cache and not (kind == "tune" and tune_cache == exp_id or kind == "bench" and tune_cache != exp_id
+                           and (EXPERIMENTS_DIR / f"{tune_cache}.toml").is_file()):
+        raise SpecError(f"{where}: tune_cache names the tune experiment whose cache of launch shapes the points "
+                        f"use: a kind tune experiment's own ID (its points fill it), or in a kind bench one the ID "
+                        f"of such an experiment (experiments/ID.toml), got {tune_cache!r}")
     exp = Experiment(
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
@@ -559,7 +572,7 @@ def load(exp_id, profile):
         metrics=list(doc.get("metrics", {"bench": DEFAULT_BENCH_METRICS, "tune": DEFAULT_TUNE_METRICS}.get(
             kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries,
-        serial=doc.get("serial", False), kind=kind, command=command, **sections)
+        serial=doc.get("serial", False), kind=kind, command=command, tune_cache=tune_cache, **sections)
     if kind in TIMING_KINDS and profile != "smoke":  # the timing protocol
         for point in exp.points():
             args = exp.run_args(point)

@@ -38,7 +38,11 @@ def main():
     rc, lines, err = plan(nbody)
     actions = {line.split()[0]: line.split()[1] for line in lines[:-1] if line.strip()}
     ok &= check(f"plan exits 0 with one line per experiment ({len(ids)}) and a count",
-                rc == 0 and list(actions) == ids and lines[-1].startswith("default profile on this machine:"))
+                rc == 0 and sorted(actions) == ids and lines[-1].startswith("default profile on this machine:"))
+    order = list(actions)
+    ok &= check("in dependency order: E13's tuning before E09, which reads its cache, and E09 before E24, "
+                "derived from it", order.index("E13_tuned_launch") < order.index("E09_gpu_time_vs_n")
+                < order.index("E24_roofline"))
     skipped = [i for i, a in actions.items() if a == "skip"]
     ok &= check(f"every experiment is run or reused here, none skipped (skipped: {skipped})",
                 set(actions.values()) <= {"run", "reuse"} and not skipped)
@@ -54,7 +58,7 @@ def main():
     chosen = [line.split()[0] for line in lines[:-1] if line.strip()]
     need = [i for i in ids if "cuda" in spec.load(i, "default").requires]
     ok &= check(f"--requiring cuda: the {len(need)} experiments that need CUDA and E24, derived from E09 alone",
-                rc == 0 and chosen == sorted(need + ["E24_roofline"]) and "E01_two_body_convergence" not in chosen)
+                rc == 0 and sorted(chosen) == sorted(need + ["E24_roofline"]) and "E01_two_body_convergence" not in chosen)
 
     h100 = {"build": {"mpi": None}, "host": {"features": ["cuda"], "cuda": {"compute_capability": "9.0"}}}
     cpu = {"build": {"mpi": None}, "host": {"features": []}}

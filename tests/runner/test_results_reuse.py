@@ -3,14 +3,15 @@
 stand; results of the same profile stand only while the experiment file (up to comments) and the
 solver source (CMakeLists.txt, cmake/, solver/, kernels/) are those of the clean build that made
 them. Checked on a scratch git repository. A derived experiment's reduced results stand while the
-results they were computed from are those its meta records. Run by CTest (tests/CMakeLists.txt)."""
+results they were computed from are those its meta records, and a bench's while the tuning cache
+its points read is the one its meta records. Run by CTest (tests/CMakeLists.txt)."""
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
-from nbodylab import provenance, script, spec  # noqa: E402
+from nbodylab import bench, files, provenance, script, spec  # noqa: E402
 import runner  # noqa: E402
 
 PROFILES = ("smoke", "default", "full")
@@ -76,7 +77,7 @@ def main():
         ok &= check("a new untracked file in the solver source makes them out of date",
                     not state(meta(now))[0])
         provenance.ROOT = spec.ROOT
-    return (0 if ok else 1) | reducer()
+    return (0 if ok else 1) | reducer() | tuning_cache()
 
 
 def reducer():
@@ -90,6 +91,38 @@ def reducer():
     action, why = runner.decide(exp, None)
     ok &= check(f"and are computed again once an input changed: {action}: {why}",
                 action == "run" and "results/E09_gpu_time_vs_n.csv has changed" in why)
+    return 0 if ok else 1
+
+
+def tuning_cache():
+    """E09 reads the launch shapes E13 tuned: its results stand while that cache is the one its meta
+    records; the tune points' caches merge into one, by n, the later point's entry winning."""
+    exp = spec.load("E09_gpu_time_vs_n", "default")
+    current = provenance.committed_results_state
+    provenance.committed_results_state = lambda *args: (True, "experiment file and solver as they were")
+    with tempfile.TemporaryDirectory() as tmp:
+        bench.RESULTS_DIR = Path(tmp)
+        cache = bench.tune_cache_path(exp.tune_cache)
+        cache.write_text('{"gpu | cuda-split | float": [{"n": 4096, "launch": "block=64", "seconds": 1}]}\n')
+        csv_path = Path(tmp) / f"{exp.id}.csv"
+        csv_path.write_text("n\n1\n")
+        files.write_json(files.sidecar(csv_path), {
+            "producer": provenance.RUNNER, "profile": "default",
+            "tune_cache": {"experiment": exp.tune_cache, "sha256": provenance.sha256_file(cache)}})
+        action, why = runner._reuse_or_run(exp, csv_path, False)
+        ok = check(f"a bench's results stand while the tuning cache it read is unchanged: {action}: {why}",
+                   action == "reuse")
+        cache.write_text(cache.read_text().replace("block=64", "block=128"))
+        action, why = runner._reuse_or_run(exp, csv_path, False)
+        ok &= check(f"and run again once it changed: {action}: {why}", action == "run" and "has changed" in why)
+        bench.RESULTS_DIR = spec.ROOT / "results"
+    provenance.committed_results_state = current
+    key = "gpu | cuda-split | float"
+    merged = bench.merged_caches([{key: [{"n": 65536, "launch": "a"}, {"n": 4096, "launch": "b"}]},
+                                  {key: [{"n": 4096, "launch": "c"}], "gpu | cuda-pairs | float": []}])
+    ok &= check(f"the points' caches merge by n, the later entry for one n kept: {merged}",
+                merged == {"gpu | cuda-pairs | float": [],
+                           key: [{"n": 4096, "launch": "c"}, {"n": 65536, "launch": "a"}]})
     return 0 if ok else 1
 
 
