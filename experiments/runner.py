@@ -250,7 +250,10 @@ def _reuse_or_run(exp, csv_path, force):
                          f"replace them with the {exp.profile} profile's (--profile {made} --force does)")
     if force:
         return "run", "--force"
-    reuse, why = provenance.committed_results_state(meta, exp.text, exp.profile, spec.PROFILES)
+    references = {name: requirements.reference_build(name) for r in exp.requires
+                  if (name := r.removeprefix("reference:")) != r}
+    reuse, why = provenance.committed_results_state(meta, exp.text, exp.profile, spec.PROFILES,
+                                                    references or None)
     if not reuse:
         return "run", f"the committed results/{exp.id}.csv is out of date: {why}"
     cache = bench.tune_cache_path(exp.tune_cache) if exp.tune_cache and exp.tune_cache != exp.id else None

@@ -206,13 +206,15 @@ def same_toml(recorded, text):
     return _toml(recorded) == _toml(text)
 
 
-def committed_results_state(meta, toml_text, profile, profiles):
+def committed_results_state(meta, toml_text, profile, profiles, references=None):
     """Whether the results a runner meta describes can stand for a run of `profile` now:
     (True, why) to reuse them, (False, why) to run again. They stand when they were made by a
     profile at least as large (the larger runs are the expensive ones, committed to be reused;
     their commit shows in the paper's provenance table) or by the same profile, from the same
-    experiment file and a clean build of the solver source as it is here. A change to the runner
-    that changes results is not seen here: run with --force."""
+    experiment file and a clean build of the solver source as it is here; for a reference
+    experiment, `references` {name: its build.json here}, from the same commit of each reference
+    code instead (nbody does not make its results). A change to the runner that changes results is
+    not seen here: run with --force."""
     made = meta.get("profile")
     if made not in profiles or profiles.index(made) < profiles.index(profile):
         return False, f"they were made by the profile {made}"
@@ -222,6 +224,13 @@ def committed_results_state(meta, toml_text, profile, profiles):
         return True, f"made by the larger profile {made} at {commit[:8]}"
     if not same_toml(meta.get("experiment_toml", ""), toml_text):
         return False, "the experiment file has changed since (more than its comments)"
+    if references is not None:
+        for name, built in references.items():
+            made_from = (meta.get(name) or {}).get("commit")
+            if made_from != built.get("commit"):
+                return False, (f"they were made by {name} at {str(made_from)[:8]}, the build here is of "
+                               f"{str(built.get('commit'))[:8]}")
+        return True, "the experiment file and the reference code's commit are those they were made from"
     if build.get("git_dirty", True):
         return False, "they were made by a build from uncommitted source"
     changed = solver_source_changed(commit)

@@ -2,7 +2,7 @@
 (experiments/nbodylab/provenance.py, committed_results_state): results made by a larger profile
 stand; results of the same profile stand only while the experiment file (up to comments) and the
 solver source (CMakeLists.txt, cmake/, solver/, kernels/) are those of the clean build that made
-them. Checked on a scratch git repository. A derived experiment's reduced results stand while the
+them (a reference experiment's: while the reference code's commit is). Checked on a scratch git repository. A derived experiment's reduced results stand while the
 results they were computed from are those its meta records, and a bench's while the tuning cache
 its points read is the one its meta records. Run by CTest (tests/CMakeLists.txt)."""
 import subprocess
@@ -71,6 +71,13 @@ def main():
                     not state(meta(made))[0])
         commit_all(repo, "solver change")
         ok &= check("and so does a committed one", not state(meta(made))[0])
+        reference = {**meta(made), "dualsphysics": {"commit": "a" * 40}}
+        ok &= check("but not those of a reference experiment, made by its reference code's commit",
+                    provenance.committed_results_state(reference, TOML, "default", PROFILES,
+                                                       {"dualsphysics": {"commit": "a" * 40}})[0])
+        ok &= check("which another commit of that code makes out of date",
+                    not provenance.committed_results_state(reference, TOML, "default", PROFILES,
+                                                           {"dualsphysics": {"commit": "b" * 40}})[0])
         now = git(repo, "rev-parse", "HEAD")
         ok &= check("results made by the new commit stand", state(meta(now))[0])
         (repo / "kernels/new.hpp").write_text("1\n")
