@@ -8,17 +8,18 @@ Reads results/E03_integrators_collision.csv (+ .meta.json); writes
   paper/generated/E03_numbers.tex      \\newcommand macros for every number the text quotes
   paper/generated/integrators_zoo.tex  the method table, from `nbody list integrators --json`
                                        as recorded with these results (the binary that ran them),
-                                       with the orders E01 measured (from results/E01_*.csv)
+                                       with the orders E01 measured
+                                       (results/E01_two_body_orders_measured.csv)
 """
 import sys
 
 import numpy as np
 
 import style
-from nbodylab import methods, paper
-from E01_two_body_convergence import EXP as E01, measured_orders  # (the method table's measured orders)
+from nbodylab import files, methods, paper
 
 EXP = "E03_integrators_collision"
+E01_MEASURED = "E01_two_body_orders_measured"  # the order E01 measured per method (the method table's column)
 TARGETS = (1e-8, 1e-12)  # max|dE/E0| thresholds of the cost table
 FLOOR = 1e-18            # exact zeros are drawn here (log axes)
 QUANTITIES = [("dE_rel", r"(a) $|\Delta E / E_0|$"),
@@ -99,11 +100,13 @@ def cost_to_reach(d, idx, target):
 
 
 def e01_measured():
-    """{method: (measured order, how)} at e = 0.5, worked out from results/E01 by E01's own code
-    (Adams methods: their default order 5), or None while E01 has no results."""
-    if not (paper.RESULTS_DIR / f"{E01}.csv").is_file():
+    """{method: (measured order as the paper shows it, how)} at e = 0.5 from E01's results (Adams
+    methods: their default order 5), or None while there are none."""
+    path = paper.RESULTS_DIR / f"{E01_MEASURED}.csv"
+    if not path.is_file():
         return None
-    return {m: v for (m, flag), v in measured_orders().items() if flag in ("", "5")}
+    return {r["method"]: (r["measured"] and paper.decimals(r["measured"]), r["how"])
+            for r in files.read_csv(path) if r["order_flag"] in ("", "5")}
 
 
 def fmt_int(x):
@@ -120,7 +123,7 @@ def main():
     integrators = meta["nbody"].get("integrators")
     if integrators:
         paper.write_tex("integrators_zoo.tex", methods.zoo_table(integrators, e01_measured()), __file__,
-                        sources[:1] + [f"results/{EXP}.meta.json", f"results/{E01}.csv"])
+                        sources[:1] + [f"results/{EXP}.meta.json", f"results/{E01_MEASURED}.csv"])
     orders = {e["name"]: e.get("order") for e in (integrators or [])}
 
     # Cost table: per method (Adams: best order) and law, the force evaluations at which the

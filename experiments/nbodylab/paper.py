@@ -1,6 +1,7 @@
-"""Helpers for figure scripts: read a results CSV with its provenance, write derived CSVs and
-generated LaTeX (tables, \\newcommand macros) for the paper. Standard library only."""
+"""Helpers for figure scripts: read a results CSV with its provenance, write generated LaTeX
+(tables, \\newcommand macros) for the paper. Standard library only."""
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from . import RESULTS_DIR, ROOT, files, provenance, timeseries_name
@@ -62,15 +63,6 @@ def load_timeseries(exp_id):
     return load_bulk(timeseries_name(exp_id), exp_id)
 
 
-def write_derived_csv(name, title, header, rows, parent_exp_id, script):
-    """results/<name>.csv, a table a figure script computed from results/<parent_exp_id>.csv, and
-    its .meta.json (producer: the script; source: the parent, whose own provenance says how it was
-    measured). Left alone when it would not change, so that drawing the figures again leaves
-    results/ as it was."""
-    provenance.write_unless_same(RESULTS_DIR / f"{name}.csv", header, rows, provenance.results_meta(
-        parent_exp_id, title, script, header, [f"results/{parent_exp_id}.csv"]))
-
-
 def tex_escape(text):
     repl = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
             "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
@@ -80,6 +72,13 @@ def tex_escape(text):
 def tex_count(n):
     """12345 -> 12\\,345: a count with thin spaces between its groups of three digits."""
     return f"{int(n):,}".replace(",", "\\,")
+
+
+def decimals(x, places=2):
+    """x to `places` decimals, rounded half up on the decimal digits a results file writes rather
+    than on its binary value: 3.835 gives '3.84', where f"{3.835:.2f}" gives '3.83' (the float
+    lies just below 3.835)."""
+    return str(Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
 
 
 def tex_sci(x, digits=2):
@@ -207,15 +206,13 @@ def _measured_text(m):
 
 def write_provenance(script):
     """The paper's provenance of every measurement: paper/generated/provenance_table.tex, one row
-    per results file measured (not those a figure script derives), with its machine, solver
-    commit, dates and profile; and paper/generated/measured.tex, \\measured{NAME} for each of
-    them (results/NAME.csv), "GPU (host CPU), date", for captions, and
-    how many files, commits and machines the table holds, over which dates."""
+    per results file, with its machine, solver commit, dates and profile; and
+    paper/generated/measured.tex, \\measured{NAME} for each of them (results/NAME.csv), "GPU (host
+    CPU), date", for captions, and how many files, commits and machines the table holds, over
+    which dates."""
     rows, measured, commits, machines, dates = [], {}, set(), set(), set()
     for meta_path in sorted(RESULTS_DIR.glob("*.meta.json")):
         meta = files.read_json(meta_path)
-        if meta["producer"].startswith("figures/"):
-            continue
         stem = meta_path.name.removesuffix(".meta.json")
         m = provenance.measurement(meta)
         measured[stem] = _measured_text(m)

@@ -37,8 +37,8 @@ def results_meta(experiment, title, producer, columns, sources, created_utc=None
       experiment   the experiment the file belongs to: experiments/<experiment>.toml
       title        what the file holds, in one line
       created_utc  when it was written (default: now)
-      producer     the program that wrote it, a repository path: experiments/runner.py, a collector
-                   (tools/gpu/collect_*.py), the figure script of a derived table
+      producer     the program that wrote it, a repository path: experiments/runner.py (also for
+                   the results of a script or reducer it runs), a collector (tools/gpu/collect_*.py)
       columns      the CSV's header
       sources      what it was made from, repository paths: the experiment file (the runner's
                    results), the results it was computed from, the kept logs of the device runs

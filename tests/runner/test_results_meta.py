@@ -1,9 +1,10 @@
 """Every file in results/ has its provenance in the one .meta.json schema
-(experiments/nbodylab/provenance.py, results_meta), whoever wrote it (the runner, a GPU collector,
-a figure script deriving a table): the common keys first and in order, the experiment it belongs
-to, a producer and sources that exist in the repository, the CSV's header as its columns; a
-derived experiment's results name one of its producers, a script experiment's the runner and its
-script (or the script alone, for one that needs what CI lacks, made before the runner ran it). Run by CTest (tests/CMakeLists.txt)."""
+(experiments/nbodylab/provenance.py, results_meta), whoever wrote it (the runner, a GPU collector;
+never a figure script: figures only read results/): the common keys first and in order, the
+experiment it belongs to, a producer and sources that exist in the repository, the CSV's header as
+its columns; a derived experiment's results name one of its producers, a script experiment's the
+runner and its script (or the script alone, for one that needs what CI lacks, made before the
+runner ran it). Run by CTest (tests/CMakeLists.txt)."""
 import datetime
 import sys
 from pathlib import Path
@@ -61,8 +62,11 @@ def main():
         wrong = problems(meta, csv_path)
         ok &= check(f"{csv_path.name}: one schema" + (f": {'; '.join(wrong)}" if wrong else ""), not wrong)
         producers.add(meta.get("producer"))
-    ok &= check(f"written by the runner, the collectors and figure scripts alike: {sorted(map(str, producers))}",
+    ok &= check(f"written by the runner and the collectors alike: {sorted(map(str, producers))}",
                 {provenance.RUNNER, "tools/gpu/collect_results.py", "tools/gpu/collect_e05.py"} <= producers)
+    by_figures = sorted(str(p) for p in producers if str(p).startswith("figures/"))
+    ok &= check("none written by a figure script (a table computed from results is a derived experiment's)"
+                + (f": {', '.join(by_figures)}" if by_figures else ""), not by_figures)
     for exp_id in spec.experiment_ids():
         exp = spec.load(exp_id, "full")
         if exp.kind == "derived" and exp.script:
