@@ -8,7 +8,8 @@ this machine has it. A requirement is one of
                    `nbody --build-info` names)
     sm>=XY         a CUDA device of compute capability X.Y or later (sm>=80: an A100 or later;
                    the device `nbody --build-info` names)
-    ncu            Nsight Compute's command line, ncu, on PATH
+    ncu            Nsight Compute's command line, ncu, on PATH or in a CUDA toolkit's
+                   /usr/local/cuda*/bin (where a GPU machine's image keeps it off PATH)
     reference:NAME another code built from its own source for a reference experiment, in
                    build/reference/NAME/ with its build.json (what it was built from, written last)
                    and the files that names: reference:dualsphysics, DualSPHysics
@@ -17,6 +18,7 @@ this machine has it. A requirement is one of
 
 The runner never runs an experiment on less: it reuses the committed results, or says what the
 machine lacks (`runner.py plan`)."""
+import glob
 import json
 import re
 import shutil
@@ -38,6 +40,13 @@ def check(requirement):
             or GPUS.fullmatch(requirement) or SM.fullmatch(requirement)):
         return None
     return f"unknown requirement {requirement!r} (known: {NAMES})"
+
+
+def ncu():
+    """The path of Nsight Compute's command line, ncu: on PATH, else the CUDA toolkit's
+    (/usr/local/cuda/bin, else a /usr/local/cuda-X.Y/bin); None where there is none."""
+    toolkits = ["/usr/local/cuda/bin/ncu", *sorted(glob.glob("/usr/local/cuda-*/bin/ncu"))]
+    return shutil.which("ncu") or next((p for p in toolkits if shutil.which(p)), None)
 
 
 def reference_dir(name):
@@ -89,7 +98,7 @@ def lacking(build_info, requirement):
     if requirement == "mpi":
         return mpi.lacking(build_info)
     if requirement == "ncu":
-        return None if shutil.which("ncu") else "ncu (Nsight Compute) is not on PATH"
+        return None if ncu() else "ncu (Nsight Compute) is neither on PATH nor in /usr/local/cuda*/bin"
     if requirement.startswith("reference:"):
         return lacking_reference(requirement.removeprefix("reference:"))
     if GPUS.fullmatch(requirement):

@@ -21,6 +21,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
+from nbodylab import norms as worst_norms  # noqa: E402  (the one reading of the norms, E09's too)
+
 TOOLS = ("memcheck", "racecheck", "synccheck")
 FAMILIES = ("allpairs", "resident", "tree", "shortrange", "potential")
 CLAMP = ["--r-min", "0.05"]  # seed S0's minimum-distance clamp: its branch of every force kernel
@@ -186,21 +189,12 @@ def device(name, info):
 
 
 def norms(log):
-    """The worst norms: "ENGINE[ --launch SHAPE], n = N, ..." then "norm = X,
-    tolerance Y" on the same compact-reporter line (support.hpp's INFO messages)."""
-    worst = {}
-    what = None
-    for line in open(log, errors="replace"):
-        m = re.search(r"((?:cuda|opencl|openmp)[a-z0-9-]*|simple)(?: --launch (?:'[^']*'|\S+))?, n = \d+", line)
-        if m:
-            what = m.group(1)
-        m = re.search(r"norm = ([0-9.eE+-]+), tolerance ([0-9.eE+-]+)", line)
-        if m and what:
-            key = (what, m.group(2))
-            worst[key] = max(worst.get(key, 0.0), float(m.group(1)))
-    print("engine,tolerance,worst_norm")
-    for (e, tol), v in sorted(worst.items()):
-        print(f"{e},{tol},{v:.3g}")
+    """The worst norm per engine and tolerance of a test log, as CSV (experiments/nbodylab/norms.py)."""
+    with open(log, errors="replace") as f:
+        table = worst_norms.rows(worst_norms.worst(f))
+    print(",".join(worst_norms.HEADER))
+    for row in table:
+        print(",".join(row))
 
 
 def summary(folder):

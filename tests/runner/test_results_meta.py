@@ -3,8 +3,9 @@
 never a figure script: figures only read results/): the common keys first and in order, the
 experiment it belongs to, a producer and sources that exist in the repository, the CSV's header as
 its columns; a derived experiment's results name one of its producers, a script experiment's the
-runner and its script (or the script alone, for one that needs what CI lacks, made before the
-runner ran it). Run by CTest (tests/CMakeLists.txt)."""
+runner and its script (or, for one that needs what CI lacks, the script alone, made before the
+runner ran it, or the results it is to replace, still filed under the experiment they were
+collected for). Run by CTest (tests/CMakeLists.txt)."""
 import datetime
 import sys
 from pathlib import Path
@@ -84,8 +85,12 @@ def main():
             for csv_path in [c for c in csvs if c.name.startswith(exp_id)]:
                 meta = files.read_json(files.sidecar(csv_path))
                 by_runner = meta["producer"] == provenance.RUNNER and meta.get("script") == exp.script
-                ok &= check(f"{csv_path.name} (script): taken in by the runner from {exp.script}",
-                            by_runner or (bool(exp.requires) and meta["producer"] == exp.script))
+                # results from before the experiment was a script's, still filed under the experiment
+                # they were collected for: its first run where it can replaces them
+                older = meta["experiment"] != exp_id
+                ok &= check(f"{csv_path.name} (script): taken in by the runner from {exp.script}"
+                            + (f" (until it runs: {meta['producer']}'s for {meta['experiment']})" if older else ""),
+                            by_runner or (bool(exp.requires) and (meta["producer"] == exp.script or older)))
     fresh = provenance.results_meta("E01_two_body_convergence", "a title", provenance.RUNNER, ["t"],
                                     ["experiments/E01_two_body_convergence.toml"], profile="smoke")
     ok &= check("results_meta writes the schema (common keys, then the producer's sections)",
