@@ -106,6 +106,12 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              core whatever --jobs says (their wall times, such as
                                              step_wall_s, are timings; bench and tune points
                                              always do)
+  part_length = 10                           optional, kind run (`nbody run` points with a number
+                                             for t-end): each point's run goes in parts that stop
+                                             at multiples of this time, each resumed from the
+                                             previous part's checkpoint; an interrupted runner
+                                             loses at most one part (see E05_long_run_gpu.toml,
+                                             nbodylab/parts.py); [profile.NAME] may set its own
   tune_cache  = "ID"                         optional, kind tune: its own ID, its points' best launch
                                              shapes go to results/ID_tune_cache.json; kind bench:
                                              such an experiment, whose cache its points read (run

@@ -50,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import RESULTS_DIR, files, provenance, write_timeseries
+from . import RESULTS_DIR, files, parts, provenance, write_timeseries
 from .points import PointStore
 from .provenance import display
 from .spec import SpecError, fmt
@@ -189,54 +189,13 @@ class Runs:
         return self.store.store(h, record)
 
     def run_in_parts(self, h, args, env, part_length):
-        """Run in parts that stop at multiples of part_length (`--stop-at`), each resumed from
-        the previous part's checkpoint (bit for bit the uninterrupted run, in the same launch
-        shape). Finished parts stay in <hash>.parts/ (part-K.summary.json, part-K.snapshots.csv,
-        part-K.checkpoint.bin) and are not run again (--force starts afresh). Returns the last
-        part's summary with the parts' wall times added up, and a list of the parts (end time,
-        evaluations so far, wall time, device, command line); the parts' snapshots are joined
-        into <hash>.snapshots.csv."""
-        parts_dir = self.store.path(h, ".parts")
-        if self.force:
-            shutil.rmtree(parts_dir, ignore_errors=True)
-        parts_dir.mkdir(parents=True, exist_ok=True)
-        t_end = float(args[args.index("--t-end") + 1])  # a number (Ladder checks)
-
-        def part(k, what):
-            return parts_dir / f"part-{k}.{what}"
-
-        def done(k):  # nbody writes the snapshots' sidecar after all its other files
-            return part(k, "summary.json").is_file() and files.sidecar(part(k, "snapshots.csv")).is_file()
-
-        k = 1
-        while done(k):
-            k += 1
-        last = files.read_json(part(k - 1, "summary.json")) if k > 1 else None
-        while last is None or not last["completed"]:
-            t = last["t"] if last else 0.0
-            stop = (math.floor(t / part_length + 1e-9) + 1) * part_length
-            flags = ["--checkpoint", str(part(k, "checkpoint.bin"))]
-            if k > 1:
-                flags += ["--resume", str(part(k - 1, "checkpoint.bin"))]
-            if stop < t_end:
-                flags += ["--stop-at", fmt(stop)]
-            flags += ["--snapshots", str(part(k, "snapshots.csv")),
-                      "--summary", str(part(k, "summary.json"))]
-            shown = shlex.join([display(self.nbody), *args, *flags])
-            print(f"[{self.exp.id.split('_', 1)[0]}]   part {k}: from t = {t:g}",
-                  file=sys.stderr)
-            _call(self.nbody, [*args, *flags], env, shown)
-            last = files.read_json(part(k, "summary.json"))
-            k += 1
-        summaries = [files.read_json(part(i, "summary.json")) for i in range(1, k)]
-        parts = [{"t": s["t"], "fevals": s["fevals"], "wall_s": s["wall_s"], "device": s["device"],
-                  "command_line": files.read_json(files.sidecar(part(i, "snapshots.csv")))
-                  ["parameters"]["command_line"]} for i, s in enumerate(summaries, 1)]
-        texts = [part(i, "snapshots.csv").read_text() for i in range(1, k)]
-        text = texts[0] + "".join(t.split("\n", 1)[1] for t in texts[1:])  # one header
-        files.write_text(self.store.path(h, ".snapshots.csv"), text)
-        summary = {**summaries[-1], "wall_s": sum(s["wall_s"] for s in summaries)}
-        return summary, parts
+        """The run in parts (nbodylab/parts.py) in <hash>.parts/; the parts' snapshots joined
+        into <hash>.snapshots.csv. Returns the whole run's summary and its parts."""
+        summary, run_parts, written = parts.run_in_parts(
+            _call, self.nbody, args, env, part_length, self.store.path(h, ".parts"),
+            [("--snapshots", "snapshots.csv")], self.exp.id.split("_", 1)[0], self.force)
+        files.write_text(self.store.path(h, ".snapshots.csv"), parts.joined_csv(written["snapshots.csv"]))
+        return summary, run_parts
 
 
 def label(columns, keys):

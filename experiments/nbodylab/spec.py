@@ -44,6 +44,7 @@ SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 COMMANDS = ("run", "dpd", "sph", "cells")
 TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requires": (str, list),
             "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict, "tune_cache": str,
+            "part_length": (int, float),
             **{s: dict for s in SECTIONS}}
 # The keys of a derived experiment: what it is, and who writes its results from what: a reducer
 # the runner runs (script) or, for results made elsewhere, the program(s) that wrote them (producer).
@@ -54,8 +55,9 @@ SCRIPT_KEYS = {"title": str, "description": str, "kind": str, "script": str, "ar
                "requires": (str, list), "profile": dict}
 SCRIPT_PROFILE_KEYS = {"args": list, "requires": (str, list)}
 # What a [profile.NAME] table may override.
-PROFILE_KEYS = {"requires": (str, list), "cases": list, **{s: dict for s in SECTIONS}}
-TYPE_NAMES = {str: "a string", list: "a list", bool: "true or false", dict: "a table"}
+PROFILE_KEYS = {"requires": (str, list), "cases": list, "part_length": (int, float), **{s: dict for s in SECTIONS}}
+TYPE_NAMES = {str: "a string", list: "a list", bool: "true or false", dict: "a table", int: "a number",
+              float: "a number"}
 # Summary fields (nbody run --summary) copied into the results CSV unless `metrics` says otherwise.
 DEFAULT_METRICS = ["steps", "fevals", "rejected", "dE_rel", "dE_rel_max", "P_rel", "L_rel",
                    "t", "wall_s"]
@@ -236,6 +238,7 @@ class Experiment:
     script: str = ""         # kind "script", or a "derived" one's reducer: the program the runner runs
     script_args: list = ()   # kind "script": its arguments after --nbody NBODY --out FOLDER
     derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
+    part_length: float = None  # kind "run": each point's run goes in parts of this time (nbodylab/parts.py)
     tune_cache: str = ""     # kind "tune": its own ID, its points fill results/ID_tune_cache.json;
                              # kind "bench": the tune experiment whose cache its points read
 
@@ -559,6 +562,13 @@ def load(exp_id, profile):
     requires = overrides.get(profile, {}).get("requires", doc.get("requires", []))
     _check_mpi_params(sections, active_cases, kind, where)
     _check_env(sections, active_cases, kind, where)
+    part_length = overrides.get(profile, {}).get("part_length", doc.get("part_length"))
+    if part_length is not None and not (not isinstance(part_length, bool) and math.isfinite(part_length)
+                                        and part_length > 0 and kind == "run" and command == "run"
+                                        and isinstance(sections["fixed"].get("t-end"), (int, float))):
+        raise SpecError(f"{where}: part_length runs each point's `nbody run` in parts of that time: a positive "
+                        f"number, in a kind run experiment with a number for t-end in [fixed], got "
+                        f"{part_length!r} (t-end {sections['fixed'].get('t-end')!r})")
     tune_cache = doc.get("tune_cache", "")
     if tune_cache and not (kind == "tune" and tune_cache == exp_id or kind == "bench" and tune_cache != exp_id
                            and (EXPERIMENTS_DIR / f"{tune_cache}.toml").is_file()):
@@ -572,7 +582,8 @@ def load(exp_id, profile):
         metrics=list(doc.get("metrics", {"bench": DEFAULT_BENCH_METRICS, "tune": DEFAULT_TUNE_METRICS}.get(
             kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries,
-        serial=doc.get("serial", False), kind=kind, command=command, tune_cache=tune_cache, **sections)
+        serial=doc.get("serial", False), kind=kind, command=command, tune_cache=tune_cache,
+        part_length=part_length, **sections)
     if kind in TIMING_KINDS and profile != "smoke":  # the timing protocol
         for point in exp.points():
             args = exp.run_args(point)

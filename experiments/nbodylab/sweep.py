@@ -7,7 +7,9 @@ A point's record (results/.points/<ID>/<hash>.json) holds: record_format, params
 values), errors (pos_err, vel_err against the reference, or {}), summary (the whole
 `nbody run --summary` JSON), timeseries ({"columns": [...], "rows": [[text, ...], ...]}: the
 `--diagnostics` CSV as nbody wrote it, or null when the experiment has no timeseries), cmd,
-reference_cmd, nbody_sha256, finished_utc. The hash covers the nbody arguments, the
+reference_cmd, nbody_sha256, finished_utc, and for a run in parts (`part_length`, nbodylab/parts.py,
+its unfinished parts in <hash>.parts/) parts: each part's end time, evaluations, wall time, device
+and command line; its summary's `parts` counts them and its wall_s adds theirs up. The hash covers the nbody arguments, the
 reference arguments, whether a timeseries is recorded, the nbody binary's sha256 and
 RECORD_FORMAT (and, for a point with `ranks` or an `env` bundle, its launch: OMP_NUM_THREADS=T
 mpiexec -n P ..., nbodylab/mpi.py, or NAME=value ...), so a record is reused only for the very
@@ -29,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import RESULTS_DIR, files, mpi, provenance, write_timeseries
+from . import RESULTS_DIR, files, mpi, parts, provenance, write_timeseries
 from .points import PointStore
 from .provenance import display
 from .spec import fmt
@@ -235,12 +237,30 @@ def run(exp, nbody, jobs, force, build_info):
             _call(nbody, [*p["ref_args"], "--out", str(out)], env, p["reference_cmd"])
             return out
 
+        def run_in_parts(p, work):
+            """The point's run in parts (nbodylab/parts.py), its outputs joined in `work` as one
+            run would write them; returns its summary (with the count of parts) and the parts."""
+            written = [("--final-state", "final.csv")] + ([("--diagnostics", "diagnostics.csv")]
+                                                          if exp.timeseries else [])
+            summary, run_parts, files_of = parts.run_in_parts(
+                lambda *call: _call(*call, p["launch"]), nbody, p["run_args"], env, exp.part_length,
+                store.path(p["hash"], ".parts"), written, tag, force)
+            shutil.copyfile(files_of["final.csv"][-1], work / "final.csv")
+            if exp.timeseries:
+                (work / "diagnostics.csv").write_text(parts.joined_csv(files_of["diagnostics.csv"]))
+            return {**summary, "parts": len(run_parts)}, run_parts
+
         def run_point(p, ref_future):
             work = tmp / p["hash"]
             work.mkdir()
+            run_parts = None
             try:
-                _call(nbody, [*p["run_args"], *[a.replace(TMP, str(work)) for a in outputs]],
-                      env, p["cmd"], p["launch"])
+                if exp.part_length:
+                    summary, run_parts = run_in_parts(p, work)
+                else:
+                    _call(nbody, [*p["run_args"], *[a.replace(TMP, str(work)) for a in outputs]],
+                          env, p["cmd"], p["launch"])
+                    summary = files.read_json(work / "summary.json")
             except PointFailed as e:
                 if e.exit_code != RUN_FAILED:
                     raise
@@ -249,8 +269,8 @@ def run(exp, nbody, jobs, force, build_info):
                     "failure": e.message.split("run failed: ", 1)[-1],
                     "cmd": p["cmd"], "reference_cmd": p["reference_cmd"]})
                 shutil.rmtree(work)
+                shutil.rmtree(store.path(p["hash"], ".parts"), ignore_errors=True)
                 return record
-            summary = files.read_json(work / "summary.json")
             record = {"params": p["params"], "errors": {}, "summary": summary,
                       "timeseries": (_read_diagnostics(work / "diagnostics.csv")
                                      if exp.timeseries else None),
@@ -259,9 +279,12 @@ def run(exp, nbody, jobs, force, build_info):
                 ref = ref_future.result()  # a failed reference fails its points
                 record["errors"] = dict(zip(("pos_err", "vel_err"),
                                             state_errors(work / "final.csv", ref)))
+            if run_parts:
+                record["parts"] = run_parts
             metrics(record, p["cmd"])  # fail now, with the command, if a metric is missing
             record = store.store(p["hash"], record)
             shutil.rmtree(work)  # final states of large runs would pile up in /tmp otherwise
+            shutil.rmtree(store.path(p["hash"], ".parts"), ignore_errors=True)  # the record holds the run now
             return record
 
         # References (one per distinct `nbody ic` command) run first in the same pool;
@@ -332,7 +355,8 @@ def run(exp, nbody, jobs, force, build_info):
                 "points_reused": len(points) - len(pending)},
         experiment_toml=exp.text,
         points=[{"params": p["params"], "cmd": r["cmd"], "reference_cmd": r["reference_cmd"],
-                 "finished_utc": r["finished_utc"]} for p, r in zip(points, records)])
+                 "finished_utc": r["finished_utc"], **({"parts": r["parts"]} if r.get("parts") else {})}
+                for p, r in zip(points, records)])
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     failed = [r for r in records if r.get("failure")]
     if failed:
