@@ -65,7 +65,7 @@ test: build $(VENV)/.stamp
 # unoptimised (it builds in a fraction of the time). Any sanitizer report fails the target; a
 # fuzzer's crash leaves its input in $(SANITIZE_BUILD)/fuzz/crash-* (tests/fuzz/README.md).
 SANITIZE_BUILD ?= build-sanitize
-FUZZ_SECONDS ?= 15
+FUZZ_SECONDS ?= 10
 SANITIZER_OPTIONS := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp
 sanitize-test: | deps
