@@ -66,27 +66,16 @@ esac
 B=${1%/}
 here=$(cd "$(dirname "$0")" && pwd)
 
-# A carried build may hold its binaries compressed (the device tool's 64 MiB): unpack them in place,
-# as tools/gpu/carry.sh does, unless an unpacked copy is newer.
-unpack() {
-  case "$1" in
-    *.gz) gunzip -c "$1" > "$2" ;;
-    *.xz) python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$1" "$2" ;;
-  esac && chmod +x "$2"
-}
-binary() {  # binary NAME PLACE...: the first place holding NAME, plain or packed; "" if none
-  local p z
+# A carried build may hold its binaries compressed (the device tool's 64 MiB): tools/gpu/carry.sh
+# unpacks them in place and puts its libs/ on LD_LIBRARY_PATH.
+[ -d "$B" ] || die "no build folder $B"
+CARRY=$B . "$here/../../tools/gpu/carry.sh"
+binary() {  # binary NAME PLACE...: the first place holding the executable NAME; "" if none
+  local p
   for p in "${@:2}"; do
-    for z in "$p/$1.gz" "$p/$1.xz"; do
-      if [ -f "$z" ] && { [ ! -f "$p/$1" ] || [ "$z" -nt "$p/$1" ]; }; then unpack "$z" "$p/$1" || return; fi
-    done
     if [ -x "$p/$1" ]; then echo "$(cd "$p" && pwd)/$1"; return; fi
   done
 }
-if [ -d "$B/libs" ]; then  # the shared libraries a carried build brings along
-  LD_LIBRARY_PATH=$(cd "$B/libs" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export LD_LIBRARY_PATH
-fi
 
 command -v python3 > /dev/null || die "no python3 (it reads nbody's JSON)"
 quick=()

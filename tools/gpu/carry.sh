@@ -3,8 +3,9 @@
 # nbody and nbody_tests, each plain, gzipped or xz-compressed (NAME.gz, NAME.xz: the working tree
 # and carry must stay under the device tool's 64 MiB), and libs/ (shared libraries the device's
 # image lacks). Unpacks what came compressed (unless an unpacked copy is newer), puts libs/ on
-# LD_LIBRARY_PATH and sets NB (nbody) and NT (nbody_tests) to absolute paths. `unpack FILE.gz|.xz
-# DEST` unpacks an executable (Python's lzma: the device's image may lack xz).
+# LD_LIBRARY_PATH and sets NB (nbody) and NT (nbody_tests) to absolute paths; tests/gpu/check.sh
+# sources it for its build folder. `unpack FILE.gz|.xz DEST` unpacks an executable (Python's lzma:
+# the device's image may lack xz).
 CARRY=${CARRY:-build-gpu-carry}
 unpack() {
   case "$1" in
@@ -17,6 +18,7 @@ for f in nbody nbody_tests; do
     if [ -f "$packed" ] && [ "$packed" -nt "$CARRY/$f" ]; then unpack "$packed" "$CARRY/$f"; fi
   done
 done
-export LD_LIBRARY_PATH=$PWD/$CARRY/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-NB=$PWD/$CARRY/nbody
-NT=$PWD/$CARRY/nbody_tests
+CARRY_DIR=$(cd "$CARRY" && pwd)
+if [ -d "$CARRY_DIR/libs" ]; then export LD_LIBRARY_PATH=$CARRY_DIR/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
+NB=$CARRY_DIR/nbody
+NT=$CARRY_DIR/nbody_tests
