@@ -7,13 +7,13 @@ A point's record (results/.points/<ID>/<hash>.json) holds: record_format, params
 values), errors (pos_err, vel_err against the reference, or {}), summary (the whole
 `nbody run --summary` JSON), timeseries ({"columns": [...], "rows": [[text, ...], ...]}: the
 `--diagnostics` CSV as nbody wrote it, or null when the experiment has no timeseries), cmd,
-reference_cmd, nbody_sha256, finished_utc, and for a run in parts (`part_length`, nbodylab/parts.py,
-its unfinished parts in <hash>.parts/) parts: each part's end time, evaluations, wall time, device
-and command line; its summary's `parts` counts them and its wall_s adds theirs up. The hash covers the nbody arguments, the
-reference arguments, whether a timeseries is recorded, the nbody binary's sha256 and
-RECORD_FORMAT (and, for a point with `ranks` or an `env` bundle, its launch: OMP_NUM_THREADS=T
-mpiexec -n P ..., nbodylab/mpi.py, or NAME=value ...), so a record is reused only for the very
-same run.
+reference_cmd, nbody_sha256, finished_utc, and for a run in parts (`part_length`,
+nbodylab/parts.py, its unfinished parts in <hash>.parts/) parts: each part's end time,
+evaluations, wall time, device and command line; its summary's `parts` counts them and its wall_s
+adds theirs up. The hash covers the nbody arguments, the reference arguments, whether a
+timeseries is recorded, the nbody binary's sha256 and RECORD_FORMAT (and, for a point with
+`ranks` or an `env` bundle, its launch: OMP_NUM_THREADS=T mpiexec -n P ..., nbodylab/mpi.py, or
+NAME=value ...), so a record is reused only for the very same run.
 
 An experiment with points under mpiexec runs its points one at a time (each takes P x T cores),
 each with OMP_NUM_THREADS=T."""
