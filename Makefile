@@ -12,6 +12,8 @@
 #   make plan [PROFILE=...]                 what `make all` would do here with each experiment, and why
 #   make build | experiments | figures | paper | clean | help   (figures: plots only, from results/)
 #   make run-E01_two_body_convergence       one experiment (any experiments/<ID>.toml)
+#   make run-E07_cpu_engines MACHINE=NAME   one experiment on another class of machine, into
+#                                           results/machines/NAME/ (the figures draw it beside this one's)
 #   make reference-dualsphysics DUALSPHYSICS_GIT=DIR   DualSPHysics from its source, for E19's reference run
 
 PROFILE ?= default
@@ -95,6 +97,11 @@ gpu-check: build
 # their own (no figures: those draw on every experiment's results).
 RUNNER_FLAGS := $(if $(FORCE),--force)
 GPU_SMOKE_RESULTS := $(BUILD)/gpu-smoke/results
+# MACHINE=NAME: results of another class of machine (the GPU host's 16 cores), in a folder of their
+# own that the runner decides on as on results/ and the figures and provenance table read beside it.
+ifneq ($(MACHINE),)
+RUNNER_ENV := NBODYLAB_RESULTS=$(CURDIR)/results/machines/$(MACHINE)
+endif
 ifeq ($(PROFILE),gpu-smoke)
 RUNNER_ENV := NBODYLAB_RESULTS=$(CURDIR)/$(GPU_SMOKE_RESULTS)
 SCOPE := --profile smoke --requiring cuda
@@ -108,8 +115,8 @@ plan: build $(VENV)/.stamp
 	$(RUNNER_ENV) $(RUNNER) plan $(SCOPE) --nbody $(NBODY) $(RUNNER_FLAGS)
 
 run-%: build $(VENV)/.stamp
-	$(RUNNER) run $* --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
-	$(RUNNER) figures $*
+	$(RUNNER_ENV) $(RUNNER) run $* --profile $(PROFILE) --nbody $(NBODY) $(RUNNER_FLAGS)
+	$(if $(MACHINE),,$(RUNNER) figures $*)
 
 figures: $(VENV)/.stamp
 	$(RUNNER) figures

@@ -194,6 +194,7 @@ def decide(exp, info, force=False):
     ("reuse", why) with the committed results standing for it, or ("skip", why) where it can
     neither run here nor reuse results. `info`: `nbody --build-info` (None for a derived one)."""
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
+    shown = provenance.display(csv_path)
     committed = csv_path.is_file() and files.sidecar(csv_path).is_file()
     if exp.kind == "derived" and exp.script:  # a reducer of other experiments' results
         return _reduce_or_reuse(exp, csv_path, committed, force)
@@ -205,17 +206,17 @@ def decide(exp, info, force=False):
                             f"{' or '.join(exp.producers)} writes it (see experiments/{exp.id}.toml)")
         producer = files.read_json(files.sidecar(csv_path)).get("producer")
         if producer not in exp.producers:
-            return "skip", (f"results/{exp.id}.meta.json names the producer {producer!r}, not one of "
-                            f"{', '.join(exp.producers)} (experiments/{exp.id}.toml)")
-        return "reuse", (f"derived, no runs of its own: the committed results/{exp.id}.csv, written by "
+            return "skip", (f"{provenance.display(files.sidecar(csv_path))} names the producer {producer!r}, "
+                            f"not one of {', '.join(exp.producers)} (experiments/{exp.id}.toml)")
+        return "reuse", (f"derived, no runs of its own: the committed {shown}, written by "
                          f"{producer}" + "".join(f" from results/{d}.csv" for d in exp.derived_from))
     missing = {r: why for r in exp.requires if (why := requirements.lacking(info, r))}
     if missing:
         needs = f"it needs {', '.join(missing)}, which this machine/build lacks ({'; '.join(missing.values())})"
         if not csv_path.is_file():
-            return "skip", f"{needs}, and there is no committed results/{exp.id}.csv to reuse"
-        return "reuse", f"{needs}: the committed results/{exp.id}.csv"
-    action, why = _reuse_or_run(exp, csv_path, force) if committed else ("run", f"no committed results/{exp.id}.csv")
+            return "skip", f"{needs}, and there is no committed {shown} to reuse"
+        return "reuse", f"{needs}: the committed {shown}"
+    action, why = _reuse_or_run(exp, csv_path, force) if committed else ("run", f"no committed {shown}")
     under_mpiexec = [p for p in exp.points() if exp.mpi_params(p)] if exp.kind != "script" else []
     if action == "run" and under_mpiexec and mpi.lacking(info):
         return "skip", (f"{len(under_mpiexec)} of its points run under mpiexec (ranks), but {mpi.lacking(info)} "
@@ -225,34 +226,36 @@ def decide(exp, info, force=False):
 
 def _reduce_or_reuse(exp, csv_path, committed, force):
     """decide() for a derived experiment whose reducer the runner runs."""
+    shown = provenance.display(csv_path)
     missing = [d for d in exp.derived_from if not (RESULTS_DIR / f"{d}.csv").is_file()]
     if missing:
         return "skip", (f"it is computed from results/{missing[0]}.csv, which is missing: run "
                         f"`runner.py run {missing[0]}` first")
     if not committed:
-        return "run", f"no committed results/{exp.id}.csv: {exp.script} computes it"
+        return "run", f"no committed {shown}: {exp.script} computes it"
     meta = files.read_json(files.sidecar(csv_path))
     if meta.get("producer") != provenance.RUNNER or meta.get("script") != exp.script:
-        return "run", f"results/{exp.id}.csv was written by {meta.get('producer')!r}, not the runner with {exp.script}"
+        return "run", f"{shown} was written by {meta.get('producer')!r}, not the runner with {exp.script}"
     if force:
         return "run", "--force"
     if not provenance.same_toml(meta.get("experiment_toml", ""), exp.text):
-        return "run", f"the experiment file has changed since results/{exp.id}.csv was computed"
+        return "run", f"the experiment file has changed since {shown} was computed"
     changed = [p for p, sha in script.inputs(exp).items() if meta.get("inputs", {}).get(p) != sha]
     if changed:
-        return "run", f"{changed[0]} has changed since results/{exp.id}.csv was computed from it"
-    return "reuse", (f"the committed results/{exp.id}.csv, computed by {exp.script} from the "
+        return "run", f"{changed[0]} has changed since {shown} was computed from it"
+    return "reuse", (f"the committed {shown}, computed by {exp.script} from the "
                      + ", ".join(f"results/{d}.csv" for d in exp.derived_from) + " as they are")
 
 
 def _reuse_or_run(exp, csv_path, force):
     """decide() for committed results of an experiment this machine can run."""
+    shown = provenance.display(csv_path)
     meta = files.read_json(files.sidecar(csv_path))
     if meta.get("producer") != provenance.RUNNER:
-        return "run", f"results/{exp.id}.csv was written by {meta.get('producer')!r}, not the runner"
+        return "run", f"{shown} was written by {meta.get('producer')!r}, not the runner"
     made = meta.get("profile")
     if force and made in spec.PROFILES and spec.PROFILES.index(made) > spec.PROFILES.index(exp.profile):
-        return "reuse", (f"the committed results/{exp.id}.csv of the larger profile {made}: --force does not "
+        return "reuse", (f"the committed {shown} of the larger profile {made}: --force does not "
                          f"replace them with the {exp.profile} profile's (--profile {made} --force does)")
     if force:
         return "run", "--force"
@@ -261,12 +264,13 @@ def _reuse_or_run(exp, csv_path, force):
     reuse, why = provenance.committed_results_state(meta, exp.text, exp.profile, spec.PROFILES,
                                                     references or None)
     if not reuse:
-        return "run", f"the committed results/{exp.id}.csv is out of date: {why}"
+        return "run", f"the committed {shown} is out of date: {why}"
     cache = bench.tune_cache_path(exp.tune_cache) if exp.tune_cache and exp.tune_cache != exp.id else None
-    if cache and meta.get("tune_cache", {}).get("sha256") != (provenance.sha256_file(cache) if cache.is_file() else None):
-        return "run", (f"the committed results/{exp.id}.csv took other launch shapes: {provenance.display(cache)} "
+    current = provenance.sha256_file(cache) if cache and cache.is_file() else None
+    if cache and meta.get("tune_cache", {}).get("sha256") != current:
+        return "run", (f"the committed {shown} took other launch shapes: {provenance.display(cache)} "
                        f"has changed since")
-    return "reuse", f"the committed results/{exp.id}.csv: {why}" + (" (--force runs it again)" if made == exp.profile else "")
+    return "reuse", f"the committed {shown}: {why}" + (" (--force runs it again)" if made == exp.profile else "")
 
 
 def build_info_of(nbody):

@@ -137,7 +137,7 @@ def main():
           {e: dict(zip(S0_N, s)) for e, s in S0_SECONDS.items()},
           {e: 1 if e == "simple" else S0_CORES for e in S0_SECONDS})
     lines += [r"\bottomrule", r"\end{tabular}", ""]
-    sources = [f"results/{p.name}" for p in sorted(paper.RESULTS_DIR.glob(f"{EXP}*.csv"))]
+    sources = paper.results_files(EXP)
     paper.write_tex("E07_table.tex", "\n".join(lines), __file__, sources)
 
     # Numbers of this machine (results/E07_cpu_engines.csv) for the text.

@@ -189,7 +189,7 @@ def main():
         macros_rows.append((name, rows, meta, strong, weak))
     style.save(fig, EXP)
 
-    sources = [f"results/{p.name}" for p in sorted(paper.RESULTS_DIR.glob(f"{EXP}*.csv"))]
+    sources = paper.results_files(EXP)
     write_table(macros_rows, sources)
     write_numbers(macros_rows, sources)
     print(f"[E25] wrote figures/{EXP}.pdf/.png, paper/generated/E25_table.tex, E25_numbers.tex",

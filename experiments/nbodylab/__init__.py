@@ -25,6 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # folder of the repository (make all PROFILE=gpu-smoke: build/gpu-smoke/results), which leaves
 # the committed ones alone.
 RESULTS_DIR = Path(os.environ.get("NBODYLAB_RESULTS") or ROOT / "results").resolve()
+# The results of other classes of machine, a folder each (results/machines/NAME/ID.csv, written
+# by the runner there: make run-ID MACHINE=NAME), which figures draw beside these.
+MACHINES_DIR = RESULTS_DIR / "machines"
 
 
 def timeseries_name(exp_id):

@@ -4,7 +4,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from . import RESULTS_DIR, ROOT, files, provenance, timeseries_name
+from . import MACHINES_DIR, RESULTS_DIR, ROOT, files, provenance, timeseries_name
 
 GENERATED_DIR = ROOT / "paper" / "generated"
 DIGITS = "Zero One Two Three Four Five Six Seven Eight Nine".split()
@@ -23,14 +23,20 @@ def load_results(exp_id):
     return files.read_csv(path), files.read_json(files.sidecar(path))
 
 
+def results_files(exp_id):
+    """results/<exp_id>.csv and the same experiment's results of every other class of machine,
+    results/machines/NAME/<exp_id>.csv, as repository paths."""
+    paths = [RESULTS_DIR / f"{exp_id}.csv", *sorted(MACHINES_DIR.glob(f"*/{exp_id}.csv"))]
+    return [str(p.relative_to(ROOT)) for p in paths if p.is_file()]
+
+
 def results_per_machine(exp_id):
-    """[(label, rows, meta)]: results/<exp_id>.csv first, then every results/<exp_id>_<machine>.csv
-    (the same experiment run on another machine and committed under its name); the label names
-    the CPU, its cores and its operating system."""
+    """[(label, rows, meta)]: results/<exp_id>.csv first, then those of every other class of
+    machine (results_files); the label names the CPU, its cores and its operating system."""
     rows, meta = load_results(exp_id)
     out = [(rows, meta)]
-    for path in sorted(RESULTS_DIR.glob(f"{exp_id}_*.csv")):
-        out.append((files.read_csv(path), files.read_json(files.sidecar(path))))
+    for path in results_files(exp_id)[1:]:
+        out.append((files.read_csv(ROOT / path), files.read_json(files.sidecar(ROOT / path))))
     return [(f"{r[0]['cpu_model']}, {m['host'].get('cpu_count')} cores, {m['host'].get('os', '')}".rstrip(", "), r, m)
             for r, m in out]
 
@@ -211,9 +217,11 @@ def write_provenance(script):
     CPU), date", for captions, and how many files, commits and machines the table holds, over
     which dates."""
     rows, measured, commits, machines, dates = [], {}, set(), set(), set()
-    for meta_path in sorted(RESULTS_DIR.glob("*.meta.json")):
+    for meta_path in [*sorted(RESULTS_DIR.glob("*.meta.json")), *sorted(MACHINES_DIR.glob("*/*.meta.json"))]:
         meta = files.read_json(meta_path)
-        stem = meta_path.name.removesuffix(".meta.json")
+        # another class of machine's: NAME/ID (\measured{NAME/ID})
+        stem = str(meta_path.relative_to(RESULTS_DIR).parent / meta_path.name.removesuffix(".meta.json"))
+        stem = stem.removeprefix("machines/")
         m = provenance.measurement(meta)
         measured[stem] = _measured_text(m)
         gpu = f"{m['gpu']}; " if m["gpu"] else ""
@@ -224,7 +232,7 @@ def write_provenance(script):
             f"\\code{{{tex_escape(stem)}}}", tex_escape(gpu + m["machine"]),
             tex_escape(", ".join(m["commits"]) or "not recorded"), ", ".join(m["dates"]),
             tex_escape(m["profile"])]) + r" \\")
-    sources = ["results/*.meta.json"]
+    sources = ["results/*.meta.json", "results/machines/*/*.meta.json"]
     write_tex("provenance_table.tex", "\\begin{tabular}{@{}p{0.355\\linewidth}p{0.245\\linewidth}p{0.1\\linewidth}lp{0.11\\linewidth}@{}}\n\\toprule\n"
               "results file & machine & commit & measured & profile \\\\\n\\midrule\n"
               + "\n".join(rows) + "\n\\bottomrule\n\\end{tabular}\n", script, sources)

@@ -5,13 +5,14 @@ experiment it belongs to, a producer and sources that exist in the repository, t
 its columns; a derived experiment's results name one of its producers, a script experiment's the
 runner and its script (or, for one that needs what CI lacks, the script alone, made before the
 runner ran it, or the results it is to replace, still filed under the experiment they were
-collected for). Run by CTest (tests/CMakeLists.txt)."""
+collected for). Those of other classes of machine (results/machines/NAME/) alike, each named as
+its experiment. Run by CTest (tests/CMakeLists.txt)."""
 import datetime
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
-from nbodylab import RESULTS_DIR, ROOT, files, provenance, spec  # noqa: E402
+from nbodylab import MACHINES_DIR, RESULTS_DIR, ROOT, files, provenance, spec  # noqa: E402
 
 COMMON = ["meta_format", "experiment", "title", "created_utc", "producer", "columns", "sources"]
 
@@ -51,12 +52,17 @@ def problems(meta, csv_path):
 
 
 def main():
-    metas = sorted(RESULTS_DIR.glob("*.meta.json"))
-    csvs = sorted([*RESULTS_DIR.glob("*.csv"), *RESULTS_DIR.glob("*.csv.gz")])
-    ok = check(f"every results/*.csv and *.csv.gz has a .meta.json ({len(csvs)})",
+    folders = [RESULTS_DIR, *sorted(p for p in MACHINES_DIR.glob("*") if p.is_dir())]
+    metas = sorted(m for f in folders for m in f.glob("*.meta.json"))
+    csvs = sorted(c for f in folders for pattern in ("*.csv", "*.csv.gz") for c in f.glob(pattern))
+    ok = check(f"every results/*.csv and *.csv.gz has a .meta.json, machines/NAME/ too ({len(csvs)})",
                all(files.sidecar(c).is_file() for c in csvs))
     ok &= check(f"every results/*.meta.json is the sidecar of one CSV ({len(metas)})",
                 sorted(map(files.sidecar, csvs)) == metas)
+    others = [c for c in csvs if c.parent != RESULTS_DIR]
+    ok &= check(f"another class of machine's results are named as their experiment's: "
+                f"{[str(c.relative_to(RESULTS_DIR)) for c in others]}",
+                all((spec.EXPERIMENTS_DIR / f"{c.name.split('.')[0]}.toml").is_file() for c in others))
     producers = set()
     for csv_path in csvs:
         meta = files.read_json(files.sidecar(csv_path))
