@@ -16,6 +16,7 @@ import numpy as np
 
 import style
 from nbodylab import RESULTS_DIR, files, methods, paper, provenance
+from two_body_orders import series, series_keys, theory  # the runs as the orders were fitted to them
 
 EXP = "E01_two_body_convergence"
 ORDERS = "E01_two_body_orders"  # the orders fitted to EXP's errors (experiments/two_body_orders.py)
@@ -63,28 +64,9 @@ def load_orders():
     return fits, primary, measured, meta["parameters"]
 
 
-def series_keys(d):
-    """(integrator, Adams order or '', precision) in the order the experiment lists them."""
-    keys = []
-    for m, o, p in zip(d["integrator"], d["order"], d["precision"]):
-        if (m, o, p) not in keys:
-            keys.append((m, o, p))
-    return keys
-
-
 def label(key):
     m, o, p = key
     return (f"{m} {o}" if o else m) + ("" if p == "double" else f" {p}")
-
-
-def series(d, key, e):
-    sel = (d["integrator"] == key[0]) & (d["order"] == key[1]) & (d["precision"] == key[2]) & (d["e"] == e)
-    idx = np.argsort(d["n"][sel])
-    return {k: v[sel][idx] for k, v in d.items()}
-
-
-def theory(d, key):
-    return int(d["method_order"][(d["integrator"] == key[0]) & (d["order"] == key[1])][0])
 
 
 def plot(d, keys, es, window):
