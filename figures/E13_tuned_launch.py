@@ -10,8 +10,6 @@ from gpu_common import device_text, load, save, write_tex
 NAME = "E13_tuned_launch"
 PRECISIONS = ("float", "double", "dd")
 rows, meta = load(NAME)
-if "best" not in rows[0]:  # the GPU collectors' results, whose every shape is a table of its own
-    rows, meta = load(NAME + "_all")
 
 
 def tuned(rows):

@@ -130,13 +130,6 @@ mkdir -p "$D/logs" "$D/scratch" || die "cannot create $D"
 D=$(cd "$D" && pwd)
 export NBODY_TUNE_CACHE=$D/tune_cache.json  # the engines' own shapes, not a tuning cache of this machine
 
-# NVIDIA's OpenCL for the OpenCL engines' tests: where its library is installed but not registered
-# with the loader (container images), register it for these runs only.
-if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd && python3 -c 'import ctypes; ctypes.CDLL("libnvidia-opencl.so.1")' 2> /dev/null; then
-  mkdir -p "$D/opencl-vendors" && echo libnvidia-opencl.so.1 > "$D/opencl-vendors/nvidia.icd"
-  export OCL_ICD_VENDORS=$D/opencl-vendors
-fi
-
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,temperature.gpu,pstate,persistence_mode,compute_mode --format=csv

@@ -70,7 +70,7 @@ def main():
         ok &= check(f"{csv_path.name}: one schema" + (f": {'; '.join(wrong)}" if wrong else ""), not wrong)
         producers.add(meta.get("producer"))
     ok &= check(f"written by the runner and the collectors alike: {sorted(map(str, producers))}",
-                {provenance.RUNNER, "tools/gpu/collect_results.py", "tools/gpu/collect_e05.py"} <= producers)
+                {provenance.RUNNER, "tools/gpu/collect_e05.py"} <= producers)
     by_figures = sorted(str(p) for p in producers if str(p).startswith("figures/"))
     ok &= check("none written by a figure script (a table computed from results is a derived experiment's)"
                 + (f": {', '.join(by_figures)}" if by_figures else ""), not by_figures)

@@ -4,8 +4,8 @@
 # pack (W into $OUT/$NAME.tar.gz and the step log beside it, after each step, so that a call
 # stopped at its limit returns what it finished), step (a dated line in the step log), run_tests
 # (nbody_tests by spec) and timing_row (a bench row into $W/timings.csv); records
-# the provenance (nvidia-smi, `nbody --build-info`), registers NVIDIA's OpenCL and starts a log of
-# the clocks (stop it with `kill $smi_pid`).
+# the provenance (nvidia-smi, `nbody --build-info`) and starts a log of the clocks (stop it with
+# `kill $smi_pid`).
 set -u
 OUT=${OUT:-/tmp/nbody-out}
 WORK=${WORK:-/tmp/nbody-work}
@@ -77,7 +77,6 @@ step provenance
   uname -a; head -3 /etc/os-release; nproc; python3 --version
 } > "$W/provenance.txt" 2>&1
 "$NB" --build-info > "$W/build_info.json" 2>&1
-mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd  # NVIDIA's OpenCL
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv -lms 500 > "$W/clocks.csv" 2>&1 &
 smi_pid=$!
 pack

@@ -3,8 +3,9 @@
 # nbody and nbody_tests, each plain, gzipped or xz-compressed (NAME.gz, NAME.xz: the working tree
 # and carry must stay under the device tool's 64 MiB), and libs/ (shared libraries the device's
 # image lacks). Unpacks what came compressed (unless an unpacked copy is newer), puts libs/ on
-# LD_LIBRARY_PATH and sets NB (nbody) and NT (nbody_tests) to absolute paths; tests/gpu/check.sh
-# sources it for its build folder. `unpack FILE.gz|.xz DEST` unpacks an executable (Python's lzma:
+# LD_LIBRARY_PATH, registers NVIDIA's OpenCL where the image has its library but not its ICD file (else
+# the OpenCL engines would run on whatever CPU platform the image registers), and sets NB (nbody) and
+# NT (nbody_tests) to absolute paths; tests/gpu/check.sh sources it for its build folder. `unpack FILE.gz|.xz DEST` unpacks an executable (Python's lzma:
 # the device's image may lack xz).
 CARRY=${CARRY:-build-gpu-carry}
 unpack() {
@@ -20,5 +21,9 @@ for f in nbody nbody_tests; do
 done
 CARRY_DIR=$(cd "$CARRY" && pwd)
 if [ -d "$CARRY_DIR/libs" ]; then export LD_LIBRARY_PATH=$CARRY_DIR/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd && python3 -c 'import ctypes; ctypes.CDLL("libnvidia-opencl.so.1")' 2> /dev/null; then
+  mkdir -p "$CARRY_DIR/opencl-vendors" && echo libnvidia-opencl.so.1 > "$CARRY_DIR/opencl-vendors/nvidia.icd"
+  export OCL_ICD_VENDORS=$CARRY_DIR/opencl-vendors
+fi
 NB=$CARRY_DIR/nbody
 NT=$CARRY_DIR/nbody_tests

@@ -27,8 +27,8 @@ import json
 import sys
 from pathlib import Path
 
-from collect_results import RESULTS, ROOT, files, provenance
-from nbodylab import write_timeseries  # noqa: E402  (the path collect_results put on sys.path)
+from collect_logs import RESULTS, ROOT, files, provenance
+from nbodylab import write_timeseries  # noqa: E402  (the path collect_logs put on sys.path)
 
 PARTS = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else RESULTS / "E05_gpu"
 EXP = sys.argv[2] if len(sys.argv) > 2 else "E05_long_run_gpu"

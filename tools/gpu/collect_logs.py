@@ -11,7 +11,18 @@ and nothing else:
 E09's test norms and E24's Nsight Compute counts are the runner's (experiments/gpu_test_norms.py,
 experiments/nsight_counts.py).
 """
-from collect_results import LOGS, RESULTS, files, provenance, title
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "experiments"))
+from nbodylab import RESULTS_DIR as RESULTS, files, provenance, spec  # noqa: E402
+LOGS = ROOT / "evidence" / "gpu" / "logs"
+
+
+def title(exp_id, what=""):
+    """The experiment's title (its experiment file's), with what this file holds of it."""
+    return spec.load(exp_id, "full").title + (f": {what}" if what else "")
 
 
 def write(name, exp_id, what, columns, rows, sources, **parameters):
