@@ -68,11 +68,8 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              script = "experiments/NAME.py", which the runner
                                              runs as `python SCRIPT --out FOLDER` and again
                                              whenever those results change (their checksums
-                                             are in its meta; see E24_roofline.toml); or,
-                                             for results made elsewhere, written by the
-                                             program(s) named by producer = "....py" (or a
-                                             list), which `run` checks and reuses. Its only
-                                             other keys are title and description;
+                                             are in its meta; see E24_roofline.toml). Its
+                                             only other keys are title and description;
                                              "script": no points; the runner runs
                                              script = "experiments/NAME.py" as
                                              `python SCRIPT --nbody NBODY --out FOLDER ARGS`
@@ -196,20 +193,8 @@ def decide(exp, info, force=False):
     csv_path = RESULTS_DIR / f"{exp.id}.csv"
     shown = provenance.display(csv_path)
     committed = csv_path.is_file() and files.sidecar(csv_path).is_file()
-    if exp.kind == "derived" and exp.script:  # a reducer of other experiments' results
+    if exp.kind == "derived":  # a reducer of other experiments' results
         return _reduce_or_reuse(exp, csv_path, committed, force)
-    if exp.kind == "derived":  # no runs: its results and those it is computed from, committed
-        needed = [csv_path, files.sidecar(csv_path)] + [RESULTS_DIR / f"{d}.csv" for d in exp.derived_from]
-        missing = [str(p.relative_to(ROOT)) for p in needed if not p.is_file()]
-        if missing:
-            return "skip", (f"it has no runs of its own (kind derived) and {', '.join(missing)} is missing: "
-                            f"{' or '.join(exp.producers)} writes it (see experiments/{exp.id}.toml)")
-        producer = files.read_json(files.sidecar(csv_path)).get("producer")
-        if producer not in exp.producers:
-            return "skip", (f"{provenance.display(files.sidecar(csv_path))} names the producer {producer!r}, "
-                            f"not one of {', '.join(exp.producers)} (experiments/{exp.id}.toml)")
-        return "reuse", (f"derived, no runs of its own: the committed {shown}, written by "
-                         f"{producer}" + "".join(f" from results/{d}.csv" for d in exp.derived_from))
     missing = {r: why for r in exp.requires if (why := requirements.lacking(info, r))}
     if missing:
         needs = f"it needs {', '.join(missing)}, which this machine/build lacks ({'; '.join(missing.values())})"

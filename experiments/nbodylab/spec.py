@@ -31,8 +31,7 @@ PROFILES = ("smoke", "default", "full")
 # "convergence": a Brutus-style ladder of ever more precise runs and the [[cases]] compared with
 # its converged trajectory (nbodylab/convergence.py, table [ladder]); "derived": no runs of its
 # own, its results computed from those of other experiments (`derived_from`) by a reducer the
-# runner runs again whenever they change (`script`, nbodylab/script.py), or written elsewhere by a
-# collector (`producer`), which the runner checks and reuses; "script": a program of the
+# runner runs again whenever they change (`script`, nbodylab/script.py); "script": a program of the
 # repository the runner runs in place of points (nbodylab/script.py), whose results it stamps as
 # its own.
 KINDS = ("run", "bench", "tune", "convergence", "derived", "script")
@@ -46,10 +45,8 @@ TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requ
             "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict, "tune_cache": str,
             "part_length": (int, float),
             **{s: dict for s in SECTIONS}}
-# The keys of a derived experiment: what it is, and who writes its results from what: a reducer
-# the runner runs (script) or, for results made elsewhere, the program(s) that wrote them (producer).
-DERIVED_KEYS = {"title": str, "description": str, "kind": str, "producer": (str, list),
-                "script": str, "derived_from": list}
+# The keys of a derived experiment: what it is, and what its reducer (script) computes it from.
+DERIVED_KEYS = {"title": str, "description": str, "kind": str, "script": str, "derived_from": list}
 # The keys of a script experiment, and what its [profile.NAME] tables may override.
 SCRIPT_KEYS = {"title": str, "description": str, "kind": str, "script": str, "args": list,
                "requires": (str, list), "profile": dict}
@@ -248,7 +245,6 @@ class Experiment:
     serial: bool = False  # points one at a time with every core (their wall times are timings)
     kind: str = "run"  # one of KINDS: how the runner runs it
     command: str = "run"  # kind "run": the nbody subcommand of its points (COMMANDS)
-    producers: list = ()     # kind "derived": the programs that write its results (repository paths)
     script: str = ""         # kind "script", or a "derived" one's reducer: the program the runner runs
     script_args: list = ()   # kind "script": its arguments after --nbody NBODY --out FOLDER
     derived_from: list = ()  # kind "derived": the experiments whose results it is computed from
@@ -424,32 +420,22 @@ def _check_env(sections, cases, kind, where):
 
 
 def _derived(exp_id, path, text, profile, doc, where):
-    """A derived experiment: no runs; a reducer the runner runs on the results of the experiments
-    it is derived from (script), or the producer(s) that wrote its results elsewhere."""
+    """A derived experiment: no runs; a reducer (script) the runner runs on the results of the
+    experiments it is derived from."""
     _check_keys(doc, DERIVED_KEYS, where, 'keys for kind = "derived" (it has no runs of its own)')
     derived_from = doc.get("derived_from", [])
-    if not all(isinstance(d, str) and (EXPERIMENTS_DIR / f"{d}.toml").is_file() for d in derived_from):
-        raise SpecError(f"{where}: derived_from must list experiment IDs (experiments/ID.toml), "
-                        f"got {derived_from!r}")
-    common = dict(id=exp_id, path=path, text=text, profile=profile, title=doc.get("title", exp_id),
-                  requires=[], fixed={}, sweep={}, sweep_vars={}, reference={}, ladder={}, metrics=[],
-                  cases=[], case_columns=[], timeseries=False, kind="derived", derived_from=derived_from)
-    if "script" in doc:
-        script = doc["script"]
-        if "producer" in doc or not derived_from:
-            raise SpecError(f"{where}: a reducer (script) needs derived_from = the experiments it reads, "
-                            f"and no producer (the runner is its producer)")
-        if not script.endswith(".py") or not (ROOT / script).is_file() or ".." in Path(script).parts:
-            raise SpecError(f"{where}: script must name a Python program of the repository (e.g. "
-                            f"experiments/roofline.py), got {script!r}")
-        return Experiment(**common, script=script, producers=[])
-    producers = doc.get("producer", [])
-    producers = [producers] if isinstance(producers, str) else producers
-    if not producers or not all(isinstance(p, str) and (ROOT / p).is_file() for p in producers):
-        raise SpecError(f"{where}: a derived experiment needs script = the reducer the runner runs, or "
-                        f"producer = the program(s) that wrote its results, as repository paths of existing "
-                        f"files, got {producers!r}")
-    return Experiment(**common, producers=producers)
+    if not derived_from or not all(isinstance(d, str) and (EXPERIMENTS_DIR / f"{d}.toml").is_file()
+                                   for d in derived_from):
+        raise SpecError(f"{where}: derived_from must list the experiment IDs it is computed from "
+                        f"(experiments/ID.toml), got {derived_from!r}")
+    script = doc.get("script", "")
+    if not script.endswith(".py") or not (ROOT / script).is_file() or ".." in Path(script).parts:
+        raise SpecError(f"{where}: script must name its reducer, a Python program of the repository (e.g. "
+                        f"experiments/roofline.py), got {script!r}")
+    return Experiment(id=exp_id, path=path, text=text, profile=profile, title=doc.get("title", exp_id),
+                      requires=[], fixed={}, sweep={}, sweep_vars={}, reference={}, ladder={}, metrics=[],
+                      cases=[], case_columns=[], timeseries=False, kind="derived", derived_from=derived_from,
+                      script=script)
 
 
 def _profile_tables(doc, keys, where, what):

@@ -1,7 +1,7 @@
 """The experiment-file parser (experiments/nbodylab/spec.py) refuses a bad file with one clear
 line: each case below is a valid file with one thing wrong, and must raise a SpecError whose
 message is one line naming the file and the problem; through `runner.py run` such a file, or a
-derived experiment (no runs of its own) whose results are missing, ends the runner with exit status
+derived experiment (no runs of its own) whose inputs are missing, ends the runner with exit status
 2, one line on stderr and no results written. Every experiment file of the repository loads in
 every profile; a reference code (requires = "reference:NAME") is there only when its whole build
 is, and otherwise the runner says in one line what is missing and the command that builds it.
@@ -25,9 +25,10 @@ t-end = "10P"
 e = [0.5, 0.9]
 dt = ["P/64", "P/128"]
 """
-DERIVED = """title = "results a collector writes"
+DERIVED = """title = "results a reducer computes from another experiment's"
 kind = "derived"
-producer = "tools/gpu/collect_results.py"
+derived_from = ["E89_in"]
+script = "experiments/roofline.py"
 """
 SCRIPT = """title = "results a program writes"
 kind = "script"
@@ -60,11 +61,14 @@ BAD = [
     ("a TOML syntax error", VALID + "[sweep\n", ["E90_bad.toml"]),
     ("a derived experiment with runs", DERIVED + "[sweep]\nn = [4]\n",
      ['unknown keys for kind = "derived"', "['sweep']"]),
-    ("a derived experiment without a producer", DERIVED.replace("producer", "# producer"),
-     ["a derived experiment needs", "producer ="]),
-    ("a derived experiment whose producer does not exist", DERIVED.replace("collect_results", "collect_nothing"),
-     ["a derived experiment needs", "producer =", "collect_nothing"]),
-    ("a derived experiment derived from a number", DERIVED + "derived_from = [9]\n", ["derived_from must list"]),
+    ("a derived experiment without a reducer", DERIVED.replace("script", "# script"),
+     ["script must name its reducer", "got ''"]),
+    ("a derived experiment whose reducer does not exist", DERIVED.replace("roofline", "no_such_reducer"),
+     ["script must name its reducer", "no_such_reducer"]),
+    ("a derived experiment derived from nothing", DERIVED.replace('["E89_in"]', "[]"), ["derived_from must list"]),
+    ("a derived experiment derived from a number", DERIVED.replace('"E89_in"', "9"), ["derived_from must list"]),
+    ("a derived experiment derived from an unknown experiment", DERIVED.replace("E89_in", "E88_none"),
+     ["derived_from must list", "E88_none"]),
     ("a script experiment with runs", SCRIPT.replace("[profile.smoke]", "[sweep]\nn = [4]\n[profile.smoke]"),
      ['unknown keys for kind = "script"', "['sweep']"]),
     ("a script experiment without a script", SCRIPT.replace("script =", "# script ="), ["script must name a Python program"]),
@@ -155,6 +159,7 @@ def main():
         spec.EXPERIMENTS_DIR = Path(tmp)
         path = Path(tmp) / "E90_bad.toml"
         path.write_text(VALID)
+        (Path(tmp) / "E89_in.toml").write_text(VALID)  # what the derived experiments below read
         ok &= check("the valid file loads (4 points)", len(spec.load("E90_bad", "smoke").points()) == 4)
         for what, text, words in BAD:
             path.write_text(text)
@@ -171,13 +176,13 @@ def main():
             ok &= check("an unknown experiment: refused", False)
         except spec.SpecError as e:
             ok &= check("an unknown experiment: refused, naming the known ones",
-                        "unknown experiment 'E91_missing'" in str(e) and "known: E90_bad" in str(e))
+                        "unknown experiment 'E91_missing'" in str(e) and "known: E89_in, E90_bad" in str(e))
 
         path.write_text(DERIVED)
         derived = spec.load("E90_bad", "smoke")
-        ok &= check("a derived experiment loads, with its producer and nothing to run",
-                    derived.kind == "derived" and derived.producers == ["tools/gpu/collect_results.py"]
-                    and not derived.sweep and not derived.cases)
+        ok &= check("a derived experiment loads, with its reducer, its inputs and nothing to run",
+                    derived.kind == "derived" and derived.script == "experiments/roofline.py"
+                    and derived.derived_from == ["E89_in"] and not derived.sweep and not derived.cases)
 
         path.write_text(SCRIPT)
         scripted = spec.load("E90_bad", "smoke")
@@ -186,8 +191,8 @@ def main():
                     and scripted.script_args == ["--n", "512"] and spec.load("E90_bad", "default").script_args == [])
 
         for what, text, words in [("an unknown kind", BAD[1][1], ["kind must be one of"]),
-                                  ("a derived experiment without results", DERIVED,
-                                   ["no runs of its own", "results/E90_bad.csv", "tools/gpu/collect_results.py"])]:
+                                  ("a derived experiment whose inputs are missing", DERIVED,
+                                   ["results/E89_in.csv", "runner.py run E89_in"])]:
             path.write_text(text)
             err = io.StringIO()
             with contextlib.redirect_stderr(err):

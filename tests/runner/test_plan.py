@@ -74,16 +74,18 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         spec.EXPERIMENTS_DIR = Path(tmp)
-        (Path(tmp) / "E90_plan.toml").write_text('title = "results a collector writes"\nkind = "derived"\n'
-                                                 'producer = "tools/gpu/collect_results.py"\n')
+        (Path(tmp) / "E90_plan.toml").write_text('title = "computed from E89_plan"\nkind = "derived"\n'
+                                                 'derived_from = ["E89_plan"]\nscript = "experiments/roofline.py"\n')
+        (Path(tmp) / "E89_plan.toml").write_text('title = "what E90_plan reads"\nrequires = "gpus>=64"\n'
+                                                 '[fixed]\nic = "kepler"\nt-end = "1P"\n[sweep]\ndt = ["P/64"]\n')
         (Path(tmp) / "E91_plan.toml").write_text('title = "runs"\n[fixed]\nic = "kepler"\nt-end = "1P"\n'
                                                  '[sweep]\ndt = ["P/64"]\n')
         rc, lines, err = plan(nbody)
-        ok &= check("a derived experiment without results: skipped, saying what writes them",
-                    rc == 0 and lines[0].split()[:2] == ["E90_plan", "skip"] and "collect_results.py" in lines[0])
+        ok &= check("a derived experiment whose inputs cannot be made here: skipped, saying which",
+                    rc == 0 and lines[1].split()[:2] == ["E90_plan", "skip"] and "results/E89_plan.csv" in lines[1])
         ok &= check("an experiment without committed results: run",
-                    lines[1].split()[:2] == ["E91_plan", "run"] and "no committed results" in lines[1])
-        ok &= check("nothing written", not list(spec.ROOT.joinpath("results").glob("E9[01]_plan*")))
+                    lines[2].split()[:2] == ["E91_plan", "run"] and "no committed results" in lines[2])
+        ok &= check("nothing written", not list(spec.ROOT.joinpath("results").glob("E[89][901]_plan*")))
     return 0 if ok else 1
 
 
