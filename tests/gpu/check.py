@@ -99,8 +99,9 @@ def cases(nbody, quick, families):
                     add("allpairs", f"{e['name']} {p} {shape}" + (" clamp" if clamp else ""),
                         ["bench", *base, *(["--launch", shape] if shape else []), *(CLAMP if clamp else [])])
 
-    # Device-resident steps of the all-pairs engines (three runs): the stages and
-    # the step-size controller in float and double, the clamp, Adams-Bashforth with clusters of 8.
+    # Device-resident steps of the all-pairs engines: the stages and the step-size controller in
+    # float and double, fixed steps, the clamp; the cluster barrier (clusters of 8) under a
+    # controller and under Adams-Bashforth of two orders; one pass per block and many.
     allpairs = [e["name"] for e in registry if e["tree"] == "none"]
     if allpairs:
         engine = "cuda-split" if "cuda-split" in allpairs else allpairs[0]
@@ -109,11 +110,22 @@ def cases(nbody, quick, families):
         resident = [("float dopri5", ["--precision", "float", "--integrator", "dopri5", "--tol", "1e-8"]),
                     ("double dop853 clamp", ["--precision", "double", "--integrator", "dop853", "--tol", "1e-8", *CLAMP]),
                     ("double adams-bashforth cluster=8",
-                     ["--precision", "double", "--integrator", "adams-bashforth", "--dt", "1e-3", "--launch", "cluster=8"])]
+                     ["--precision", "double", "--integrator", "adams-bashforth", "--dt", "1e-3", "--launch", "cluster=8"]),
+                    ("float rk4", ["--precision", "float", "--integrator", "rk4", "--dt", "1e-3"]),
+                    ("double dopri5 cluster=8",
+                     ["--precision", "double", "--integrator", "dopri5", "--tol", "1e-8", "--launch", "cluster=8"]),
+                    ("double adams-bashforth order 4 cluster=8",
+                     ["--precision", "double", "--integrator", "adams-bashforth", "--order", "4", "--dt", "1e-3",
+                      "--launch", "cluster=8"]),
+                    ("double rk4 block=32,split=1",
+                     ["--precision", "double", "--integrator", "rk4", "--dt", "1e-3", "--launch", "block=32,split=1"]),
+                    ("double adams-bashforth block=64,split=64",
+                     ["--precision", "double", "--integrator", "adams-bashforth", "--dt", "1e-3",
+                      "--launch", "block=64,split=64"])]
         for label, extra in resident[:1] if quick else resident:
             add("resident", f"{engine} {label}", small + extra)
 
-    # Tree engines (kdtree_batch.sh, octree_batch.sh): two shapes in each precision, every knob at
+    # Tree engines: two shapes in each precision, every knob at
     # its low end with leaves of 1, then at its high end with leaves of 8, the other tree
     # parameters' second choice and the clamp; the tree built on the host once per engine that can;
     # device-resident leapfrog steps on the octree engines.
@@ -140,7 +152,7 @@ def cases(nbody, quick, families):
                 ["run", "--engine", e["name"], "--precision", "float", "--ic", "plummer", "--n", N, "--integrator",
                  "leapfrog", "--dt", "0.01", "--t-end", "0.05", "--stepping", "device"])
 
-    # Short-range methods (shortrange_batch.sh): DPD on the GPU with every cell-list builder (boxes
+    # Short-range methods: DPD on the GPU with every cell-list builder (boxes
     # of 1 and of 4-5 cells a side, two species), each builder alone in `nbody cells` (random order
     # and a step's moves), SPH's three cases on the GPU.
     if "shortrange" in families:
@@ -162,7 +174,7 @@ def cases(nbody, quick, families):
             add("shortrange", f"sph {case} {p}", ["sph", "--engine", "cuda", "--precision", p, "--case", case,
                                                  "--dx", dx, "--t-end", t_end], [tool])
 
-    # Potentials on the GPU (`nbody potential`, potential_batch.sh): one node, part of a tile, many tiles.
+    # Potentials on the GPU (`nbody potential`): one node, part of a tile, many tiles.
     direct = [e for e in registry if e["body_potentials"] == "direct_device"]
     if direct:
         e = direct[0]

@@ -34,7 +34,7 @@
 #   GPU_CHECK_STEPS    steps to run, from: tests sanitizer large, or single sanitizer families
 #                      (allpairs resident tree shortrange potential); default "tests sanitizer"
 #   GPU_CHECK_QUICK=1  a quick subset of the sanitizer cases: one precision and one value of each
-#                      knob per engine, float DPD in one box per builder (77 cases instead of 276 with
+#                      knob per engine, float DPD in one box per builder (77 cases instead of 291 with
 #                      today's registry)
 #   GPU_CHECK_OUT      the folder everything goes to, cleared first (default BUILD_DIR/gpu-check):
 #                      provenance.txt, build_info.json, logs/ (one log per step), sanitizer_cases.tsv,
@@ -47,7 +47,7 @@
 # (nbody, nbody_tests, libs/; each binary may come as NAME.gz or NAME.xz: tools/gpu/README.md).
 #
 # Time on one H100 (16 cores), estimated from the device batch scripts' logs that ran the same
-# steps: tests about 3.5-4 minutes (nbody_tests "[gpu],[potential]" took 3 min 28 s); the 276
+# steps: tests about 3.5-4 minutes (nbody_tests "[gpu],[potential]" took 3 min 28 s); the 291
 # sanitizer runs at 0.7-1.3 s each, about 5 minutes one at a time, 1.5-2 minutes four at a time;
 # in all about 6 minutes with the default jobs (9-10 one at a time), GPU_CHECK_QUICK=1 about 4.5.
 
