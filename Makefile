@@ -15,6 +15,7 @@
 #   make run-E07_cpu_engines MACHINE=NAME   one experiment on another class of machine, into
 #                                           results/machines/NAME/ (the figures draw it beside this one's)
 #   make reference-dualsphysics DUALSPHYSICS_GIT=DIR   DualSPHysics from its source, for E19's reference run
+#   make reference-ryoanji RYOANJI_GIT=DIR  Ryoanji from its source (nvcc), for E17's reference run
 
 PROFILE ?= default
 BUILD   ?= build
@@ -24,7 +25,8 @@ PY      := $(VENV)/bin/python
 NBODY   := $(BUILD)/nbody
 RUNNER  := $(PY) experiments/runner.py
 
-.PHONY: all build test sanitize-test gpu-check experiments plan figures paper clean help deps reference-dualsphysics
+.PHONY: all build test sanitize-test gpu-check experiments plan figures paper clean help deps reference-dualsphysics \
+        reference-ryoanji
 
 ifeq ($(PROFILE),gpu-smoke)
 all: experiments
@@ -139,6 +141,14 @@ paper: experiments
 reference-dualsphysics:
 	@test -n "$(DUALSPHYSICS_GIT)" || { echo "make reference-dualsphysics: set DUALSPHYSICS_GIT=DIR, a DualSPHysics git directory or source tree" >&2; exit 2; }
 	JOBS=$(JOBS) tools/reference/dualsphysics/build.sh "$(DUALSPHYSICS_GIT)" $(DUALSPHYSICS_COMMIT)
+
+# Ryoanji built from its own source by nvcc into build/reference/ryoanji/, with the driver that
+# times it on nbody's bodies: what the reference experiment E17_ryoanji needs (requires =
+# "reference:ryoanji"); from RYOANJI_GIT, a git directory (at RYOANJI_COMMIT, default its HEAD),
+# for CUDA_ARCH (default 90). Nothing is downloaded (tools/reference/ryoanji/build.sh).
+reference-ryoanji:
+	@test -n "$(RYOANJI_GIT)" || { echo "make reference-ryoanji: set RYOANJI_GIT=DIR, a Ryoanji git directory" >&2; exit 2; }
+	JOBS=$(JOBS) tools/reference/ryoanji/build.sh "$(RYOANJI_GIT)" $(RYOANJI_COMMIT)
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) results/.points

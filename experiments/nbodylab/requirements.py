@@ -14,7 +14,8 @@ this machine has it. A requirement is one of
                    build/reference/NAME/ with its build.json (what it was built from, written last)
                    and the files that names: reference:dualsphysics, DualSPHysics
                    (`make reference-dualsphysics DUALSPHYSICS_GIT=DIR`,
-                   tools/reference/dualsphysics/build.sh)
+                   tools/reference/dualsphysics/build.sh); reference:ryoanji, Ryoanji
+                   (`make reference-ryoanji RYOANJI_GIT=DIR`, tools/reference/ryoanji/build.sh)
 
 The runner never runs an experiment on less: it reuses the committed results, or says what the
 machine lacks (`runner.py plan`)."""
@@ -30,7 +31,8 @@ FEATURES = ("cuda", "opencl")
 GPUS = re.compile(r"gpus>=([1-9][0-9]*)")
 SM = re.compile(r"sm>=([1-9][0-9]{1,2})")
 # The reference codes: each one's name and the command that builds it into build/reference/NAME/.
-REFERENCES = {"dualsphysics": ("DualSPHysics", "make reference-dualsphysics DUALSPHYSICS_GIT=/path/to/DualSPHysics.git")}
+REFERENCES = {"dualsphysics": ("DualSPHysics", "make reference-dualsphysics DUALSPHYSICS_GIT=/path/to/DualSPHysics.git"),
+              "ryoanji": ("Ryoanji", "make reference-ryoanji RYOANJI_GIT=/path/to/ryoanji.git")}
 NAMES = "cuda, opencl, mpi, ncu, gpus>=N, sm>=XY, " + ", ".join(f"reference:{r}" for r in REFERENCES)
 
 
