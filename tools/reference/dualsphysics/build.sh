@@ -55,16 +55,8 @@ g++ -O1 -std=c++11 -fopenmp -I"$src" "$here/mkcase.cpp" $(for c in $classes; do 
   -o "$tmp/bin/mkcase" >>"$tmp/build.log" 2>&1 ||
   { tail -5 "$tmp/build.log" >&2; echo "$0: mkcase did not compile (the lines above end the log)" >&2; exit 1; }
 [ -x "$tmp/bin/$solver" ] || { echo "$0: the build made no bin/$solver" >&2; exit 1; }
-python3 - "$tmp/build.json" "$commit" "$1" "$solver" "$(g++ -dumpfullversion)" <<'EOF'
-import datetime, json, os, sys
-path, commit, origin, solver, gxx = sys.argv[1:]
-json.dump({"commit": commit or None, "from": os.path.abspath(origin),
-           "files": {"solver": f"bin/{solver}", "mkcase": "bin/mkcase", "source": "source"}, "compiler": f"g++ {gxx}",
-           "options": "Makefile_cpu's defaults, COMPILE_CHRONO/WAVEGEN/MOORDYNPLUS=NO",
-           "built_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")},
-          open(path, "w"), indent=2)
-EOF
-rm -rf "$dest"
-mv "$tmp" "$dest"
+python3 "$here/../finish_build.py" "$tmp" "$dest" commit="$commit" from="$(cd "$1" && pwd)" \
+  files.solver="bin/$solver" files.mkcase=bin/mkcase files.source=source compiler="g++ $(g++ -dumpfullversion)" \
+  options="Makefile_cpu's defaults, COMPILE_CHRONO/WAVEGEN/MOORDYNPLUS=NO"
 trap - EXIT
 echo "built $dest/bin/$solver and $dest/bin/mkcase"

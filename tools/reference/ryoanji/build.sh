@@ -52,17 +52,8 @@ fi
 nvcc -arch=sm_$arch "$tmp"/obj/*.o -o "$tmp/bin/ryoanji_bench" >> "$tmp/build.log" 2>&1 ||
   { tail -5 "$tmp/build.log" >&2; echo "$0: ryoanji_bench did not link (the lines above end the log)" >&2; exit 1; }
 rm -rf "$tmp/obj" "$tmp/source"
-python3 - "$tmp/build.json" "$commit" "$1" "$(nvcc --version | tail -1)" "$flags" "$here/bench.cu" <<'EOF'
-import datetime, hashlib, json, os, sys
-path, commit, origin, nvcc, flags, driver = sys.argv[1:]
-json.dump({"commit": commit, "from": os.path.abspath(origin), "files": {"bench": "bin/ryoanji_bench"},
-           "compiler": nvcc, "options": flags.split(f" -I{os.path.dirname(path)}")[0],
-           "driver": "tools/reference/ryoanji/bench.cu",
-           "driver_sha256": hashlib.sha256(open(driver, "rb").read()).hexdigest(),
-           "built_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")},
-          open(path, "w"), indent=2)
-EOF
-rm -rf "$dest"
-mv "$tmp" "$dest"
+python3 "$here/../finish_build.py" "$tmp" "$dest" commit="$commit" from="$(cd "$1" && pwd)" \
+  files.bench=bin/ryoanji_bench compiler="$(nvcc --version | tail -1)" options="${flags%% -I*}" \
+  driver=tools/reference/ryoanji/bench.cu driver_sha256="$(sha256sum "$here/bench.cu" | cut -d' ' -f1)"
 trap - EXIT
 echo "built $dest/bin/ryoanji_bench"
