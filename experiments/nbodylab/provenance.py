@@ -330,6 +330,7 @@ def measurement(meta):
     cores = host.get("cpu_count") or next((h["logical_cores"] for h in hosts if h.get("logical_cores")), None)
     starts = [r.get("started_utc") or r.get("start_utc") for r in runs + (meta.get("batches") or [])]
     starts += meta.get("parts_started_utc") or []  # a run in parts (tools/gpu/collect_e05.py)
+    starts += [p.get("finished_utc") for p in meta.get("points") or []]  # the runner's points, over days
     return {"machine": f"{cpu}, {cores} cores" if cores else (cpu or "not recorded"), "gpu": gpu,
             "commits": commits, "dates": sorted({s[:10] for s in starts if s}) or [meta["created_utc"][:10]],
             "profile": meta.get("profile") or ", ".join(sorted({r["batch"] for r in runs if r.get("batch")}))
