@@ -3,10 +3,10 @@
 # nbody and nbody_tests, each plain, gzipped or xz-compressed (NAME.gz, NAME.xz: the working tree
 # and carry must stay under the device tool's 64 MiB), and libs/ (shared libraries the device's
 # image lacks). Unpacks what came compressed (unless an unpacked copy is newer), puts libs/ on
-# LD_LIBRARY_PATH, registers NVIDIA's OpenCL where the image has its library but not its ICD file (else
-# the OpenCL engines would run on whatever CPU platform the image registers), and sets NB (nbody) and
-# NT (nbody_tests) to absolute paths; tests/gpu/check.sh sources it for its build folder. `unpack FILE.gz|.xz DEST` unpacks an executable (Python's lzma:
-# the device's image may lack xz).
+# LD_LIBRARY_PATH, registers NVIDIA's OpenCL where the image has its library but not its ICD file
+# (else the OpenCL engines would run on whatever CPU platform the image registers), and sets NB
+# (nbody) and NT (nbody_tests) to absolute paths; tests/gpu/check.sh sources it for its build
+# folder. `unpack FILE.gz|.xz DEST` unpacks an executable (Python's lzma: the image may lack xz).
 CARRY=${CARRY:-build-gpu-carry}
 unpack() {
   case "$1" in
