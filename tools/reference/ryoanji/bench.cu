@@ -9,9 +9,12 @@
 //
 // Prints CSV: a header and one row (times in seconds, the median over --repeats warm evaluations
 // after one untimed; build, upsweep and walk are each evaluation's own phases, CUDA events).
-// Each evaluation starts from the bodies in their input order (Ryoanji sorts them in place).
-// Bodies without softening: Ryoanji's smoothing length h is set to 1e-30 x the box, which leaves
-// every pair of distinct bodies unsoftened and makes a body's term on itself zero.
+// Each evaluation starts from the bodies in their input order (Ryoanji sorts them in place) and
+// zeroed accelerations (its walk adds to them), and computes no potentials, as `nbody bench`.
+// Bodies without softening: Ryoanji's smoothing length h (its pairs' distances are taken at least
+// h_i + h_j) is 1e-10 x the bodies' extent, closer than any two distinct bodies come, and large
+// enough that h^2 is not zero in float: a body's term on itself is then zero, every other pair's
+// unsoftened.
 // Exit status: 0 done; 2 bad input (one line on stderr); 3 a CUDA error.
 #include <algorithm>
 #include <cmath>
@@ -136,12 +139,17 @@ int bench(const Options& o) {
   const T G = 1;
   thrust::host_vector<T> hx(x.begin(), x.end()), hy(y.begin(), y.end()), hz(z.begin(), z.end()), hm(m.begin(), m.end());
   const thrust::device_vector<T> x0 = hx, y0 = hy, z0 = hz;
-  thrust::device_vector<T> dx = x0, dy = y0, dz = z0, dm = hm, dh(n, T(1e-30 * (hi - lo)));
-  thrust::device_vector<T> p(n), ax(n), ay(n), az(n);
+  thrust::device_vector<T> dx = x0, dy = y0, dz = z0, dm = hm, dh(n, T(1e-10 * (hi - lo)));
+  thrust::device_vector<T> ax(n), ay(n), az(n);
 
   ryoanji::TreeBuilder<uint64_t> builder(o.ncrit);
   thrust::device_vector<ryoanji::Vec4<T>> centers;
   thrust::device_vector<Multipole> multipoles;
+  // The walk's target groups (runs of consecutive bodies in the sorted order) and its stack,
+  // allocated once: the times are of warm evaluations (the tree builder allocates its own).
+  cstone::GroupData<cstone::GpuTag> groups;
+  cstone::computeFixedGroups(0, n, ryoanji::bhMaxTargetSize(), groups);
+  thrust::device_vector<int> pool(ryoanji::stackSize(groups.numGroups));
   cudaEvent_t ev[4];
   for (auto& e : ev) check(cudaEventCreate(&e), "cudaEventCreate");
   std::vector<double> build_s, upsweep_s, walk_s, total_s;
@@ -150,6 +158,7 @@ int bench(const Options& o) {
     thrust::copy(x0.begin(), x0.end(), dx.begin());
     thrust::copy(y0.begin(), y0.end(), dy.begin());
     thrust::copy(z0.begin(), z0.end(), dz.begin());
+    for (auto* a : {&ax, &ay, &az}) thrust::fill(a->begin(), a->end(), T(0));  // the walk adds to them
     check(cudaDeviceSynchronize(), "restoring the input order");
 
     check(cudaEventRecord(ev[0]), "cudaEventRecord");
@@ -170,13 +179,10 @@ int bench(const Options& o) {
     cstone::setMacGpu(builder.nodeKeys(), sources, rawPtr(centers), T(1 / o.theta), box);
     check(cudaEventRecord(ev[2]), "cudaEventRecord");
 
-    cstone::GroupData<cstone::GpuTag> groups;
-    cstone::computeFixedGroups(0, n, ryoanji::bhMaxTargetSize(), groups);
-    thrust::device_vector<int> pool(ryoanji::stackSize(groups.numGroups));
     ryoanji::traverse(groups.view(), 1, rawPtr(dx), rawPtr(dy), rawPtr(dz), rawPtr(dm), rawPtr(dh), rawPtr(dx),
                       rawPtr(dy), rawPtr(dz), rawPtr(dm), rawPtr(dh), builder.childOffsets(), builder.internalToLeaf(),
                       builder.layout(), rawPtr(centers), rawPtr(multipoles), G, 0, {box.lx(), box.ly(), box.lz()},
-                      rawPtr(p), rawPtr(ax), rawPtr(ay), rawPtr(az), rawPtr(pool));
+                      static_cast<T*>(nullptr), rawPtr(ax), rawPtr(ay), rawPtr(az), rawPtr(pool));
     check(cudaEventRecord(ev[3]), "cudaEventRecord");
     check(cudaGetLastError(), "the evaluation's kernels");
     check(cudaEventSynchronize(ev[3]), "the evaluation");
