@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Helpers of tests/gpu/check.sh (`make gpu-check`).
 
-  check.py cases NBODY [--quick] [--families allpairs,resident,tree,shortrange,potential]
-      the compute-sanitizer cases, one a line: family TAB tool TAB label TAB nbody's arguments.
+  check.py cases NBODY [--quick] [--families allpairs,resident,tree,shortrange,potential,mpi]
+      the compute-sanitizer cases, one a line: family TAB tool TAB label TAB nbody's arguments
+      (family mpi: to be run under `mpiexec -n 2`).
       Read from the binary itself (`nbody list engines --json [--precision P]`, `nbody tune --help`,
       `nbody dpd --help`, `nbody cells --help`), so that a new CUDA engine, knob or cell-list
       builder is covered without editing this file.
@@ -11,9 +12,14 @@
       or nothing: its build.cuda_compiler_found and host.features (the GPU back ends with a device).
   check.py norms TEST_LOG
       the worst norm per engine and tolerance of nbody_tests' engine comparisons (CSV).
+  check.py ranks NBODY MPIEXEC DIR
+      every CUDA engine that MPI ranks split (mpi:ENGINE, and mpi-ring:ENGINE where it splits by
+      blocks of bodies), float and double: a short run on two ranks sharing the GPU against the
+      same run in one process, bit for bit; a line per comparison, rows in DIR/ranks_results.tsv.
   check.py summary DIR
-      DIR/summary.txt from DIR/tests_result_*.txt and DIR/sanitizer_results.tsv; exits 1 when a
-      test failed, a sanitizer reported an error or a run failed.
+      DIR/summary.txt from DIR/tests_result_*.txt, DIR/sanitizer_results.tsv and
+      DIR/ranks_results.tsv; exits 1 when a test failed, a sanitizer reported an error, ranks
+      and one process differ or a run failed.
 """
 import json
 import re
@@ -25,7 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
 from nbodylab import norms as worst_norms  # noqa: E402  (the one reading of the norms, E09's too)
 
 TOOLS = ("memcheck", "racecheck", "synccheck")
-FAMILIES = ("allpairs", "resident", "tree", "shortrange", "potential")
+FAMILIES = ("allpairs", "resident", "tree", "shortrange", "potential", "mpi")
+RANKS = ["-n", "2", "--oversubscribe"]  # two ranks sharing the one GPU; mpiexec runs them
+RANKS_RUN = ["run", "--ic", "plummer", "--n", "5000", "--seed", "4", "--integrator", "rk4", "--dt", "0.001",
+             "--t-end", "0.02", "--eps", "0.01", "--stepping", "host", "--quiet"]  # N a multiple of no block
 CLAMP = ["--r-min", "0.05"]  # seed S0's minimum-distance clamp: its branch of every force kernel
 N = "333"  # bodies: several blocks of every size tried, the last one partial
 
@@ -58,6 +67,12 @@ def two_values(key, valid):
         return dedupe([max(lo, 32), max(lo, 96)]) if key == "block" else dedupe([lo, lo + 2])
     terms = v.split(",")
     return dedupe([terms[0], terms[-1]])
+
+
+def split_engines(registry):
+    """The CUDA engines MPI ranks split: by blocks of bodies (block_forces) or by passes (cuda-pairs'
+    pass_forces)."""
+    return [e for e in registry if e["device"] == "cuda" and (e["block_forces"] or e["pass_forces"])]
 
 
 def builders(help_text, flag):
@@ -186,7 +201,52 @@ def cases(nbody, quick, families):
             add("potential", f"{e['name']} {p} {nodes}x{nodes} nodes n={n}",
                 ["potential", "--engine", e["name"], "--precision", p, "--ic", "plummer", "--n", n, "--eps", "0.01",
                  "--resolution", nodes, "--out", f"potential_{i}.csv"], [tool])
+
+    # MPI ranks sharing the GPU, each computing its block of bodies (or cuda-pairs its passes):
+    # the kernels on a body range that is not the whole.
+    for e in split_engines(registry):
+        p = "double" if "double" in e["precisions"] else e["precisions"][0]
+        add("mpi", f"2 ranks mpi:{e['name']} {p}",
+            ["bench", "--engine", f"mpi:{e['name']}", "--precision", p, "--n", "3000", "--repeats", "1",
+             *(["--launch", "split=4"] if e["pass_forces"] else [])], TOOLS[:1] if quick else TOOLS)
     return out
+
+
+def bounded(cmd, seconds=300):
+    """A run of at most `seconds` (an mpiexec that never answers is a failed run, rc 124)."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired as e:
+        said = [x.decode(errors="replace") if isinstance(x, bytes) else (x or "") for x in (e.stdout, e.stderr)]
+        return subprocess.CompletedProcess(cmd, 124, said[0], said[1] + f"\nstopped after {seconds} s\n")
+
+
+def ranks(nbody, mpiexec, folder):
+    """Two ranks against one process, bit for bit (the final states' CSV), for every engine MPI
+    splits, float and double; rows engine, precision, same|DIFFERENT|failed, rc of the ranks' run."""
+    d = Path(folder)
+    (d / "scratch").mkdir(exist_ok=True)
+    rows, bad = [], 0
+    for e in split_engines(engines(nbody)):
+        for p in (p for p in ("float", "double") if p in e["precisions"]):
+            one = d / "scratch" / "one.csv"
+            base = bounded([nbody, *RANKS_RUN, "--engine", e["name"], "--precision", p, "--final-state", str(one)])
+            for split in ["mpi", *(["mpi-ring"] if e["block_forces"] else [])]:
+                many = d / "scratch" / "many.csv"
+                run = bounded([mpiexec, *RANKS, nbody, *RANKS_RUN, "--engine", f"{split}:{e['name']}", "--precision", p,
+                               "--final-state", str(many)])
+                log = d / "logs" / f"ranks-{split}-{e['name']}-{p}.log"
+                log.write_text(base.stdout + base.stderr + run.stdout + run.stderr)
+                if base.returncode or run.returncode or not many.is_file():
+                    result = "failed"
+                else:
+                    result = "same" if many.read_bytes() == one.read_bytes() else "DIFFERENT"
+                bad += result != "same"
+                rows.append([f"{split}:{e['name']}", p, result, str(run.returncode), log.name])
+                print(f"gpu-check ranks: 2 ranks {split}:{e['name']} {p} against one process: {result}", flush=True)
+                many.unlink(missing_ok=True)
+    (d / "ranks_results.tsv").write_text("".join("\t".join(r) + "\n" for r in rows))
+    return 1 if bad else 0
 
 
 def device(name, info):
@@ -239,6 +299,14 @@ def summary(folder):
         for r in rows:
             if r[5] != "ok":
                 lines.append(f"  {r[5]}: {r[2]} {r[3]} (rc={r[4]}; logs/{r[7]})")
+    r = d / "ranks_results.tsv"
+    if r.exists():
+        rows = [x.split("\t") for x in r.read_text().splitlines() if x]
+        off = [x for x in rows if x[2] != "same"]
+        lines.append(f"ranks: {len(rows)} runs on 2 MPI ranks against one process, {len(off)} not the same")
+        lines += [f"  {x[2]}: {x[0]} {x[1]} (rc={x[3]}; logs/{x[4]})" for x in off]
+        if off:
+            bad.append("ranks and one process differ or failed")
     lines.append("result: " + ("FAILED: " + ", ".join(bad) if bad else "passed"))
     (d / "summary.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -260,6 +328,8 @@ def main(argv):
     if len(argv) == 2 and argv[0] == "norms":
         norms(argv[1])
         return 0
+    if len(argv) == 4 and argv[0] == "ranks":
+        return ranks(*argv[1:])
     if len(argv) == 2 and argv[0] == "summary":
         return summary(argv[1])
     print(__doc__, file=sys.stderr)

@@ -26,15 +26,21 @@
 #                 shortrange  DPD on the GPU with every cell-list builder, each builder alone
 #                             (`nbody cells`), SPH on the GPU (2-D and 3-D dam breaks, Poiseuille);
 #                 potential   `nbody potential` on the GPU.
+#   mpi         (by default where mpiexec is on PATH and nbody is built with MPI) MPI ranks sharing
+#               the GPU: nbody_tests "[mpi]"; every CUDA engine that ranks split (mpi:, and mpi-ring:
+#               where it splits by blocks of bodies), float and double, on two ranks against one
+#               process, bit for bit (ranks_results.tsv); compute-sanitizer memcheck, racecheck and
+#               synccheck of each on two ranks (the sanitizer family mpi).
 #   large       (only when named) the kd-tree built on the GPU at a million bodies (about 9 minutes).
 # Exit status: 0 all passed; 1 a test failed, a sanitizer reported an error or a run failed;
 # 2 nothing checked: no CUDA device for nbody, no compute-sanitizer, no python3 or no build.
 #
 # Settings (environment):
-#   GPU_CHECK_STEPS    steps to run, from: tests sanitizer large, or single sanitizer families
-#                      (allpairs resident tree shortrange potential); default "tests sanitizer"
+#   GPU_CHECK_STEPS    steps to run, from: tests sanitizer mpi large, or single sanitizer families
+#                      (allpairs resident tree shortrange potential); default "tests sanitizer",
+#                      and mpi where mpiexec is on PATH and nbody is built with MPI
 #   GPU_CHECK_QUICK=1  a quick subset of the sanitizer cases: one precision and one value of each
-#                      knob per engine, float DPD in one box per builder (77 cases instead of 291 with
+#                      knob per engine, float DPD in one box per builder (81 cases instead of 303 with
 #                      today's registry)
 #   GPU_CHECK_OUT      the folder everything goes to, cleared first (default BUILD_DIR/gpu-check):
 #                      provenance.txt, build_info.json, logs/ (one log per step), sanitizer_cases.tsv,
@@ -47,7 +53,7 @@
 # (nbody, nbody_tests, libs/; each binary may come as NAME.gz or NAME.xz: tools/gpu/README.md).
 #
 # Time on one H100 (16 cores), estimated from the device batch scripts' logs that ran the same
-# steps: tests about 3.5-4 minutes (nbody_tests "[gpu],[potential]" took 3 min 28 s); the 291
+# steps: tests about 3.5-4 minutes (nbody_tests "[gpu],[potential]" took 3 min 28 s); the 303
 # sanitizer runs at 0.7-1.3 s each, about 5 minutes one at a time, 1.5-2 minutes four at a time;
 # in all about 6 minutes with the default jobs (9-10 one at a time), GPU_CHECK_QUICK=1 about 4.5.
 
@@ -90,23 +96,27 @@ if [ "$list_only" = 1 ]; then
   exit 0
 fi
 
-# The steps asked for, each sanitizer family named alone.
+# The steps asked for, each sanitizer family named alone (mpi: its tests, the ranks against one
+# process and its sanitizer family).
+info=$("$NB" --build-info 2> /dev/null) || die "$NB --build-info failed"
+MPIEXEC=$(command -v mpiexec)
+with_mpi=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["build"].get("mpi") or "")' <<< "$info")
+default_steps="tests sanitizer$([ -n "$MPIEXEC" ] && [ -n "$with_mpi" ] && echo " mpi")"
 families="allpairs resident tree shortrange potential"
 steps=" "
-for s in ${GPU_CHECK_STEPS:-tests sanitizer}; do
+for s in ${GPU_CHECK_STEPS:-$default_steps}; do
   case "$s" in
     sanitizer) steps+="$families " ;;
-    tests | large | allpairs | resident | tree | shortrange | potential) steps+="$s " ;;
-    *) die "unknown step '$s' in GPU_CHECK_STEPS (tests sanitizer large $families)" ;;
+    tests | large | mpi | allpairs | resident | tree | shortrange | potential) steps+="$s " ;;
+    *) die "unknown step '$s' in GPU_CHECK_STEPS (tests sanitizer mpi large $families)" ;;
   esac
 done
 want() { [[ "$steps" == *" $1 "* ]]; }
-chosen=$(for f in $families; do want "$f" && printf '%s,' "$f"; done)
+chosen=$(for f in $families mpi; do want "$f" && printf '%s,' "$f"; done)
 chosen=${chosen%,}
 
 # Nothing runs without all it needs: one line names what is missing.
 missing=()
-info=$("$NB" --build-info 2> /dev/null) || die "$NB --build-info failed"
 cuda=$(python3 "$here/check.py" device "$B/nbody" <<< "$info") || die "cannot read $NB --build-info"
 [ -n "$cuda" ] && missing+=("$cuda")
 sanitizer() {
@@ -117,7 +127,10 @@ sanitizer() {
 SAN=${GPU_CHECK_SANITIZER:-$(sanitizer)}
 [ -n "$chosen" ] && [ ! -x "$SAN" ] && missing+=("compute-sanitizer (not on PATH nor in /usr/local/cuda*/bin; GPU_CHECK_SANITIZER names one)")
 NT=$(binary nbody_tests "$B/tests" "$B")
-{ want tests || want large; } && [ -z "$NT" ] && missing+=("nbody_tests (in $B/tests or $B)")
+{ want tests || want large || want mpi; } && [ -z "$NT" ] && missing+=("nbody_tests (in $B/tests or $B)")
+want mpi && [ -z "$MPIEXEC" ] && missing+=("mpiexec on PATH (the step mpi)")
+want mpi && [ -z "$with_mpi" ] && missing+=("MPI in $NB (--build-info build.mpi; the step mpi)")
+if want mpi && [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 [ ${#missing[@]} -eq 0 ] || die "nothing checked: no $(printf '%s; no ' "${missing[@]}" | sed 's/; no $//')"
 
 D=${GPU_CHECK_OUT:-$B/gpu-check}
@@ -152,7 +165,7 @@ if [ -n "$chosen" ]; then
 fi
 ncases=0
 [ -s "$D/sanitizer_cases.tsv" ] && ncases=$(wc -l < "$D/sanitizer_cases.tsv")
-total=$((ncases + $(want tests && echo 1 || echo 0) + $(want large && echo 1 || echo 0)))
+total=$((ncases + $(want tests && echo 1 || echo 0) + $(want large && echo 1 || echo 0) + $(want mpi && echo 2 || echo 0)))
 t0=$EPOCHREALTIME
 elapsed() { awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { s = b - a; printf "%d:%02d", s / 60, s % 60 }'; }
 seconds() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
@@ -184,6 +197,15 @@ run_tests() {  # run_tests NAME SPEC
 
 want tests && run_tests gpu "[gpu]~[mpi],[tree]~[cli]~[mpi],[cells]~[cli]~[mpi],[shortrange]~[cli]~[mpi],[dpd]~[cli]~[mpi],[resident]~[cli]~[mpi]"
 want large && run_tests large "[cuda-kdtree-large]"
+if want mpi; then
+  run_tests mpi "[mpi]"
+  step=$((step + 1)) t=$EPOCHREALTIME
+  progress "$step" "MPI ranks against one process: started"
+  log=$D/logs/$(printf %03d "$step")-ranks.log
+  python3 "$here/check.py" ranks "$NB" "$MPIEXEC" "$D" > "$log" 2>&1
+  progress "$step" "MPI ranks against one process: $(grep -c ': same$' "$log") of $(grep -c '^gpu-check ranks:' "$log") \
+the same, logs/${log##*/}" "$(seconds "$t")"
+fi
 
 # One sanitizer run: its log, a result row (index, family, tool, label, rc, ok|errors|failed,
 # errors reported, log) and a progress line. compute-sanitizer exits 99 on an error it found; any
@@ -192,8 +214,10 @@ sanitize() {  # sanitize INDEX FAMILY TOOL LABEL ARGS
   local i=$1 family=$2 tool=$3 label=$4 args=$5 t=$EPOCHREALTIME rc errors status name
   name=$(printf '%03d-%s-%s.log' "$i" "$tool" "$(printf '%s' "$family $label" | tr -c 'A-Za-z0-9.,=_-' '_' | cut -c1-120)")
   # shellcheck disable=SC2086  # the arguments are words without spaces (tests/gpu/check.py)
-  (cd "$D/scratch" && timeout -k 10 "${GPU_CHECK_TIMEOUT:-300}" "$SAN" --tool "$tool" --error-exitcode 99 "$NB" $args) \
-    > "$D/logs/$name" 2>&1
+  local ranks=()
+  [ "$family" = mpi ] && ranks=("$MPIEXEC" -n 2 --oversubscribe)  # two ranks sharing the GPU
+  (cd "$D/scratch" && timeout -k 10 "${GPU_CHECK_TIMEOUT:-300}" "${ranks[@]}" "$SAN" --tool "$tool" --error-exitcode 99 \
+    "$NB" $args) > "$D/logs/$name" 2>&1
   rc=$?
   errors=$(sed -nE 's/.*ERROR SUMMARY: ([0-9]+) error.*/\1/p; s/.*RACECHECK SUMMARY: .*\(([0-9]+) error.*/\1/p' "$D/logs/$name" \
     | awk '{ s += $1; n++ } END { print n ? s : "none" }')

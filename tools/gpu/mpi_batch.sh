@@ -1,59 +1,22 @@
 #!/usr/bin/env bash
-# The MPI engines (E25) on the GPU host (one GPU, 16 cores; Open MPI from its Ubuntu image): the MPI engines'
-# checks and E25's CPU scaling. Run from the repository root with build-gpu-carry carried:
+# The MPI engines on a host with several GPUs, one GPU per rank (E25_multi_gpu_scaling), from the
+# repository root with build-gpu-carry carried:
 #
-#   PARTS="tests ranks sanitizer e25" tools/gpu/mpi_batch.sh   # (the default: all of them)
-#   PARTS=e25 FORCE= tools/gpu/mpi_batch.sh   # E25 only, resuming from the carried results/.points
-#   PARTS=gpus tools/gpu/mpi_batch.sh          # on 2-4 GPUs of one host: one GPU per rank (E25_multi_gpu_scaling)
+#   tools/gpu/mpi_batch.sh        (LIMIT: seconds for E25_multi_gpu_scaling through the runner)
 #
-# checks: nbody_tests [mpi] and [engines] (every CUDA kernel with block_forces computes any block
-# as one evaluation does, bit for bit); tests/runner/test_mpi_runs.py (2 CPU ranks equal 1
-# process; a rank without a GPU ends all in one line); `mpiexec -n 2` with mpi:<cuda kernel>
-# (two ranks sharing the GPU) against the 1-process run, bit for bit, float and double, N = 5000
-# (no multiple of any block); compute-sanitizer memcheck, racecheck and synccheck on the kernels
-# whose body range changed, one process and two ranks. Then E25 through the runner (--profile
-# full), bounded by LIMIT seconds; its points come back in points_E25*.tar.gz for the next call.
-PARTS=${PARTS:-tests ranks sanitizer e25}
+# A bounded probe of mpiexec, then 2 and 4 ranks against one process, bit for bit, memcheck on 4
+# ranks, racecheck and synccheck of cuda-pairs' passes on 2, nbody_tests [mpi], and
+# E25_multi_gpu_scaling through the runner. Ranks sharing one GPU are `make gpu-check`'s (its step
+# mpi); E25's CPU scaling on the GPU host is the runner's (run_experiments.sh with
+# NBODYLAB_RESULTS=results/machines/h100-host).
+PARTS=gpus
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
-NAME=mpi_${PARTS// /_}; . tools/gpu/batch_start.sh
+NAME=mpi_gpus; . tools/gpu/batch_start.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # the device runs as root
 MPIEXEC=$(command -v mpiexec)
 # (On the 2 x H200 machine a first call stopped here for its 4 minutes: every mpiexec is bounded.)
 { timeout 30 "$MPIEXEC" --version || echo "mpiexec --version: exit $?"; ldd "$NB" | grep -i mpi; lscpu; } >> "$W/provenance.txt" 2>&1
 pack
-E25=${E25:-E25_mpi_scaling}
-
-if part tests; then
-  run_tests "[mpi]" "[engines]"
-
-  step "test_mpi_runs.py"
-  python3 tests/runner/test_mpi_runs.py "$NB" "$MPIEXEC" > "$W/test_mpi_runs.log" 2>&1
-  echo "test_mpi_runs rc=$?" | tee -a "$W/steps.log"
-  tail -3 "$W/test_mpi_runs.log" | tee -a "$W/steps.log"
-  pack
-fi
-
-if part ranks; then
-  step "two ranks sharing the GPU against one process"
-  cd "$W" || exit 1
-  common="--ic plummer --n 5000 --seed 4 --integrator rk4 --dt 0.001 --t-end 0.02 --eps 0.01 --stepping host"
-  for p in float double; do
-    for e in cuda-naive cuda-tiled cuda-split; do
-      "$NB" run $common --precision $p --engine $e --final-state one.csv --quiet > /dev/null 2>> errors.log
-      for m in mpi mpi-ring; do
-        [ $m = mpi-ring ] && [ $e != cuda-tiled ] && continue
-        "$MPIEXEC" -n 2 "$NB" run $common --precision $p --engine $m:$e --final-state two.csv --quiet > /dev/null 2>> errors.log
-        if cmp -s one.csv two.csv; then r=same; else r=DIFFERENT; fi
-        echo "$p $m:$e 2 ranks vs 1 process: $r" | tee -a gpu_ranks.log
-        rm -f two.csv two.meta.json
-      done
-      rm -f one.csv one.meta.json
-    done
-  done
-  cat gpu_ranks.log >> steps.log
-  cd - > /dev/null
-  pack
-fi
 
 # gpus (a machine with several GPUs): one GPU per rank, chosen from the node-local rank. First a
 # probe of mpiexec (bounded; with Open MPI's isolated launcher if the default one does not answer),
@@ -120,24 +83,5 @@ if part gpus; then
   pack
 fi
 
-if part sanitizer; then
-  step "compute-sanitizer"
-  for e in cuda-naive cuda-tiled cuda-split; do
-    for tool in memcheck racecheck synccheck; do
-      sanitize $tool bench --engine $e --precision float --n 3000 --repeats 1
-    done
-    # Two ranks: each computes its half of the bodies (the body range this issue added).
-    for tool in memcheck racecheck synccheck; do
-      echo "--- $tool 2 ranks mpi:$e" >> "$W/sanitizer_$tool.log"
-      "$MPIEXEC" -n 2 "$SAN" --tool $tool --error-exitcode 99 "$NB" bench --engine mpi:$e --precision double --n 3000 \
-        --repeats 1 >> "$W/sanitizer_$tool.log" 2>&1
-      echo "rc=$? ($tool 2 ranks mpi:$e)" >> "$W/sanitizer_summary.log"
-    done
-  done
-  sanitizer_summary
-fi
-
-# E25: the CPU ranks' scaling, one thread per rank (the runner's ranks and threads_per_rank).
-part e25 && LIMIT=${LIMIT:-300} run_experiments "$E25"
 kill $smi_pid 2> /dev/null
 pack
