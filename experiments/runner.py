@@ -103,6 +103,11 @@ E03_integrators_collision.toml for [[cases]] and bundles)
                                              core whatever --jobs says (their wall times, such as
                                              step_wall_s, are timings; bench and tune points
                                              always do)
+  gpu_share   = "mps"                        optional, kind run: the points all at once on the
+                                             one GPU under NVIDIA's Multi-Process Service, each
+                                             on an equal share of its multiprocessors (requires
+                                             "mps"; for latency-bound runs such as E05's on the
+                                             GPU: their GPU time is the longest point's)
   part_length = 10                           optional, kind run (`nbody run` points with a number
                                              for t-end): each point's run goes in parts that stop
                                              at multiples of this time, each resumed from the

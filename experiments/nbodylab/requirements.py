@@ -10,6 +10,8 @@ this machine has it. A requirement is one of
                    the device `nbody --build-info` names)
     ncu            Nsight Compute's command line, ncu, on PATH or in a CUDA toolkit's
                    /usr/local/cuda*/bin (where a GPU machine's image keeps it off PATH)
+    mps            NVIDIA's Multi-Process Service: its control daemon, nvidia-cuda-mps-control, on
+                   PATH (an experiment's gpu_share = "mps" needs it: nbodylab/gpu_share.py)
     reference:NAME another code built from its own source for a reference experiment, in
                    build/reference/NAME/ with its build.json (what it was built from, written last)
                    and the files that names: reference:dualsphysics, DualSPHysics
@@ -33,15 +35,21 @@ SM = re.compile(r"sm>=([1-9][0-9]{1,2})")
 # The reference codes: each one's name and the command that builds it into build/reference/NAME/.
 REFERENCES = {"dualsphysics": ("DualSPHysics", "make reference-dualsphysics DUALSPHYSICS_GIT=/path/to/DualSPHysics.git"),
               "ryoanji": ("Ryoanji", "make reference-ryoanji RYOANJI_GIT=/path/to/ryoanji.git")}
-NAMES = "cuda, opencl, mpi, ncu, gpus>=N, sm>=XY, " + ", ".join(f"reference:{r}" for r in REFERENCES)
+NAMES = "cuda, opencl, mpi, ncu, gpus>=N, sm>=XY, mps, " + ", ".join(f"reference:{r}" for r in REFERENCES)
 
 
 def check(requirement):
     """None when `requirement` is one the runner knows, else the reason (for a one-line error)."""
-    if (requirement in (*FEATURES, "mpi", "ncu", *(f"reference:{r}" for r in REFERENCES))
+    if (requirement in (*FEATURES, "mpi", "ncu", "mps", *(f"reference:{r}" for r in REFERENCES))
             or GPUS.fullmatch(requirement) or SM.fullmatch(requirement)):
         return None
     return f"unknown requirement {requirement!r} (known: {NAMES})"
+
+
+def mps_control():
+    """The path of NVIDIA's Multi-Process Service control, nvidia-cuda-mps-control (it comes with the
+    driver), or None."""
+    return shutil.which("nvidia-cuda-mps-control")
 
 
 def ncu():
@@ -99,6 +107,8 @@ def lacking(build_info, requirement):
         return None if have else f"no {requirement} device for nbody here"
     if requirement == "mpi":
         return mpi.lacking(build_info)
+    if requirement == "mps":
+        return None if mps_control() else "nvidia-cuda-mps-control (NVIDIA's Multi-Process Service) is not on PATH"
     if requirement == "ncu":
         return None if ncu() else "ncu (Nsight Compute) is neither on PATH nor in /usr/local/cuda*/bin"
     if requirement.startswith("reference:"):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import ROOT, mpi, requirements
+from .gpu_share import KINDS as gpu_share_kinds
 
 PROFILES = ("smoke", "default", "full")
 # `kind = "bench"`: points are `nbody bench` timings (nbodylab/bench.py); "tune": each point is one
@@ -43,6 +44,7 @@ SECTIONS = ("fixed", "sweep", "sweep_vars", "reference", "ladder")
 COMMANDS = ("run", "dpd", "sph", "cells")
 TOP_KEYS = {"title": str, "description": str, "kind": str, "command": str, "requires": (str, list),
             "metrics": list, "timeseries": bool, "serial": bool, "cases": list, "profile": dict, "tune_cache": str,
+            "gpu_share": str,
             "part_length": (int, float),
             **{s: dict for s in SECTIONS}}
 # The keys of a derived experiment: what it is, and what its reducer (script) computes it from.
@@ -243,6 +245,7 @@ class Experiment:
     case_columns: list  # union of the case keys of every profile, in order of first appearance
     timeseries: bool   # each point also writes --diagnostics; rows kept in its record
     serial: bool = False  # points one at a time with every core (their wall times are timings)
+    gpu_share: str = ""   # "mps": the points at once on the one GPU (nbodylab/gpu_share.py)
     kind: str = "run"  # one of KINDS: how the runner runs it
     command: str = "run"  # kind "run": the nbody subcommand of its points (COMMANDS)
     script: str = ""         # kind "script", or a "derived" one's reducer: the program the runner runs
@@ -575,6 +578,11 @@ def load(exp_id, profile):
         raise SpecError(f"{where}: tune_cache names the tune experiment whose cache of launch shapes the points "
                         f"use: a kind tune experiment's own ID (its points fill it), or in a kind bench one the ID "
                         f"of such an experiment (experiments/ID.toml), got {tune_cache!r}")
+    gpu_share = doc.get("gpu_share", "")
+    if gpu_share and not (gpu_share in gpu_share_kinds and kind == "run" and not doc.get("serial")
+                          and "mps" in ([requires] if isinstance(requires, str) else requires)):
+        raise SpecError(f"{where}: gpu_share runs a kind run experiment's points at once on the one GPU: one of "
+                        f"{', '.join(gpu_share_kinds)}, with requires naming it and without serial, got {gpu_share!r}")
     exp = Experiment(
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
@@ -582,7 +590,7 @@ def load(exp_id, profile):
         metrics=list(doc.get("metrics", {"bench": DEFAULT_BENCH_METRICS, "tune": DEFAULT_TUNE_METRICS}.get(
             kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries,
-        serial=doc.get("serial", False), kind=kind, command=command, tune_cache=tune_cache,
+        serial=doc.get("serial", False), gpu_share=gpu_share, kind=kind, command=command, tune_cache=tune_cache,
         part_length=part_length, **sections)
     if kind in TIMING_KINDS and profile != "smoke":  # the timing protocol
         for point in covering(exp.points()):

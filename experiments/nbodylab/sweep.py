@@ -31,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import RESULTS_DIR, files, mpi, parts, provenance, write_timeseries
+from . import RESULTS_DIR, files, gpu_share, mpi, parts, provenance, write_timeseries
 from .points import PointStore
 from .provenance import display
 from .spec import fmt
@@ -219,7 +219,9 @@ def run(exp, nbody, jobs, force, build_info):
             if (r := store.load(p["hash"], usable)) is not None}
     pending = list({p["hash"]: p for p in points if p["hash"] not in done}.values())
 
-    if exp.serial or any(p["launch"] for p in points):
+    if exp.gpu_share:
+        jobs = max(1, len(pending))  # all at once, each on its share of the GPU (nbodylab/gpu_share.py)
+    elif exp.serial or any(p["launch"] for p in points):
         jobs = 1  # timings, or points of several cores or of their own environment: one at a time
     env = dict(os.environ)
     if jobs > 1:
@@ -229,7 +231,7 @@ def run(exp, nbody, jobs, force, build_info):
 
     failures = []
     with tempfile.TemporaryDirectory(prefix=f"nbodylab-{tag}-") as tmp, \
-            cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+            gpu_share.shared(exp.gpu_share, env, jobs) as shared, cf.ThreadPoolExecutor(max_workers=jobs) as pool:
         tmp = Path(tmp)
 
         def make_reference(p):
@@ -351,6 +353,7 @@ def run(exp, nbody, jobs, force, build_info):
                "integrators": integrators},
         host=provenance.host(),
         runner={"argv": sys.argv, "jobs": jobs, "omp_num_threads": env.get("OMP_NUM_THREADS"),
+                **({"gpu_share": shared} if shared else {}),
                 "record_format": RECORD_FORMAT, "points_run": len(pending) - len(failures),
                 "points_reused": len(points) - len(pending)},
         experiment_toml=exp.text,
