@@ -29,7 +29,8 @@ def shared(kind, env, points):
     share = max(1, 100 // points)
     env.update(CUDA_MPS_PIPE_DIRECTORY=str(folder / "pipe"), CUDA_MPS_LOG_DIRECTORY=str(folder / "log"),
                CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(share))
-    (folder / "pipe").mkdir(), (folder / "log").mkdir()
+    for name in ("pipe", "log"):
+        (folder / name).mkdir()
     try:
         subprocess.run([control, "-d"], env=env, check=True, capture_output=True, text=True)
         yield {"kind": "mps", "points_at_once": points, "active_thread_percentage": share}

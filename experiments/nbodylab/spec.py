@@ -563,6 +563,7 @@ def load(exp_id, profile):
         raise SpecError(f"{where}: [ladder] belongs to, and is needed by, kind = \"convergence\"")
     # A profile may need hardware the others do not ([profile.full] requires = "cuda").
     requires = overrides.get(profile, {}).get("requires", doc.get("requires", []))
+    requires = [requires] if isinstance(requires, str) else list(requires)
     _check_mpi_params(sections, active_cases, kind, where)
     _check_env(sections, active_cases, kind, where)
     part_length = overrides.get(profile, {}).get("part_length", doc.get("part_length"))
@@ -580,13 +581,13 @@ def load(exp_id, profile):
                         f"of such an experiment (experiments/ID.toml), got {tune_cache!r}")
     gpu_share = doc.get("gpu_share", "")
     if gpu_share and not (gpu_share in gpu_share_kinds and kind == "run" and not doc.get("serial")
-                          and "mps" in ([requires] if isinstance(requires, str) else requires)):
+                          and "mps" in requires):
         raise SpecError(f"{where}: gpu_share runs a kind run experiment's points at once on the one GPU: one of "
                         f"{', '.join(gpu_share_kinds)}, with requires naming it and without serial, got {gpu_share!r}")
     exp = Experiment(
         id=exp_id, path=path, text=text, profile=profile,
         title=doc.get("title", exp_id),
-        requires=[requires] if isinstance(requires, str) else list(requires),
+        requires=requires,
         metrics=list(doc.get("metrics", {"bench": DEFAULT_BENCH_METRICS, "tune": DEFAULT_TUNE_METRICS}.get(
             kind, DEFAULT_METRICS))),
         cases=active_cases, case_columns=case_columns, timeseries=timeseries,
