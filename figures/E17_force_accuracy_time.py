@@ -3,7 +3,8 @@ energy drift over 1000 leapfrog steps against all pairs (seed S4's octree; S0 ju
 
 Reads results/E17_force_accuracy_time.csv (`nbody bench` rows with the force error of 1024 bodies:
 time per evaluation, build, moments and walk, terms per body) and
-results/E17_tree_energy_drift.csv (`nbody run` summaries: |dE/E0|, the steps' wall time); writes
+results/E17_tree_energy_drift.csv (`nbody run` summaries: |dE/E0|, the steps' wall time) and, where
+they exist, results/E17_ryoanji.csv (the reference code Ryoanji on the same bodies and GPU); writes
   figures/E17_force_accuracy_time.pdf, .png  seconds per evaluation against the 99th-percentile
                                              error, one curve per engine (its settings that no
                                              other of its settings beats in both), float, Plummer
@@ -21,6 +22,7 @@ from nbodylab import paper
 
 EXP = "E17_force_accuracy_time"
 DRIFT = "E17_tree_energy_drift"
+REFERENCE = "E17_ryoanji"
 TARGETS = [1e-2, 1e-3, 1e-4]
 # A curve: (label, engine, moments or None); its points are the engine's settings (theta and leaf
 # size, or lambda_crit) that no other of them beats in both error and time.
@@ -31,7 +33,8 @@ CURVES = [("groups, quad.", "cuda-octree-groups", "quadrupole", "tab:red", "-"),
           ("OpenCL, host build", "opencl-octree", None, "tab:orange", "-"),
           ("kd-tree (S0)", "cuda-kdtree-stackless", None, "tab:green", "-"),
           ("CPU octree, quad.", "octree", "quadrupole", "tab:grey", "-"),
-          ("CPU octree, mono.", "octree", "monopole", "tab:grey", "--")]
+          ("CPU octree, mono.", "octree", "monopole", "tab:grey", "--"),
+          ("Ryoanji (reference)", "ryoanji", None, "tab:brown", "-.")]
 ALL_PAIRS = [("cuda-pairs", "tab:purple", "P"), ("cuda-split", "tab:pink", "D"), ("openmp-simd", "k", "s")]
 COLUMNS = [("octree groups, quad.", "cuda-octree-groups", "quadrupole"),
            ("octree groups, mono.", "cuda-octree-groups", "monopole"),
@@ -90,9 +93,20 @@ def fastest(rows, target):
     return min(ok, key=seconds) if ok else None
 
 
+def reference_rows():
+    """Ryoanji's rows as engine rows (engine "ryoanji", quadrupoles), none where it was not run."""
+    try:
+        rows, _ = paper.load_results(REFERENCE)
+    except paper.MissingResults:
+        return []
+    return [{**r, "engine": "ryoanji", "moments": "quadrupole"} for r in rows]
+
+
 def main():
     rows, meta = paper.load_results(EXP)
-    sizes = sorted({int(r["n"]) for r in rows})
+    reference = reference_rows()
+    rows += reference
+    sizes = sorted({int(r["n"]) for r in rows if r["engine"] != "ryoanji"})
     shown = [(n, ic) for n, ic in PANELS if picks(rows, ENGINES_SHOWN, None, n, ic=ic)] or [(sizes[-1], "plummer")]
     cols = min(len(shown), 2)
     fig, grid = style.figure((len(shown) + cols - 1) // cols, cols, height=2.6 * ((len(shown) + cols - 1) // cols),
@@ -174,6 +188,11 @@ def main():
             if best:
                 macros[f"ESeventeen{key}{pk}Terms"] = f"{float(best['terms_per_body']):.0f}"
                 macros[f"ESeventeen{key}{pk}CellTerms"] = f"{float(best['cell_terms_per_body']):.0f}"
+        ry = fastest(picks(rows, "ryoanji", None, n), 1e-3)
+        groups = fastest(picks(rows, "cuda-octree-groups", None, n), 1e-3)
+        macros[f"ESeventeen{key}RyoanjiMs"] = ms(ry) if ry else paper.MISSING
+        macros[f"ESeventeen{key}RyoanjiSetting"] = f"{setting(ry)}, at most {ry['ncrit']} bodies a leaf" if ry else paper.MISSING
+        macros[f"ESeventeen{key}RyoanjiOverGroups"] = f"{seconds(ry) / seconds(groups):.2f}" if ry and groups else paper.MISSING
         s4 = fastest(picks(rows, "cuda-octree", None, n), 1e-3)
         macros[f"ESeventeen{key}SfourMs"] = ms(s4) if s4 else paper.MISSING
         macros[f"ESeventeen{key}SfourSetting"] = f"{setting(s4)}, {moments(s4)}s" if s4 else paper.MISSING
@@ -237,7 +256,8 @@ def main():
     macros["ESeventeenBigSteps"] = big["steps"] if big else paper.MISSING
     macros["ESeventeenBigDE"] = paper.tex_sci(abs(float(big["dE_rel"]))) if big else paper.MISSING
     macros["ESeventeenBigWallS"] = f"{float(big['wall_s']):.0f}" if big else paper.MISSING
-    paper.write_macros("E17_numbers.tex", macros, __file__, [f"results/{EXP}.csv", f"results/{DRIFT}.csv"])
+    paper.write_macros("E17_numbers.tex", macros, __file__, [f"results/{EXP}.csv", f"results/{DRIFT}.csv"]
+                       + ([f"results/{REFERENCE}.csv"] if reference else []))
 
 
 if __name__ == "__main__":
