@@ -1,8 +1,10 @@
 // `nbody bench`: median time of one force evaluation (a Plummer sphere, or --ic) over --repeats,
-// with the fastest and the slowest, as one CSV row.
+// with the fastest and the slowest, as one CSV row; --accelerations: the last evaluation's values.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <ostream>
 
 #include "cli/options.hpp"
 #include "cli/parse.hpp"
@@ -13,6 +15,7 @@
 #include "engines/request.hpp"
 #include "core/registry.hpp"
 #include "integrators/integrator.hpp"
+#include "io/output_set.hpp"
 #include "io/provenance.hpp"
 
 namespace nbody::cli {
@@ -24,6 +27,8 @@ int bench_typed(const BenchOptions& o) {
   if (o.n < 2) throw InputError("--n must be at least 2, got " + std::to_string(o.n));
   if (o.repeats < 1) throw InputError("--repeats must be at least 1, got " + std::to_string(o.repeats));
   if (o.steps < 0) throw InputError("--steps must be at least 0, got " + std::to_string(o.steps));
+  std::optional<OutputSet> outputs;  // --accelerations, checked and locked before any work
+  if (!o.accelerations.empty()) outputs.emplace(std::vector<OutputFile>{{"--accelerations", o.accelerations, OutputKind::recorded}});
   const ForceLaw<T> law = parse_force_law<T>(o.force);
   const ResolvedEngine<T> resolved = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
   // The bodies, the accelerations, the engine's arrays; --steps: the integrator's vectors (core/memory.hpp)
@@ -109,6 +114,16 @@ int bench_typed(const BenchOptions& o) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g", e.median, e.p99, e.max);
     error_columns = buf;
+  }
+  if (outputs) {
+    std::ostream& out = outputs->stream(o.accelerations);
+    out << "id,ax,ay,az\n";
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      out << i;
+      for (int c = 0; c < 3; ++c) out << ',' << RealTraits<T>::format(acc[c * s.size() + i]);
+      out << '\n';
+    }
+    outputs->commit({{"engine", resolved.name}, {"precision", o.precision}, {"n", o.n}, {"seed", o.seed}, {"ic", o.ic}});
   }
   const std::string timing = engine->last_device_seconds() >= 0 ? "device-events" : "wall";
   // mpi:<engine>: the ranks, and rank 0's medians of its local engine's time (a GPU engine's copies

@@ -212,7 +212,8 @@ int run_command_line(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand("bench", "time one force evaluation (a Plummer sphere, or --ic); prints CSV (header + one row)");
   bench_cmd->add_option("--engine", bench.engine,
                         "force engine (`nbody list engines`; default: the first that runs in --precision); under mpiexec "
-                        "mpi:<engine> or mpi-ring:<engine> (`nbody run --help`), with the time split into compute and exchange")
+                        "mpi:<engine>, mpi-ring:<engine> or mpi-octree (`nbody run --help`), with the time split into compute "
+                        "and exchange")
       ->check(engine_name_validator());
   bench_cmd->add_option("--precision", bench.precision, "real type")->capture_default_str()->check(CLI::IsMember(precisions));
   bench_cmd->add_option("--n", bench.n, "number of bodies")->required()->check(whole_number<long long>());
@@ -230,6 +231,9 @@ int run_command_line(int argc, char** argv) {
                         "with --force-error: the error of this many bodies spread evenly over the input order (the "
                         "reference sums N pair terms per body; default: every body)")
       ->check(whole_number<std::size_t>());
+  bench_cmd->add_option("--accelerations", bench.accelerations,
+                        "also write the last evaluation's accelerations to this CSV (id,ax,ay,az, digits that read back "
+                        "exactly), to compare engines body by body");
   bench_cmd->add_option("--launch", bench.launch, launch_help());
   bench_cmd->add_option("--steps", bench.steps,
                         "also time this many steps of --integrator (fixed step 2^-10); the median is reported")

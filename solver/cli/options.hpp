@@ -70,6 +70,7 @@ struct BenchOptions {
   std::string ic = "plummer";       // plummer or two-galaxies
   bool force_error = false;         // --force-error: the error against direct summation (median, p99, max)
   std::size_t error_bodies = 0;     // --error-bodies: of this many bodies (0: all)
+  std::string accelerations;        // --accelerations: the last evaluation's accelerations to this CSV
   bool skip_memory_check = false;
 };
 

@@ -74,7 +74,8 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
                  "force engine (`nbody list engines`; default: the first of that list that runs in --precision, with "
                  "--compensated forces the first that has them); under `mpiexec -n P`, mpi:<engine> splits the force "
                  "evaluation over the P ranks (each computes its block of bodies from all positions, with the bits of one "
-                 "process; cuda-pairs: its passes, summed in turn), mpi-ring:<engine> the same with a ring exchange")
+                 "process; cuda-pairs: its passes, summed in turn), mpi-ring:<engine> the same with a ring exchange; "
+                 "mpi-octree distributes the octree itself (octree's bits on any number of ranks)")
       ->check(engine_name_validator());
   cmd.add_option("--launch", run.launch, launch_help());
   cmd.add_option("--stepping", run.stepping,

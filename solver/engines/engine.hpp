@@ -159,6 +159,7 @@ struct EngineCapabilities {
   unsigned leaf_size = 0;           // tree engines: the --leaf-size it takes when none is given
   bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
   bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
+  bool distributed = false;         // splits its work over the MPI ranks itself (mpi-octree)
   Potentials potentials = Potentials::direct_cpu;  // how its body_potentials() evaluates
   // Its share of the memory estimate (core/memory.hpp): the reals a body it keeps on the host (its
   // copies of the bodies, the forces it returns, its tree) and on the device.

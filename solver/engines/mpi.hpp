@@ -19,12 +19,10 @@
 // MPI_Sendrecv (mpi-ring:). Before either, one agreement (a 3-int MPI_Allreduce) carries a
 // rank's failure or interrupt to all, so that no rank waits for one that is gone.
 #include <chrono>
-#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/interrupt.hpp"
 #include "engines/engine.hpp"
 #include "mpi/ranks.hpp"
 
@@ -43,7 +41,7 @@ class MpiEngine final : public ForceEngine<T> {
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
-    Failure f;
+    mpi::Failure f;
     const bool by_passes = by_passes_ && mpi::size() > 1;  // one rank: the local engine's own evaluation
     if (by_passes) {
       f.run([&] { pass_sums(pos, mass, n); });
@@ -91,30 +89,6 @@ class MpiEngine final : public ForceEngine<T> {
   RankProfile last_rank_profile() const override { return profile_; }
 
  private:
-  // This rank's failure, if any: its exception and exit code; agree() shares it with every rank
-  // (all reach it at the same points) and ends each with the failing rank's code.
-  struct Failure {
-    std::exception_ptr failure;
-    int code = 0;
-    template <class F>
-    void run(F&& f) {
-      try {
-        f();
-      } catch (const InputError&) {
-        failure = std::current_exception(), code = 2;
-      } catch (...) {
-        failure = std::current_exception(), code = 3;
-      }
-    }
-    void agree() const {
-      const mpi::Agreement agreed = mpi::agree(code, nbody::interrupt_signal());
-      if (agreed.code != 0) {
-        if (failure) std::rethrow_exception(failure);
-        throw mpi::PeerFailed{agreed.code};
-      }
-    }
-  };
-
   // This rank's passes, as even as whole passes allow, computed and kept by the local engine.
   void pass_sums(const T* pos, const T* mass, std::size_t n) {
     const std::size_t p = static_cast<std::size_t>(mpi::size()), r = static_cast<std::size_t>(mpi::rank());

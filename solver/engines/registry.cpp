@@ -9,6 +9,7 @@
 #include "engines/gpu_engines.hpp"
 #include "engines/kdtree/kdtree_cpu.hpp"
 #include "engines/mpi.hpp"
+#include "engines/octree/distributed.hpp"
 #include "engines/octree/octree_cpu.hpp"
 #include "engines/openmp.hpp"
 #include "engines/openmp_block.hpp"
@@ -69,7 +70,10 @@ std::vector<EngineEntry<T>> with_tree_engines(std::vector<EngineEntry<T>> cpu) {
     cpu.push_back(entry<kdtree::NestedHeap, T>());
     cpu.push_back(entry<kdtree::NestedStackless, T>());
   }
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) cpu.push_back(entry<octree::CpuEngine, T>());
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    cpu.push_back(entry<octree::CpuEngine, T>());
+    cpu.push_back(entry<octree::DistributedEngine, T>());
+  }
   return cpu;
 }
 

@@ -12,11 +12,12 @@ namespace {
 
 // Under mpiexec with several ranks every rank would run the whole computation with a local
 // engine: refused, saying how to distribute it.
-void check_ranks(std::string_view engine) {
-  if (mpi::size() > 1 && local_engine_name(engine) == engine)
+void check_ranks(std::string_view engine, const EngineCapabilities& can) {
+  if (mpi::size() > 1 && local_engine_name(engine) == engine && !can.distributed)
     throw InputError("under mpiexec (" + std::to_string(mpi::size()) + " ranks) give --engine mpi:" + std::string(engine) +
                      " (or mpi-ring:" + std::string(engine) + "): each rank then computes its block of the bodies; " +
-                     "with --engine " + std::string(engine) + " every rank would compute all of them");
+                     "with --engine " + std::string(engine) + " every rank would compute all of them" +
+                     (can.tree == TreeKind::octree ? "; or --engine mpi-octree, the tree distributed over the ranks" : ""));
 }
 
 // The tree parameters belong to the engines of their trees: refused, naming them all, with any
@@ -54,7 +55,7 @@ ResolvedEngine<T> resolve_engine(const EngineRequest& r, const ForceLaw<T>& law)
   for (const auto& e : engine_table<T>())
     if (name.empty() && (!law.compensated || e.can.compensated_forces)) name = e.name;
   const EngineEntry<T>& entry = find_engine<T>(name);
-  check_ranks(name);
+  check_ranks(name, entry.can);
   check_tree_params(r.tree_given, entry.can.tree, name);
   return {name, entry, r.launch};
 }

@@ -241,6 +241,52 @@ void exchange_blocks([[maybe_unused]] void* data, [[maybe_unused]] std::size_t e
 #endif
 }
 
+std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned char>& mine) {
+  std::vector<std::vector<unsigned char>> all(static_cast<std::size_t>(g.size));
+  if (g.size == 1) {
+    all[0] = mine;
+    return all;
+  }
+#if NBODY_WITH_MPI
+  const int p = g.size, size = as_int(mine.size());
+  std::vector<int> counts(p), displs(p);
+  check(MPI_Allgather(&size, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  std::size_t total = 0;
+  for (int r = 0; r < p; ++r) displs[r] = as_int(total), total += static_cast<std::size_t>(counts[r]);
+  std::vector<unsigned char> recv(total);
+  check(MPI_Allgatherv(mine.data(), size, MPI_BYTE, recv.data(), counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+  for (int r = 0; r < p; ++r) all[r].assign(recv.begin() + displs[r], recv.begin() + displs[r] + counts[r]);
+#endif
+  return all;
+}
+
+std::vector<std::vector<unsigned char>> all_to_all(const std::vector<std::vector<unsigned char>>& to) {
+  std::vector<std::vector<unsigned char>> from(to.size());
+  if (g.size == 1) {
+    from[0] = to[0];
+    return from;
+  }
+#if NBODY_WITH_MPI
+  const int p = g.size;
+  std::vector<int> send_counts(p), recv_counts(p), send_displs(p), recv_displs(p);
+  std::vector<unsigned char> send;
+  for (int r = 0; r < p; ++r) {
+    send_counts[r] = as_int(to[r].size()), send_displs[r] = as_int(send.size());
+    send.insert(send.end(), to[r].begin(), to[r].end());
+  }
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
+  std::size_t total = 0;
+  for (int r = 0; r < p; ++r) recv_displs[r] = as_int(total), total += static_cast<std::size_t>(recv_counts[r]);
+  std::vector<unsigned char> recv(total);
+  check(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE, recv.data(), recv_counts.data(),
+                      recv_displs.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Alltoallv");
+  for (int r = 0; r < p; ++r) from[r].assign(recv.begin() + recv_displs[r], recv.begin() + recv_displs[r] + recv_counts[r]);
+#endif
+  return from;
+}
+
 void in_turn(void* data, [[maybe_unused]] std::size_t count, [[maybe_unused]] std::size_t elem_bytes,
              const std::function<void()>& step) {
 #if NBODY_WITH_MPI

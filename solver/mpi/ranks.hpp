@@ -14,9 +14,13 @@
 //
 // Without MPI in the build, or without mpiexec, there is one rank and none of this costs anything.
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace nbody::mpi {
 
@@ -62,6 +66,31 @@ struct PeerFailed {
 // core/interrupt.hpp), so that every rank stops after the same step.
 int interrupt_signal();
 
+// A rank's failure in its own part of a collective step, if any: its exception and exit code.
+// agree() shares it with every rank (all reach it at the same points) and ends each with the
+// failing rank's code, so that no rank waits in a collective for one that is gone.
+struct Failure {
+  std::exception_ptr failure;
+  int code = 0;
+  template <class F>
+  void run(F&& f) {
+    try {
+      f();
+    } catch (const InputError&) {
+      failure = std::current_exception(), code = 2;
+    } catch (...) {
+      failure = std::current_exception(), code = 3;
+    }
+  }
+  void agree() const {
+    const Agreement agreed = mpi::agree(code, nbody::interrupt_signal());
+    if (agreed.code != 0) {
+      if (failure) std::rethrow_exception(failure);
+      throw PeerFailed{agreed.code};
+    }
+  }
+};
+
 // The bodies of each rank: rank r computes [bounds[r], bounds[r + 1]) of n, as even as whole
 // blocks of 64 bodies allow (the last rank takes the rest).
 std::vector<std::size_t> block_bounds(std::size_t n);
@@ -79,6 +108,12 @@ enum class Exchange { allgatherv, ring };
 // Collective: each rank's block [bounds[r], bounds[r + 1]) of `data` (elements of elem_bytes) to
 // every rank, in place: MPI_Allgatherv, or P - 1 steps of MPI_Sendrecv around the ring.
 void exchange_blocks(void* data, std::size_t elem_bytes, const std::vector<std::size_t>& bounds, Exchange how);
+
+// Collective: every rank's `mine`, in rank order (MPI_Allgather of the sizes, then MPI_Allgatherv).
+std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned char>& mine);
+// Collective: to[r] goes to rank r (this rank's own stays); returns from[r], what rank r sent this
+// rank (MPI_Alltoall of the sizes, then MPI_Alltoallv). One process: to itself.
+std::vector<std::vector<unsigned char>> all_to_all(const std::vector<std::vector<unsigned char>>& to);
 
 // Collective: `data` (count elements of elem_bytes) built by the ranks in turn: rank r receives it
 // from rank r - 1 (rank 0 starts it), applies `step` and passes it on to r + 1; then the last

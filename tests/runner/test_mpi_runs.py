@@ -4,6 +4,9 @@
 - runs on 2 ranks with mpi:<engine> and mpi-ring:<engine> write the same files, byte for byte,
   as the 1-process run with <engine>: a fixed-step integrator (leapfrog, with CSV snapshots and
   a checkpoint) and an adaptive one whose controller rejects steps (dopri5);
+- the distributed tree, mpi-octree, on 2 and 3 ranks: the accelerations of `nbody bench`
+  (monopoles and quadrupoles, leaves of 1 and 8 bodies, double and float) and a leapfrog run
+  byte for byte those of the 1-process octree;
 - a 2-rank run stopped part way resumes on 1 process to the uninterrupted run's bits, with no note that it would not;
 - a rank that fails (bad input on one rank only; a GPU missing there) ends every rank, with one
   line on stderr, exit 2, and no file written, within the timeout (never a hang); so do a local
@@ -108,6 +111,25 @@ def main():
             if stray:
                 failures.append(f"{name}: temporary files left: {stray}")
 
+        # 1b. The distributed tree: octree's accelerations and run on 2 and 3 ranks.
+        for k, tree in enumerate([["--precision", "double"],
+                                  ["--precision", "float", "--moments", "quadrupole", "--leaf-size", "8", "--theta", "0.7"]]):
+            bench = ["bench", "--n", "3001", "--seed", "5", "--repeats", "1", *tree]
+            if not succeeded(run([args.nbody, *bench, "--engine", "octree", f"--accelerations={d}/tree{k}_one_acc.csv"], d),
+                             f"octree bench {tree}"):
+                continue
+            for ranks in (2, 3):
+                stem = f"tree{k}_{ranks}"
+                if succeeded(run(mpiexec(ranks, [args.nbody, *bench, "--engine", "mpi-octree",
+                                                 f"--accelerations={d}/{stem}_acc.csv"]), d), f"mpi-octree bench on {ranks} ranks"):
+                    same_files(d, f"tree{k}_one", stem, f"mpi-octree {tree} on {ranks} ranks", ("_acc.csv",))
+        if succeeded(run([args.nbody, "run", *FIXED, "--engine", "octree", *outputs(d, "tree_run_one")], d), "octree run"):
+            for ranks in (2, 3):
+                stem = f"tree_run_{ranks}"
+                if succeeded(run(mpiexec(ranks, [args.nbody, "run", *FIXED, "--engine", "mpi-octree", *outputs(d, stem)]), d),
+                             f"mpi-octree run on {ranks} ranks"):
+                    same_files(d, "tree_run_one", stem, f"mpi-octree run on {ranks} ranks")
+
         # 2. Stopped on 2 ranks, resumed on 1 process: the uninterrupted run's bits.
         r = run(mpiexec(2, [args.nbody, "run", *FIXED, "--engine", "mpi:openmp-simd", f"--checkpoint={d}/part.ckpt",
                             "--stop-at", "0.2"]), d)
@@ -126,6 +148,8 @@ def main():
                                           (1, ["run", *BAD_DT, "--engine", "mpi:openmp-simd"])], 2, "--dt"),
             ("no GPU on rank 1", [(1, ["run", *FIXED, "--engine", "mpi:cuda-tiled"]),
                                   (1, ["run", *FIXED, "--engine", "mpi:cuda-tiled"], "CUDA_VISIBLE_DEVICES=")], 2, "CUDA"),
+            ("bad input on rank 1 only, the distributed tree", [(1, ["run", *FIXED, "--engine", "mpi-octree"]),
+                                                                (1, ["run", *BAD_DT, "--engine", "mpi-octree"])], 2, "--dt"),
             ("a local engine on 2 ranks", [(2, ["run", *FIXED, "--engine", "openmp-simd"])], 2, "--engine mpi:openmp-simd"),
             ("sph on 2 ranks", [(2, ["sph", "--case", "hydrostatic", "--t-end", "0.01"])], 2, "one process"),
         ]

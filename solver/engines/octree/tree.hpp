@@ -26,6 +26,7 @@ struct Tree {
   std::vector<unsigned long long> key;                 // per body, in key order
   std::vector<unsigned> body;                          // key-order position -> body index
   std::vector<T> bx, by, bz, bm;                       // bodies in key order
+  unsigned roots = 1;                                  // the cells it grew from: nodes 0 .. roots - 1
 
   Arrays<T> arrays() {
     return {node.data(),  mass.data(), quad.empty() ? nullptr : quad.data(),
@@ -53,14 +54,12 @@ inline unsigned leaf_size_or(const TreeOptions& o, unsigned engine_default) {
   return o.leaf_size ? o.leaf_size : engine_default;
 }
 
-// Builds the octree of n bodies (positions SoA x[n] y[n] z[n]) into t, reusing its storage;
-// leaves of at most k bodies.
+// The cube that holds n bodies (positions SoA x[n] y[n] z[n]); RunError if a position is not finite.
 template <class T>
-void build_octree(const T* pos, const T* mass, std::size_t n, const TreeOptions& o, unsigned k, Tree<T>& t) {
-  if (n >= std::size_t(1) << 31) throw InputError("tree engines take fewer than 2^31 bodies");
+Cube<T> bounding_cube_of(const T* pos, std::size_t n) {
   T lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
-    lo[a] = hi[a] = pos[a * n];
+    lo[a] = hi[a] = n ? pos[a * n] : T(0);
     for (std::size_t i = 0; i < n; ++i) {
       const T v = pos[a * n + i];
       if (!isfinite(v)) throw RunError("a body's position is not finite: no tree can be built");
@@ -68,7 +67,20 @@ void build_octree(const T* pos, const T* mass, std::size_t n, const TreeOptions&
       hi[a] = v > hi[a] ? v : hi[a];
     }
   }
-  t.cube = bounding_cube(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+  return bounding_cube(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+}
+
+// A cell of the tree to grow from: its level and its bodies [first, end) in key order.
+struct Seed {
+  unsigned level, first, end;
+};
+
+// The n bodies (positions SoA x[n] y[n] z[n]) keyed in `cube` (which holds every body) and sorted
+// into t by key, ties by index.
+template <class T>
+void sort_bodies(const T* pos, const T* mass, std::size_t n, const Cube<T>& cube, Tree<T>& t) {
+  if (n >= std::size_t(1) << 31) throw InputError("tree engines take fewer than 2^31 bodies");
+  t.cube = cube;
   std::vector<std::pair<unsigned long long, unsigned>> keyed(n);
   for (std::size_t i = 0; i < n; ++i)
     keyed[i] = {morton_key(pos[i], pos[n + i], pos[2 * n + i], t.cube), static_cast<unsigned>(i)};
@@ -79,9 +91,17 @@ void build_octree(const T* pos, const T* mass, std::size_t n, const TreeOptions&
     t.key[j] = keyed[j].first, t.body[j] = i;
     t.bx[j] = pos[i], t.by[j] = pos[n + i], t.bz[j] = pos[2 * n + i], t.bm[j] = mass[i];
   }
+}
+
+// The nodes of t's sorted bodies below the cells `seeds` (nodes 0 .. seeds.size() - 1, t.roots of
+// them; leaves of at most k bodies), then their moments: each cell's subtree as the whole tree's
+// build makes it, so that the ranks of the distributed tree grow the parts of one tree.
+template <class T>
+void grow_cells(Tree<T>& t, const std::vector<Seed>& seeds, const TreeOptions& o, unsigned k) {
+  t.roots = static_cast<unsigned>(seeds.size());
+  t.child.assign(seeds.size(), 0), t.nchild.assign(seeds.size(), 0), t.first.clear(), t.end.clear(), t.level.clear();
+  for (const Seed& c : seeds) t.first.push_back(c.first), t.end.push_back(c.end), t.level.push_back(c.level);
   // Nodes level by level: each node of one level splits its key range by octant.
-  t.child.assign(1, 0), t.nchild.assign(1, 0), t.first.assign(1, 0), t.end.assign(1, static_cast<unsigned>(n));
-  t.level.assign(1, 0);
   for (std::size_t i = 0; i < t.child.size(); ++i) {
     const unsigned l = t.level[i], b = t.first[i], e = t.end[i];
     if (e - b <= k || l == max_level) continue;
@@ -100,6 +120,22 @@ void build_octree(const T* pos, const T* mass, std::size_t n, const TreeOptions&
   // Moments from the leaves up: breadth-first order puts every child after its parent.
   const Arrays<T> a = t.arrays();
   for (std::size_t i = nodes; i-- > 0;) summarise(a, static_cast<unsigned>(i), t.cube, T(o.theta));
+}
+
+// Builds the octree of n bodies (positions SoA x[n] y[n] z[n]) into t, reusing its storage;
+// leaves of at most k bodies; cells of `cube` (which holds every body).
+template <class T>
+void build_octree(const T* pos, const T* mass, std::size_t n, const Cube<T>& cube, const TreeOptions& o, unsigned k,
+                  Tree<T>& t) {
+  sort_bodies(pos, mass, n, cube, t);
+  grow_cells(t, {Seed{0, 0, static_cast<unsigned>(n)}}, o, k);
+}
+
+// The same in the bodies' own bounding cube.
+template <class T>
+void build_octree(const T* pos, const T* mass, std::size_t n, const TreeOptions& o, unsigned k, Tree<T>& t) {
+  if (n >= std::size_t(1) << 31) throw InputError("tree engines take fewer than 2^31 bodies");
+  build_octree(pos, mass, n, bounding_cube_of(pos, n), o, k, t);
 }
 
 }  // namespace nbody::octree
