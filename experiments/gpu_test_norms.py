@@ -31,7 +31,8 @@ TITLE = "The worst norm of each GPU engine against `simple` in nbody_tests' GPU 
 def test_binary(nbody):
     """nbody_tests of nbody's build (build/tests/), or beside nbody (a carried build); None if neither."""
     here = Path(nbody).parent
-    return next((p for p in (here / "tests" / "nbody_tests", here / "nbody_tests") if p.is_file()), None)
+    # Absolute: the tests run in a folder of their own.
+    return next((p.resolve() for p in (here / "tests" / "nbody_tests", here / "nbody_tests") if p.is_file()), None)
 
 
 def gpu_engines(nbody):
