@@ -1,8 +1,9 @@
 #pragma once
 // The MPI ranks of a run under `mpiexec` (Open MPI from Debian; cmake/mpi.cmake). Every rank holds
 // the whole state and integrates it identically; only the force evaluation is split, by the
-// mpi:<engine> engines (engines/mpi.hpp). Rank 0 writes every file and every line of output; the
-// other ranks' stdout and stderr go to /dev/null.
+// mpi:<engine> engines (engines/mpi.hpp) and the distributed tree (engines/octree/distributed.hpp).
+// Rank 0 writes every file and every line of output; the other ranks' stdout and stderr go to
+// /dev/null.
 //
 // Failures: a rank that fails must not leave the others waiting in a collective. Every collective
 // of a run is preceded by agree(), which all ranks reach at the same points (each force

@@ -30,6 +30,7 @@
 #include "core/parallel.hpp"
 #include "engines/engine.hpp"
 #include "engines/octree/essential.hpp"
+#include "engines/octree/octree_cpu.hpp"
 #include "engines/octree/tree.hpp"
 #include "mpi/ranks.hpp"
 
@@ -154,11 +155,8 @@ class DistributedEngine final : public ForceEngine<T> {
     static constexpr std::string_view description =
         "S4's octree over MPI ranks: Morton-key domains of equal work, each rank's part of the tree sent to the "
         "others as locally essential trees; octree's result bit for bit on any number of ranks";
-    static EngineCapabilities capabilities() {
-      EngineCapabilities c;
-      c.tree = TreeKind::octree;
-      c.leaf_size = 1;
-      c.potentials = Potentials::tree;
+    static EngineCapabilities capabilities() {  // octree's, distributed
+      EngineCapabilities c = CpuEngine<T>::info::capabilities();
       c.distributed = true;
       c.host_reals = 40;  // octree's, the key order, the terms, the sums in key order, the walked copy
       return c;

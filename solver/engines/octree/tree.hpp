@@ -123,19 +123,11 @@ void grow_cells(Tree<T>& t, const std::vector<Seed>& seeds, const TreeOptions& o
 }
 
 // Builds the octree of n bodies (positions SoA x[n] y[n] z[n]) into t, reusing its storage;
-// leaves of at most k bodies; cells of `cube` (which holds every body).
-template <class T>
-void build_octree(const T* pos, const T* mass, std::size_t n, const Cube<T>& cube, const TreeOptions& o, unsigned k,
-                  Tree<T>& t) {
-  sort_bodies(pos, mass, n, cube, t);
-  grow_cells(t, {Seed{0, 0, static_cast<unsigned>(n)}}, o, k);
-}
-
-// The same in the bodies' own bounding cube.
+// leaves of at most k bodies.
 template <class T>
 void build_octree(const T* pos, const T* mass, std::size_t n, const TreeOptions& o, unsigned k, Tree<T>& t) {
-  if (n >= std::size_t(1) << 31) throw InputError("tree engines take fewer than 2^31 bodies");
-  build_octree(pos, mass, n, bounding_cube_of(pos, n), o, k, t);
+  sort_bodies(pos, mass, n, bounding_cube_of(pos, n), t);
+  grow_cells(t, {Seed{0, 0, static_cast<unsigned>(n)}}, o, k);
 }
 
 }  // namespace nbody::octree
