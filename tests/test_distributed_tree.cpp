@@ -4,6 +4,7 @@
 // boundaries. tests/runner/test_mpi_runs.py runs mpi-octree on several ranks against octree.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -24,17 +25,24 @@ TEMPLATE_TEST_CASE("a_point_in_a_box_walks_its_essential_tree_to_the_whole_trees
       o.quadrupole = quadrupole;
       octree::Tree<T> t;
       octree::build_octree(b.pos.data(), b.mass.data(), n, o, leaf, t);
-      // A box in one corner, and points in it between pairs of bodies (none of them a body).
-      const T lo[3] = {T(-1), T(-1), T(-1)}, hi[3] = {T(-0.4), T(-0.2), T(0.1)};
-      const octree::EssentialTree<T> e = octree::essential_tree(t, lo, hi);
-      CHECK(e.nodes() < t.child.size() / 2);  // a small part of the tree
+      // Two boxes in opposite corners, and points in them between pairs of bodies (none of them
+      // a body).
+      const std::vector<octree::Box<T>> boxes = {{{T(-1), T(-1), T(-1)}, {T(-0.4), T(-0.2), T(0.1)}},
+                                                 {{T(0.6), T(0.5), T(0.7)}, {T(1), T(1), T(1)}}};
+      const octree::EssentialTree<T> e = octree::essential_tree(t, boxes);
+      const octree::EssentialTree<T> first = octree::essential_tree(t, {boxes[0]});
+      CHECK(e.nodes() < t.child.size() * 3 / 4);  // a part of the tree
+      CHECK(first.nodes() < e.nodes());           // each box asks for more of it
       const octree::View<T> whole = t.view(), part = e.view();
       constexpr unsigned nobody = std::numeric_limits<unsigned>::max();
       int points = 0;
       for (std::size_t i = 0; i + 1 < n; i += 2) {
         const T p[3] = {(b.pos[i] + b.pos[i + 1]) / 2, (b.pos[n + i] + b.pos[n + i + 1]) / 2,
                         (b.pos[2 * n + i] + b.pos[2 * n + i + 1]) / 2};
-        if (p[0] < lo[0] || p[0] > hi[0] || p[1] < lo[1] || p[1] > hi[1] || p[2] < lo[2] || p[2] > hi[2]) continue;
+        const auto inside = [&](const octree::Box<T>& x) {
+          return x.lo[0] <= p[0] && p[0] <= x.hi[0] && x.lo[1] <= p[1] && p[1] <= x.hi[1] && x.lo[2] <= p[2] && p[2] <= x.hi[2];
+        };
+        if (std::none_of(boxes.begin(), boxes.end(), inside)) continue;
         ++points;
         AccelerationSum<T> a, c;
         const octree::Terms ta = octree::walk(whole, octree::Target<T>{p[0], p[1], p[2], nobody}, T(1e-4), T(0), a);
@@ -56,8 +64,7 @@ TEST_CASE("an_essential_tree_packed_unpacks_to_the_same_arrays_and_a_cut_message
   o.quadrupole = true;
   octree::Tree<double> t;
   octree::build_octree(b.pos.data(), b.mass.data(), n, o, 2, t);
-  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-  const octree::EssentialTree<double> e = octree::essential_tree(t, lo, hi);
+  const octree::EssentialTree<double> e = octree::essential_tree(t, {octree::Box<double>{{0, 0, 0}, {1, 1, 1}}});
   std::vector<unsigned char> bytes;
   octree::pack(e, bytes);
   const octree::EssentialTree<double> u = octree::unpack<double>(bytes.data(), bytes.size());

@@ -129,11 +129,14 @@ int bench_typed(const BenchOptions& o) {
   // mpi:<engine>: the ranks, and rank 0's medians of its local engine's time (a GPU engine's copies
   // included), of the exchange (waiting for the slowest rank included) and, for a GPU engine, of
   // its kernels alone (device events).
-  std::string rank_columns = ",,,";
+  // The bytes a rank sent in the last evaluation: the mean over the ranks and the most.
+  std::string rank_columns = ",,,", byte_columns = ",";
   if (const RankProfile r = engine->last_rank_profile(); r.ranks > 0) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "%d,%.6g,%.6g,", r.ranks, median_of(compute_times), median_of(exchange_times));
     rank_columns = buf;
+    std::snprintf(buf, sizeof buf, "%.0f,%.0f", r.exchange_bytes, r.exchange_bytes_max);
+    byte_columns = buf;
     if (r.kernel_seconds >= 0) {
       std::snprintf(buf, sizeof buf, "%.6g", median_of(kernel_times));
       rank_columns += buf;
@@ -145,8 +148,8 @@ int bench_typed(const BenchOptions& o) {
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
   const std::string& simd_isa = resolved.entry.can.simd;
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds,seconds_per_eval_min,seconds_per_eval_max\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g\n", resolved.name.c_str(), o.precision.c_str(), s.size(),
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds,seconds_per_eval_min,seconds_per_eval_max,exchange_bytes,exchange_bytes_max\n");
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g,%s\n", resolved.name.c_str(), o.precision.c_str(), s.size(),
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
               simd_isa.c_str(),
@@ -154,7 +157,7 @@ int bench_typed(const BenchOptions& o) {
               csv_field(build["cxx_flags"].get<std::string>()).c_str(), timing.c_str(), wall_median,
               csv_field(engine->device_info()).c_str(), o.steps > 0 ? o.integrator.c_str() : "",
               step_seconds.c_str(), step_fevals.c_str(), tree_columns.c_str(), error_columns.c_str(), tree_parts.c_str(),
-              error_count.c_str(), cell_terms.c_str(), rank_columns.c_str(), *fastest, *slowest);
+              error_count.c_str(), cell_terms.c_str(), rank_columns.c_str(), *fastest, *slowest, byte_columns.c_str());
   return 0;
 }
 

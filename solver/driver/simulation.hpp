@@ -212,7 +212,7 @@ class Simulation {
     };
     if (const RankProfile r = engine_->last_rank_profile(); r.ranks > 0)  // mpi:<engine>: rank 0's times
       j["mpi"] = {{"ranks", r.ranks}, {"exchange", r.exchange}, {"compute_s", r.total_compute_seconds},
-                  {"exchange_s", r.total_exchange_seconds}};
+                  {"exchange_s", r.total_exchange_seconds}, {"exchange_bytes", r.total_exchange_bytes}};
     return j;
   }
   std::string summary_line(const nlohmann::json& s) const {

@@ -66,6 +66,12 @@ struct RankProfile {
   double compute_seconds = 0, exchange_seconds = 0;              // the last evaluation
   double kernel_seconds = -1;  // the last evaluation's local kernels on the device (events; -1: a CPU engine)
   double total_compute_seconds = 0, total_exchange_seconds = 0;  // every evaluation so far
+  // The bytes a rank sent to the others in the last evaluation (mpi::bytes_sent): the mean over
+  // the ranks and the most; and the mean over every evaluation so far.
+  double exchange_bytes = 0, exchange_bytes_max = 0, total_exchange_bytes = 0;
+  void count_bytes(double mean, double most) {
+    exchange_bytes = mean, exchange_bytes_max = most, total_exchange_bytes += mean;
+  }
 };
 
 template <class T>

@@ -41,6 +41,7 @@ class MpiEngine final : public ForceEngine<T> {
   void accelerations(const T* pos, const T* mass, std::size_t n, T* acc) override {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
+    const unsigned long long sent = mpi::bytes_sent();
     mpi::Failure f;
     const bool by_passes = by_passes_ && mpi::size() > 1;  // one rank: the local engine's own evaluation
     if (by_passes) {
@@ -64,6 +65,8 @@ class MpiEngine final : public ForceEngine<T> {
     profile_.compute_seconds = std::chrono::duration<double>(t1 - t0).count();
     profile_.kernel_seconds = local_->last_device_seconds();
     if (!by_passes) bounds_ = mpi::balanced_bounds(bounds_, mpi::allgather(profile_.compute_seconds));  // for the next evaluation
+    const mpi::BytesSent bytes = mpi::bytes_sent_since(sent);
+    profile_.count_bytes(bytes.mean, bytes.most);
     const auto t2 = clock::now();
     profile_.exchange_seconds = std::chrono::duration<double>(t2 - t1).count();
     profile_.total_compute_seconds += profile_.compute_seconds;

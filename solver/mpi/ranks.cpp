@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -27,6 +28,7 @@ struct Ranks {
   std::string line;           // this rank's error line, for finish()
   bool failure_agreed = false;
   int agreed_code = 0, reporter = -1, signal = 0;
+  unsigned long long sent = 0;  // bytes_sent()
 };
 Ranks g;
 
@@ -207,10 +209,22 @@ std::vector<std::size_t> balanced_bounds(const std::vector<std::size_t>& bounds,
   return next;
 }
 
+unsigned long long bytes_sent() { return g.sent; }
+
+BytesSent bytes_sent_since(unsigned long long since) {
+  BytesSent b;
+  for (const double x : allgather(static_cast<double>(g.sent - since))) b.mean += x, b.most = std::max(b.most, x);
+  b.mean /= g.size;
+  return b;
+}
+
 std::vector<double> allgather(double value) {
   std::vector<double> all(static_cast<std::size_t>(g.size), value);
 #if NBODY_WITH_MPI
-  if (g.size > 1) check(MPI_Allgather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgather");
+  if (g.size > 1) {
+    g.sent += sizeof value * static_cast<unsigned long long>(g.size - 1);
+    check(MPI_Allgather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "MPI_Allgather");
+  }
 #endif
   return all;
 }
@@ -225,6 +239,7 @@ void exchange_blocks([[maybe_unused]] void* data, [[maybe_unused]] std::size_t e
   if (how == Exchange::allgatherv) {
     std::vector<int> counts(p), displs(p);
     for (int r = 0; r < p; ++r) counts[r] = as_int(bounds[r + 1] - bounds[r]), displs[r] = as_int(bounds[r]);
+    g.sent += static_cast<unsigned long long>(counts[g.rank]) * elem_bytes * static_cast<unsigned long long>(p - 1);
     check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bytes, counts.data(), displs.data(), t, MPI_COMM_WORLD),
           "MPI_Allgatherv");
     return;
@@ -233,6 +248,7 @@ void exchange_blocks([[maybe_unused]] void* data, [[maybe_unused]] std::size_t e
   const int next = (g.rank + 1) % p, prev = (g.rank + p - 1) % p;
   for (int s = 0; s < p - 1; ++s) {
     const int send = (g.rank - s + p) % p, recv = (g.rank - s - 1 + 2 * p) % p;
+    g.sent += (bounds[send + 1] - bounds[send]) * elem_bytes;
     check(MPI_Sendrecv(bytes + bounds[send] * elem_bytes, as_int(bounds[send + 1] - bounds[send]), t, next, s,
                        bytes + bounds[recv] * elem_bytes, as_int(bounds[recv + 1] - bounds[recv]), t, prev, s,
                        MPI_COMM_WORLD, MPI_STATUS_IGNORE),
@@ -250,6 +266,7 @@ std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned ch
 #if NBODY_WITH_MPI
   const int p = g.size, size = as_int(mine.size());
   std::vector<int> counts(p), displs(p);
+  g.sent += mine.size() * static_cast<unsigned long long>(p - 1);
   check(MPI_Allgather(&size, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
   std::size_t total = 0;
   for (int r = 0; r < p; ++r) displs[r] = as_int(total), total += static_cast<std::size_t>(counts[r]);
@@ -273,6 +290,7 @@ std::vector<std::vector<unsigned char>> all_to_all(const std::vector<std::vector
   std::vector<unsigned char> send;
   for (int r = 0; r < p; ++r) {
     send_counts[r] = as_int(to[r].size()), send_displs[r] = as_int(send.size());
+    if (r != g.rank) g.sent += to[r].size();
     send.insert(send.end(), to[r].begin(), to[r].end());
   }
   check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
@@ -294,6 +312,8 @@ void in_turn(void* data, [[maybe_unused]] std::size_t count, [[maybe_unused]] st
     const MPI_Datatype t = element_type(elem_bytes);
     if (g.rank > 0) check(MPI_Recv(data, as_int(count), t, g.rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
     step();
+    const unsigned long long bytes = count * elem_bytes;
+    g.sent += g.rank + 1 < g.size ? bytes : bytes * static_cast<unsigned long long>(g.size - 1);  // on, or to all
     if (g.rank + 1 < g.size) check(MPI_Send(data, as_int(count), t, g.rank + 1, 0, MPI_COMM_WORLD), "MPI_Send");
     check(MPI_Bcast(data, as_int(count), t, g.size - 1, MPI_COMM_WORLD), "MPI_Bcast");
     return;

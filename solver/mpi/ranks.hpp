@@ -104,6 +104,18 @@ std::vector<std::size_t> balanced_bounds(const std::vector<std::size_t>& bounds,
 // Collective: every rank's value, in rank order.
 std::vector<double> allgather(double value);
 
+// The payload bytes this rank has sent to other ranks so far through the collectives below: a
+// block or message counted once for each rank it reaches (what point-to-point messages would
+// move; the library's algorithm may route more), the sizes and agreements not counted. 0 with
+// one rank.
+unsigned long long bytes_sent();
+// Collective: the bytes each rank has sent since its bytes_sent() was `since` (this exchange's own
+// not counted): their mean over the ranks and the most any rank sent.
+struct BytesSent {
+  double mean = 0, most = 0;
+};
+BytesSent bytes_sent_since(unsigned long long since);
+
 // How the ranks' blocks of a result reach every rank.
 enum class Exchange { allgatherv, ring };
 // Collective: each rank's block [bounds[r], bounds[r + 1]) of `data` (elements of elem_bytes) to

@@ -5,8 +5,11 @@
   as the 1-process run with <engine>: a fixed-step integrator (leapfrog, with CSV snapshots and
   a checkpoint) and an adaptive one whose controller rejects steps (dopri5);
 - the distributed tree, mpi-octree, on 2 and 3 ranks: the accelerations of `nbody bench`
-  (monopoles and quadrupoles, leaves of 1 and 8 bodies, double and float) and a leapfrog run
-  byte for byte those of the 1-process octree;
+  (monopoles and quadrupoles, leaves of 1 and 8 bodies, double and float) and leapfrog runs (one
+  of a cluster far from the origin) byte for byte those of the 1-process octree;
+- the bytes a rank sends in an evaluation (`nbody bench`'s exchange_bytes): all pairs move each
+  rank's block of 3 N numbers to the P - 1 others (and one number for the balance), exactly; the
+  tree sends some, none on one rank, and its run's summary counts them;
 - a 2-rank run stopped part way resumes on 1 process to the uninterrupted run's bits, with no note that it would not;
 - a rank that fails (bad input on one rank only; a GPU missing there) ends every rank, with one
   line on stderr, exit 2, and no file written, within the timeout (never a hang); so do a local
@@ -17,6 +20,8 @@ Open MPI refuses to run as root unless told: the variables are set here, for the
     test_mpi_runs.py NBODY MPIEXEC [--timeout 120]
 """
 import argparse
+import csv
+import io
 import json
 import os
 import subprocess
@@ -123,12 +128,56 @@ def main():
                 if succeeded(run(mpiexec(ranks, [args.nbody, *bench, "--engine", "mpi-octree",
                                                  f"--accelerations={d}/{stem}_acc.csv"]), d), f"mpi-octree bench on {ranks} ranks"):
                     same_files(d, f"tree{k}_one", stem, f"mpi-octree {tree} on {ranks} ranks", ("_acc.csv",))
+        # A cluster far from the origin (coordinates about 1e3 its size): the cells' bounds there
+        # are rounded far more coarsely than the cells are small.
+        far = Path(d, "far.csv")
+        if succeeded(run([args.nbody, "ic", "--ic", "plummer", "--n", "2000", "--seed", "9", "--precision", "float",
+                          f"--out={d}/near.csv"], d), "nbody ic for the far cluster"):
+            lines = Path(d, "near.csv").read_text().splitlines()
+            cols = lines[0].split(",")
+            rows = [dict(zip(cols, line.split(","))) for line in lines[1:]]
+            for r in rows:
+                r["x"], r["y"] = repr(float(r["x"]) + 1000.0), repr(float(r["y"]) - 3000.0)
+            far.write_text("\n".join([lines[0], *(",".join(r[c] for c in cols) for r in rows)]) + "\n")
+            far_run = ["run", "--ic", f"file:{far}", "--precision", "float", "--integrator", "leapfrog", "--dt", "0.01",
+                       "--t-end", "0.05", "--eps", "0.01", "--diag-every", "0.01"]
+            if succeeded(run([args.nbody, *far_run, "--engine", "octree", *outputs(d, "far_one")], d), "octree run, far"):
+                for ranks in (2, 3):
+                    stem = f"far_{ranks}"
+                    if succeeded(run(mpiexec(ranks, [args.nbody, *far_run, "--engine", "mpi-octree", *outputs(d, stem)]), d),
+                                 f"mpi-octree run, far, on {ranks} ranks"):
+                        same_files(d, "far_one", stem, f"mpi-octree far from the origin on {ranks} ranks")
         if succeeded(run([args.nbody, "run", *FIXED, "--engine", "octree", *outputs(d, "tree_run_one")], d), "octree run"):
             for ranks in (2, 3):
                 stem = f"tree_run_{ranks}"
                 if succeeded(run(mpiexec(ranks, [args.nbody, "run", *FIXED, "--engine", "mpi-octree", *outputs(d, stem)]), d),
                              f"mpi-octree run on {ranks} ranks"):
                     same_files(d, "tree_run_one", stem, f"mpi-octree run on {ranks} ranks")
+
+        # 1c. The exchange volume: all pairs exactly 3 N numbers of (P - 1) / P per rank, plus the
+        # compute time each rank shares for the balance; the tree's some, and none on one rank.
+        def bench_row(r):
+            return list(csv.DictReader(io.StringIO(r.stdout)))[-1]
+        n, real = 3001, 8
+        for engine in ["mpi:openmp-simd", "mpi-ring:openmp-simd", "mpi-octree"]:
+            for ranks in (1, 2, 3):
+                r = run(mpiexec(ranks, [args.nbody, "bench", "--n", str(n), "--seed", "5", "--repeats", "2",
+                                        "--precision", "double", "--engine", engine]), d)
+                if not succeeded(r, f"{engine} bench on {ranks} ranks"):
+                    continue
+                row = bench_row(r)
+                mean, most = float(row["exchange_bytes"]), float(row["exchange_bytes_max"])
+                checks += 1
+                if engine != "mpi-octree":
+                    expected = (3 * n * real * (ranks - 1) + 8 * ranks * (ranks - 1)) / ranks
+                    if abs(mean - expected) > 0.5:
+                        failures.append(f"{engine} on {ranks} ranks: exchange_bytes {mean}, not {expected}")
+                elif (ranks == 1) != (mean == 0) or most < mean:
+                    failures.append(f"{engine} on {ranks} ranks: exchange_bytes {mean}, most {most}")
+        summary = json.loads(Path(d, "tree_run_2_summary.json").read_text()) if Path(d, "tree_run_2_summary.json").exists() else {}
+        checks += 1
+        if not summary.get("mpi", {}).get("exchange_bytes", 0) > 0:
+            failures.append(f"mpi-octree run on 2 ranks: the summary's mpi section counts no bytes: {summary.get('mpi')}")
 
         # 2. Stopped on 2 ranks, resumed on 1 process: the uninterrupted run's bits.
         r = run(mpiexec(2, [args.nbody, "run", *FIXED, "--engine", "mpi:openmp-simd", f"--checkpoint={d}/part.ckpt",

@@ -11,8 +11,9 @@
 //   top cells      a shared cell's children that lie in one domain: its rank grows each one's
 //                  subtree from its own bodies (grow_cells), the one-process tree's cells;
 //   shared leaves  a shared cell of at most --leaf-size bodies: its bodies, gathered.
-// Each rank sends every other rank the essential tree of its top cells for that rank's box
-// (essential.hpp) and walks its bodies over the tree they make together: the same terms in the
+// Each rank sends every other rank the essential tree of its top cells for that rank's cells (its
+// top cells and the shared leaves it has bodies in, each cut to the box of its bodies;
+// essential.hpp) and walks its bodies over the tree they make together: the same terms in the
 // same order as the one-process walk, so the result equals `octree`'s bit for bit on any number
 // of ranks, and a run's bits do not depend on P.
 //
@@ -22,6 +23,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -190,6 +193,7 @@ class DistributedEngine final : public ForceEngine<T> {
   void evaluate(const T* pos, const T* mass, std::size_t n, T* out, int components) {
     if (n == 0) return;
     const auto t0 = clock::now();
+    const unsigned long long sent = mpi::bytes_sent();
     const std::size_t ranks = static_cast<std::size_t>(mpi::size()), me = static_cast<std::size_t>(mpi::rank());
     double exchange = 0;
     auto collective = [&](auto&& f) {
@@ -251,9 +255,9 @@ class DistributedEngine final : public ForceEngine<T> {
           const auto [b, e] = key_range(slot.cell);
           for (const auto* v : {&tree_.bx, &tree_.by, &tree_.bz, &tree_.bm}) w.put(v->data() + b, (e - b) * sizeof(T));
         }
-      for (std::size_t r = 0; r < ranks; ++r)  // the essential tree of each other domain's box
+      for (std::size_t r = 0; r < ranks; ++r)  // the essential tree of each other domain's cells
         if (r != me && extents[r].count && !plan.tops[me].empty())
-          pack(essential_tree(tree_, extents[r].lo, extents[r].hi), to[r]);
+          pack(essential_tree(tree_, boxes_of(r, plan, counts, extents[r])), to[r]);
     });
     failure.agree();
     const auto gathered = collective([&] { return mpi::all_gather(mine); });
@@ -277,6 +281,7 @@ class DistributedEngine final : public ForceEngine<T> {
     mpi::exchange_blocks(terms.data(), sizeof(unsigned), bounds_, mpi::Exchange::allgatherv);
     double all_cells = 0;
     for (double c : mpi::allgather(double(cells))) all_cells += c;
+    const mpi::BytesSent bytes = mpi::bytes_sent_since(sent);
     for (std::size_t k = 0; k < n; ++k) {
       const unsigned i = order_[k];
       for (int c = 0; c < components; ++c) out[c * n + i] = sorted[c * n + k];
@@ -296,6 +301,7 @@ class DistributedEngine final : public ForceEngine<T> {
     rank_profile_.exchange_seconds = exchange;
     rank_profile_.total_compute_seconds += rank_profile_.compute_seconds;
     rank_profile_.total_exchange_seconds += rank_profile_.exchange_seconds;
+    rank_profile_.count_bytes(bytes.mean, bytes.most);
   }
 
   template <class V>
@@ -357,6 +363,32 @@ class DistributedEngine final : public ForceEngine<T> {
       e.lo[a] = *lo, e.hi[a] = *hi;
     }
     return e;
+  }
+
+  // Boxes that hold rank r's bodies: each cell of the plan where r has bodies (its top cells, the
+  // shared leaves it has bodies in), cut to the box of r's bodies. A cell grows on every side by
+  // two cells of the finest level and a few roundings of its coordinates: a body's cell comes
+  // from its rounded key, and the cell's bounds here are rounded too, so a body may lie that much
+  // outside them. Cells of different ranks do not overlap, so a rank's essential tree for them
+  // is far smaller than for the one box of its bodies, which may reach into other domains.
+  std::vector<Box<T>> boxes_of(std::size_t r, const TopPlan& plan, const std::vector<std::vector<unsigned>>& counts,
+                               const Extent<T>& bodies) const {
+    std::vector<Box<T>> boxes;
+    constexpr T eps = std::numeric_limits<T>::epsilon();
+    for (const TopPlan::Slot& slot : plan.slots) {
+      const bool has = slot.kind == TopPlan::Kind::top ? slot.owner == r
+                       : slot.kind == TopPlan::Kind::shared_leaf && counts[r][9 * slot.shared] > 0;
+      if (!has) continue;
+      T c[3], side;
+      cell_centre(slot.cell.first_key(), slot.cell.level, cube_, c[0], c[1], c[2], side);
+      Box<T> b;
+      for (int a = 0; a < 3; ++a) {
+        const T margin = cube_.side / T(1u << (max_level - 1)) + T(8) * eps * (std::abs(c[a]) + cube_.side);
+        b.lo[a] = std::max(bodies.lo[a], c[a] - side / 2 - margin), b.hi[a] = std::min(bodies.hi[a], c[a] + side / 2 + margin);
+      }
+      boxes.push_back(b);
+    }
+    return boxes;
   }
 
   // This rank's bodies in cell c: [first, end) of tree_'s key order.

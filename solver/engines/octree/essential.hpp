@@ -1,16 +1,17 @@
 #pragma once
 // The locally essential tree (Salmon and Warren; Bonsai's LET): the part of a tree that the walks
-// of every body in a box need. A node that the box's group test takes whole (its centre of mass
-// farther than sqrt(crit2) from every point of the box, as the GPU's grouped walk tests a group)
-// is kept without its children; a node that it does not take is kept with its children, or, a
-// leaf, with its bodies. A body inside the box walks the essential tree to the same terms in the
+// of every body in a set of boxes need. A node that every box's group test takes whole (its centre
+// of mass farther than sqrt(crit2) from every point of each box, as the GPU's grouped walk tests a
+// group) is kept without its children; any other node is kept with its children, or, a leaf, with
+// its bodies. A body inside one of the boxes walks the essential tree to the same terms in the
 // same order as it walks the whole tree, so to the same sum bit for bit: every node it reaches in
-// the whole tree is there with the data it reads, and each node the box takes whole it takes
-// whole too (its distance is at least the box's, in rounded arithmetic as well: each step of the
+// the whole tree is there with the data it reads, and each node the boxes take whole it takes
+// whole too (its distance is at least its box's, in rounded arithmetic as well: each step of the
 // distance is monotonic in the coordinates).
 //
-// The distributed tree (engines/octree/distributed.hpp) sends each rank the essential tree of its
-// bodies' box; essential trees travel packed in one array of bytes (pack, unpack).
+// The distributed tree (engines/octree/distributed.hpp) sends each rank the essential tree of the
+// boxes of its top cells; essential trees travel packed in one array of bytes (pack, unpack).
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -36,7 +37,13 @@ struct EssentialTree {
   }
 };
 
-// The squared distance from (x, y, z) to the box [lo, hi] (lo <= hi on each axis).
+// An axis-aligned box [lo, hi] (lo <= hi on each axis).
+template <class T>
+struct Box {
+  T lo[3], hi[3];
+};
+
+// The squared distance from (x, y, z) to the box [lo, hi].
 template <class T>
 T box_distance2(T x, T y, T z, const T lo[3], const T hi[3]) {
   const T p[3] = {x, y, z};
@@ -48,10 +55,10 @@ T box_distance2(T x, T y, T z, const T lo[3], const T hi[3]) {
   return d2;
 }
 
-// The essential tree of t for the bodies in the box [lo, hi], its roots (t.roots) first. A tree of
-// no bodies gives none.
+// The essential tree of t for the bodies in the boxes, its roots (t.roots) first. A tree of no
+// bodies gives none.
 template <class T>
-EssentialTree<T> essential_tree(const Tree<T>& t, const T lo[3], const T hi[3]) {
+EssentialTree<T> essential_tree(const Tree<T>& t, const std::vector<Box<T>>& boxes) {
   EssentialTree<T> e;
   if (t.bm.empty()) return e;
   const bool quad = !t.quad.empty();
@@ -68,9 +75,12 @@ EssentialTree<T> essential_tree(const Tree<T>& t, const T lo[3], const T hi[3]) 
   for (unsigned r = 0; r < t.roots; ++r) add(r);
   for (std::size_t j = 0; j < from.size(); ++j) {  // breadth-first: children after their parent
     const unsigned i = from[j];
-    if (box_distance2(t.node[4 * i], t.node[4 * i + 1], t.node[4 * i + 2], lo, hi) > t.node[4 * i + 3]) {
-      // Taken whole by the box, so by each of its bodies: a cell's crit2 becomes the smallest
-      // positive number, which no body's distance fails (a point's stays 0: it is outside the box).
+    const auto near = [&](const Box<T>& b) {
+      return !(box_distance2(t.node[4 * i], t.node[4 * i + 1], t.node[4 * i + 2], b.lo, b.hi) > t.node[4 * i + 3]);
+    };
+    if (std::none_of(boxes.begin(), boxes.end(), near)) {
+      // Taken whole by every box, so by each of their bodies: a cell's crit2 becomes the smallest
+      // positive number, which no body's distance fails (a point's stays 0: it is outside the boxes).
       if (t.node[4 * i + 3] > T(0)) e.node[4 * j + 3] = std::numeric_limits<T>::min();
       continue;
     }

@@ -1,0 +1,149 @@
+"""E26 figure and numbers: the distributed octree (mpi-octree) on CPU ranks, one thread per rank.
+
+Reads results/E26_distributed_tree.csv; writes
+  figures/E26_distributed_tree.pdf, .png
+      (a) the time of one evaluation against the ranks P (strong scaling at fixed N, weak scaling
+          at fixed bodies per rank), rank 0's exchange apart, with the parallel efficiency in the
+          labels; beyond the machine's cores the ranks share them (marked);
+      (b) the bytes a rank sends per evaluation against P (the mean over the ranks, and the most),
+          split into what every rank's holding every body costs (each rank's accelerations and
+          body terms to all: (3 s + 4) N (P - 1) / P bytes, s the real's size) and the rest: the
+          locally essential trees, the top cells' moments and the counts;
+      (c) the 99th-percentile force error against P: the result is the one-process tree's bit
+          for bit, so the error does not move.
+      Shaded in (b) and (c): more ranks than the machine's cores, which they share.
+  paper/generated/E26_numbers.tex     \\newcommand macros for the numbers the text quotes
+"""
+import style
+from matplotlib.lines import Line2D
+
+from nbodylab import mpi, paper
+
+EXP = "E26_distributed_tree"
+REAL_BYTES = {"float": 4, "double": 8}
+
+
+def pow2(n):
+    n = int(n)
+    k = n.bit_length() - 1
+    return f"2^{{{k}}}" if n == 1 << k else str(n)
+
+
+def below(ax):
+    """The panel's legend under its x axis."""
+    ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22))
+
+
+def by_ranks(rows, scaling):
+    return {int(r["ranks"]): r for r in rows if r["scaling"] == scaling}
+
+
+def held_bytes(r):
+    """The bytes a rank sends because every rank holds every body: its accelerations and terms."""
+    p, n = int(r["ranks"]), int(r["n"])
+    return (3 * REAL_BYTES[r["precision"]] + 4) * n * (p - 1) / p if "precision" in r else None
+
+
+def efficiency(rows, scaling):
+    """{P: efficiency}: strong T(1) / (P T(P)); weak per body term, rate(P) / (P rate(1)), rate =
+    N terms_per_body / T."""
+    pts = by_ranks(rows, scaling)
+    if 1 not in pts:
+        return {}
+    def rate(r):
+        return int(r["n"]) * float(r["terms_per_body"]) / float(r["seconds_per_eval"])
+    if scaling == "strong":
+        t1 = float(pts[1]["seconds_per_eval"])
+        return {p: t1 / (p * float(r["seconds_per_eval"])) for p, r in pts.items()}
+    return {p: rate(r) / (p * rate(pts[1])) for p, r in pts.items()}
+
+
+def main():
+    rows, meta = paper.load_results(EXP)
+    precision = meta.get("parameters", {}).get("precision") or paper.fixed_flags(meta).get("precision", "float")
+    for r in rows:
+        r.setdefault("precision", precision)
+    cores = meta["host"].get("cpu_count") or mpi.cores()
+    fig, (a, b, c) = style.figure(1, 3, height=3.0)
+
+    # (a) time against ranks
+    for scaling, colour, marker in [("strong", "tab:blue", "o"), ("weak", "tab:red", "s")]:
+        pts = by_ranks(rows, scaling)
+        if not pts:
+            continue
+        ps = sorted(pts)
+        eff = efficiency(rows, scaling)
+        sizes = sorted({int(pts[p]["n"]) // (1 if scaling == "strong" else p) for p in ps})
+        what = f"$N = {pow2(sizes[0])}$" if scaling == "strong" else f"${pow2(sizes[0])}$ a rank"
+        a.plot(ps, [float(pts[p]["seconds_per_eval"]) for p in ps], marker=marker, color=colour,
+               label=f"{scaling}, {what}" + (f": {eff[ps[-1]]:.0%} at P = {ps[-1]}" if len(ps) > 1 else ""))
+        a.plot(ps, [float(pts[p]["exchange_seconds"]) for p in ps], marker=marker, color=colour, ls=":", mfc="none")
+        style.timing_spread(a, ps, [pts[p] for p in ps], color=colour)
+    a.set_yscale("log")
+    a.set_xticks(sorted({int(r["ranks"]) for r in rows if r["scaling"] in ("strong", "weak")}))
+    a.set_xlabel("ranks P")
+    a.set_ylabel("seconds per evaluation")
+    a.set_title("(a) time; dotted: exchange", fontsize=8)
+    below(a)
+
+    # (b) bytes sent per rank against ranks
+    pts = by_ranks(rows, "ranks")
+    ps = sorted(p for p in pts if p > 1)
+    if ps:
+        mean = [float(pts[p]["exchange_bytes"]) / 1e6 for p in ps]
+        most = [float(pts[p]["exchange_bytes_max"]) / 1e6 for p in ps]
+        held = [held_bytes(pts[p]) / 1e6 for p in ps]
+        b.plot(ps, mean, "o-", color="k", label="all (mean over ranks)")
+        b.plot(ps, most, "v:", color="k", label="all (the most)")
+        b.plot(ps, held, "s--", color="tab:orange", label="accelerations and terms")
+        b.plot(ps, [m - h for m, h in zip(mean, held)], "D-", color="tab:green", label="essential trees and the rest")
+        b.set_xlabel(f"ranks P ($N = {pow2(pts[ps[0]]['n'])}$)")
+        b.set_ylabel("MB sent by a rank per evaluation")
+        b.set_xticks(ps)
+        below(b)
+    b.set_title("(b) exchange volume", fontsize=8)
+
+    # (c) error against ranks
+    ps_all = sorted(pts)
+    if ps_all:
+        c.plot(ps_all, [float(pts[p]["error_p99"]) for p in ps_all], "o-", color="tab:purple", label="99th percentile")
+        c.plot(ps_all, [float(pts[p]["error_median"]) for p in ps_all], "s-", color="tab:gray", label="median")
+        c.set_yscale("log")
+        c.set_xticks(ps_all)
+        c.set_xlabel("ranks P")
+        c.set_ylabel("force error against direct")
+        below(c)
+    c.set_title("(c) force error", fontsize=8)
+    for ax in (b, c):  # shaded: more ranks than cores, which they share
+        if any(p > cores for p in pts):
+            ax.axvspan(cores + 0.5, max(pts) + 0.5, color="0.9", zorder=0)
+    style.save(fig, EXP)
+    write_numbers(rows, meta)
+
+
+def write_numbers(rows, meta):
+    M = paper.MISSING
+    strong, weak, pts = efficiency(rows, "strong"), efficiency(rows, "weak"), by_ranks(rows, "ranks")
+    strong_pts = by_ranks(rows, "strong")
+    two = max((p for p in strong if p > 1), default=None)
+    errors = {float(r["error_p99"]) for r in pts.values()}
+    most_p = max(pts, default=None)
+    macros = {
+        "ETwentySixStrongN": str(strong_pts[1]["n"]) if 1 in strong_pts else M,
+        "ETwentySixStrongP": str(two) if two else M,
+        "ETwentySixStrongEfficiency": f"{100 * strong[two]:.0f}\\,\\%" if two else M,
+        "ETwentySixWeakEfficiency": f"{100 * weak[max(weak)]:.0f}\\,\\%" if len(weak) > 1 else M,
+        "ETwentySixRanksN": str(pts[most_p]["n"]) if most_p else M,
+        "ETwentySixMostRanks": str(most_p) if most_p else M,
+        "ETwentySixErrorPninetynine": paper.tex_sci(min(errors)) if errors else M,
+        "ETwentySixErrorsAgree": ("the same" if len(errors) == 1 else "different") if errors else M,
+        "ETwentySixBytesMostRanks": f"{float(pts[most_p]['exchange_bytes']) / 1e6:.2f}" if most_p else M,
+        "ETwentySixEssentialShare": (f"{100 * (1 - held_bytes(pts[most_p]) / float(pts[most_p]['exchange_bytes'])):.0f}\\,\\%"
+                                     if most_p and most_p > 1 else M),
+        **paper.run_macros("ETwentySix", meta),
+    }
+    paper.write_macros("E26_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])
+
+
+if __name__ == "__main__":
+    main()
