@@ -5,21 +5,24 @@ Reads results/E26_distributed_tree.csv; writes
       (a) the time of one evaluation against the ranks P (strong scaling at fixed N, weak scaling
           at fixed bodies per rank), rank 0's exchange apart, with the parallel efficiency in the
           labels; beyond the machine's cores the ranks share them (marked);
-      (b) the bytes a rank sends per evaluation against P (the mean over the ranks, and the most),
-          split into what every rank's holding every body costs (each rank's accelerations and
-          body terms to all: (3 s + 4) N (P - 1) / P bytes, s the real's size) and the rest: the
-          locally essential trees, the top cells' moments and the counts;
-      (c) the 99th-percentile force error against P: the result is the one-process tree's bit
-          for bit, so the error does not move.
+      (b) the bytes a rank sends per evaluation against P, one colour per N (the mean over the
+          ranks), and dotted, the part beyond what every rank's holding every body costs (each
+          rank's accelerations and body terms to all: (3 s + 4) N (P - 1) / P bytes, s the real's
+          size): the locally essential trees, the top cells' moments and the counts;
+      (c) the 99th-percentile force error against P (dotted: the median), one colour per N: the
+          result is the one-process tree's bit for bit, so the error does not move.
       Shaded in (b) and (c): more ranks than the machine's cores, which they share.
   paper/generated/E26_numbers.tex     \\newcommand macros for the numbers the text quotes
 """
+import math
+
 import style
 from matplotlib.lines import Line2D
 
 from nbodylab import mpi, paper
 
 EXP = "E26_distributed_tree"
+COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:purple", "tab:brown"]
 REAL_BYTES = {"float": 4, "double": 8}
 
 
@@ -34,8 +37,13 @@ def below(ax):
     ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22))
 
 
-def by_ranks(rows, scaling):
-    return {int(r["ranks"]): r for r in rows if r["scaling"] == scaling}
+def by_ranks(rows, scaling, n=None):
+    """{P: row} of one scaling (and one N, where given)."""
+    return {int(r["ranks"]): r for r in rows if r["scaling"] == scaling and (n is None or int(r["n"]) == n)}
+
+
+def sizes(rows, scaling):
+    return sorted({int(r["n"]) for r in rows if r["scaling"] == scaling})
 
 
 def held_bytes(r):
@@ -73,8 +81,8 @@ def main():
             continue
         ps = sorted(pts)
         eff = efficiency(rows, scaling)
-        sizes = sorted({int(pts[p]["n"]) // (1 if scaling == "strong" else p) for p in ps})
-        what = f"$N = {pow2(sizes[0])}$" if scaling == "strong" else f"${pow2(sizes[0])}$ a rank"
+        n0 = int(pts[ps[0]]["n"]) // (1 if scaling == "strong" else ps[0])
+        what = f"$N = {pow2(n0)}$" if scaling == "strong" else f"${pow2(n0)}$ a rank"
         a.plot(ps, [float(pts[p]["seconds_per_eval"]) for p in ps], marker=marker, color=colour,
                label=f"{scaling}, {what}" + (f": {eff[ps[-1]]:.0%} at P = {ps[-1]}" if len(ps) > 1 else ""))
         a.plot(ps, [float(pts[p]["exchange_seconds"]) for p in ps], marker=marker, color=colour, ls=":", mfc="none")
@@ -86,47 +94,59 @@ def main():
     a.set_title("(a) time; dotted: exchange", fontsize=8)
     below(a)
 
-    # (b) bytes sent per rank against ranks
-    pts = by_ranks(rows, "ranks")
-    ps = sorted(p for p in pts if p > 1)
-    if ps:
-        mean = [float(pts[p]["exchange_bytes"]) / 1e6 for p in ps]
-        most = [float(pts[p]["exchange_bytes_max"]) / 1e6 for p in ps]
-        held = [held_bytes(pts[p]) / 1e6 for p in ps]
-        b.plot(ps, mean, "o-", color="k", label="all (mean over ranks)")
-        b.plot(ps, most, "v:", color="k", label="all (the most)")
-        b.plot(ps, held, "s--", color="tab:orange", label="accelerations and terms")
-        b.plot(ps, [m - h for m, h in zip(mean, held)], "D-", color="tab:green", label="essential trees and the rest")
-        b.set_xlabel(f"ranks P ($N = {pow2(pts[ps[0]]['n'])}$)")
-        b.set_ylabel("MB sent by a rank per evaluation")
-        b.set_xticks(ps)
-        below(b)
-    b.set_title("(b) exchange volume", fontsize=8)
-
-    # (c) error against ranks
-    ps_all = sorted(pts)
-    if ps_all:
-        c.plot(ps_all, [float(pts[p]["error_p99"]) for p in ps_all], "o-", color="tab:purple", label="99th percentile")
-        c.plot(ps_all, [float(pts[p]["error_median"]) for p in ps_all], "s-", color="tab:gray", label="median")
-        c.set_yscale("log")
-        c.set_xticks(ps_all)
-        c.set_xlabel("ranks P")
-        c.set_ylabel("force error against direct")
-        below(c)
-    c.set_title("(c) force error", fontsize=8)
-    for ax in (b, c):  # shaded: more ranks than cores, which they share
-        if any(p > cores for p in pts):
-            ax.axvspan(cores + 0.5, max(pts) + 0.5, color="0.9", zorder=0)
+    # (b) bytes sent per rank against ranks, (c) the error against ranks: one colour per N
+    all_ps = set()
+    for n, colour in zip(sizes(rows, "ranks"), COLOURS):
+        pts = by_ranks(rows, "ranks", n)
+        all_ps |= set(pts)
+        ps = sorted(p for p in pts if p > 1)
+        if ps:
+            b.plot(ps, [float(pts[p]["exchange_bytes"]) / 1e6 for p in ps], "o-", color=colour,
+                   label=f"$N = {pow2(n)}$")
+            b.plot(ps, [(float(pts[p]["exchange_bytes"]) - held_bytes(pts[p])) / 1e6 for p in ps], "D:",
+                   color=colour, mfc="none")
+        ps = sorted(pts)
+        c.plot(ps, [float(pts[p]["error_p99"]) for p in ps], "o-", color=colour, label=f"$N = {pow2(n)}$")
+        c.plot(ps, [float(pts[p]["error_median"]) for p in ps], "s:", color=colour, mfc="none")
+    for ax, title in ((b, "(b) MB a rank sends; dotted: beyond\nthe held bodies (essential trees)"),
+                      (c, "(c) force error against direct\nsummation (dotted: median)")):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(sorted(all_ps) or [1])
+        ax.set_xticklabels([str(p) for p in sorted(all_ps)] or ["1"])
+        ax.set_xlabel("ranks P")
+        ax.set_title(title, fontsize=8)
+        if any(p > cores for p in all_ps):  # shaded: more ranks than cores, which they share
+            ax.axvspan(cores * 1.41, max(all_ps) * 1.41, color="0.9", zorder=0)
+        if all_ps:
+            below(ax)
     style.save(fig, EXP)
     write_numbers(rows, meta)
 
 
+def essential_growth(rows):
+    """Macros for how the bytes beyond the held bodies grow: their exponent in N on 2 ranks (a
+    surface term gives 2/3), and at the largest N, the most ranks' over 2 ranks'."""
+    def essential(r):
+        return float(r["exchange_bytes"]) - held_bytes(r)
+    ns = sizes(rows, "ranks")
+    two = [by_ranks(rows, "ranks", n).get(2) for n in ns]
+    out = {"ETwentySixEssentialExponent": paper.MISSING, "ETwentySixEssentialMostOverTwo": paper.MISSING}
+    if len(ns) > 1 and all(two):
+        out["ETwentySixEssentialExponent"] = f"{math.log(essential(two[-1]) / essential(two[0])) / math.log(ns[-1] / ns[0]):.2f}"
+    pts = by_ranks(rows, "ranks", ns[-1]) if ns else {}
+    if 2 in pts and max(pts) > 2:
+        out["ETwentySixEssentialMostOverTwo"] = f"{essential(pts[max(pts)]) / essential(pts[2]):.2f}"
+    return out
+
+
 def write_numbers(rows, meta):
     M = paper.MISSING
-    strong, weak, pts = efficiency(rows, "strong"), efficiency(rows, "weak"), by_ranks(rows, "ranks")
+    largest = max(sizes(rows, "ranks"), default=None)
+    strong, weak, pts = efficiency(rows, "strong"), efficiency(rows, "weak"), by_ranks(rows, "ranks", largest)
     strong_pts = by_ranks(rows, "strong")
     two = max((p for p in strong if p > 1), default=None)
-    errors = {float(r["error_p99"]) for r in pts.values()}
+    errors = {float(r["error_p99"]) for r in pts.values()}  # at the largest N
     most_p = max(pts, default=None)
     macros = {
         "ETwentySixStrongN": str(strong_pts[1]["n"]) if 1 in strong_pts else M,
@@ -140,6 +160,7 @@ def write_numbers(rows, meta):
         "ETwentySixBytesMostRanks": f"{float(pts[most_p]['exchange_bytes']) / 1e6:.2f}" if most_p else M,
         "ETwentySixEssentialShare": (f"{100 * (1 - held_bytes(pts[most_p]) / float(pts[most_p]['exchange_bytes'])):.0f}\\,\\%"
                                      if most_p and most_p > 1 else M),
+        **essential_growth(rows),
         **paper.run_macros("ETwentySix", meta),
     }
     paper.write_macros("E26_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])
