@@ -17,7 +17,6 @@ Reads results/E26_distributed_tree.csv; writes
 import math
 
 import style
-from matplotlib.lines import Line2D
 
 from nbodylab import mpi, paper
 
