@@ -45,10 +45,17 @@ def sizes(rows, scaling):
     return sorted({int(r["n"]) for r in rows if r["scaling"] == scaling})
 
 
-def held_bytes(r):
-    """The bytes a rank sends because every rank holds every body: its accelerations and terms."""
+def held_bytes(r, real):
+    """The bytes a rank sends because every rank holds every body: its accelerations and terms
+    (real: the bytes of a real)."""
     p, n = int(r["ranks"]), int(r["n"])
-    return (3 * REAL_BYTES[r["precision"]] + 4) * n * (p - 1) / p if "precision" in r else None
+    return (3 * real + 4) * n * (p - 1) / p
+
+
+def essential_bytes(r, real):
+    """The bytes a rank sends beyond the held bodies: the essential trees, the top cells' moments
+    and the counts."""
+    return float(r["exchange_bytes"]) - held_bytes(r, real)
 
 
 def efficiency(rows, scaling):
@@ -67,9 +74,7 @@ def efficiency(rows, scaling):
 
 def main():
     rows, meta = paper.load_results(EXP)
-    precision = meta.get("parameters", {}).get("precision") or paper.fixed_flags(meta).get("precision", "float")
-    for r in rows:
-        r.setdefault("precision", precision)
+    real = REAL_BYTES[paper.fixed_flags(meta)["precision"]]
     cores = meta["host"].get("cpu_count") or mpi.cores()
     fig, (a, b, c) = style.figure(1, 3, height=3.0)
 
@@ -102,7 +107,7 @@ def main():
         if ps:
             b.plot(ps, [float(pts[p]["exchange_bytes"]) / 1e6 for p in ps], "o-", color=colour,
                    label=f"$N = {pow2(n)}$")
-            b.plot(ps, [(float(pts[p]["exchange_bytes"]) - held_bytes(pts[p])) / 1e6 for p in ps], "D:",
+            b.plot(ps, [essential_bytes(pts[p], real) / 1e6 for p in ps], "D:",
                    color=colour, mfc="none")
         ps = sorted(pts)
         c.plot(ps, [float(pts[p]["error_p99"]) for p in ps], "o-", color=colour, label=f"$N = {pow2(n)}$")
@@ -120,26 +125,24 @@ def main():
         if all_ps:
             below(ax)
     style.save(fig, EXP)
-    write_numbers(rows, meta)
+    write_numbers(rows, meta, real)
 
 
-def essential_growth(rows):
+def essential_growth(rows, real):
     """Macros for how the bytes beyond the held bodies grow: their exponent in N on 2 ranks (a
     surface term gives 2/3), and at the largest N, the most ranks' over 2 ranks'."""
-    def essential(r):
-        return float(r["exchange_bytes"]) - held_bytes(r)
     ns = sizes(rows, "ranks")
     two = [by_ranks(rows, "ranks", n).get(2) for n in ns]
     out = {"ETwentySixEssentialExponent": paper.MISSING, "ETwentySixEssentialMostOverTwo": paper.MISSING}
     if len(ns) > 1 and all(two):
-        out["ETwentySixEssentialExponent"] = f"{math.log(essential(two[-1]) / essential(two[0])) / math.log(ns[-1] / ns[0]):.2f}"
+        out["ETwentySixEssentialExponent"] = f"{math.log(essential_bytes(two[-1], real) / essential_bytes(two[0], real)) / math.log(ns[-1] / ns[0]):.2f}"
     pts = by_ranks(rows, "ranks", ns[-1]) if ns else {}
     if 2 in pts and max(pts) > 2:
-        out["ETwentySixEssentialMostOverTwo"] = f"{essential(pts[max(pts)]) / essential(pts[2]):.2f}"
+        out["ETwentySixEssentialMostOverTwo"] = f"{essential_bytes(pts[max(pts)], real) / essential_bytes(pts[2], real):.2f}"
     return out
 
 
-def write_numbers(rows, meta):
+def write_numbers(rows, meta, real):
     M = paper.MISSING
     largest = max(sizes(rows, "ranks"), default=None)
     strong, weak, pts = efficiency(rows, "strong"), efficiency(rows, "weak"), by_ranks(rows, "ranks", largest)
@@ -157,9 +160,9 @@ def write_numbers(rows, meta):
         "ETwentySixErrorPninetynine": paper.tex_sci(min(errors)) if errors else M,
         "ETwentySixErrorsAgree": ("the same" if len(errors) == 1 else "different") if errors else M,
         "ETwentySixBytesMostRanks": f"{float(pts[most_p]['exchange_bytes']) / 1e6:.2f}" if most_p else M,
-        "ETwentySixEssentialShare": (f"{100 * (1 - held_bytes(pts[most_p]) / float(pts[most_p]['exchange_bytes'])):.0f}\\,\\%"
+        "ETwentySixEssentialShare": (f"{100 * essential_bytes(pts[most_p], real) / float(pts[most_p]['exchange_bytes']):.0f}\\,\\%"
                                      if most_p and most_p > 1 else M),
-        **essential_growth(rows),
+        **essential_growth(rows, real),
         **paper.run_macros("ETwentySix", meta),
     }
     paper.write_macros("E26_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])
