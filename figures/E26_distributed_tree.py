@@ -6,9 +6,8 @@ Reads results/E26_distributed_tree.csv; writes
           at fixed bodies per rank), rank 0's exchange apart, with the parallel efficiency in the
           labels; beyond the machine's cores the ranks share them (marked);
       (b) the bytes a rank sends per evaluation against P, one colour per N (the mean over the
-          ranks), and dotted, the part beyond what every rank's holding every body costs (each
-          rank's accelerations and body terms to all: (3 s + 4) N (P - 1) / P bytes, s the real's
-          size): the locally essential trees, the top cells' moments and the counts;
+          ranks), and dotted, the part beyond the bodies sent to their domains and their sums
+          back: the locally essential trees, the top cells' moments, the counts and the cuts;
       (c) the 99th-percentile force error against P (dotted: the median), one colour per N: the
           result is the one-process tree's bit for bit, so the error does not move.
       Shaded in (b) and (c): more ranks than the machine's cores, which they share.
@@ -22,7 +21,6 @@ from nbodylab import mpi, paper
 
 EXP = "E26_distributed_tree"
 COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:purple", "tab:brown"]
-REAL_BYTES = {"float": 4, "double": 8}
 
 
 def pow2(n):
@@ -45,17 +43,10 @@ def sizes(rows, scaling):
     return sorted({int(r["n"]) for r in rows if r["scaling"] == scaling})
 
 
-def held_bytes(r, real):
-    """The bytes a rank sends because every rank holds every body: its accelerations and terms
-    (real: the bytes of a real)."""
-    p, n = int(r["ranks"]), int(r["n"])
-    return (3 * real + 4) * n * (p - 1) / p
-
-
-def essential_bytes(r, real):
-    """The bytes a rank sends beyond the held bodies: the essential trees, the top cells' moments
-    and the counts."""
-    return float(r["exchange_bytes"]) - held_bytes(r, real)
+def essential_bytes(r):
+    """The bytes a rank sends beyond the bodies and their sums (body_bytes): the essential trees,
+    the top cells' moments, the counts and the cuts."""
+    return float(r["exchange_bytes"]) - float(r["body_bytes"])
 
 
 def efficiency(rows, scaling):
@@ -74,7 +65,6 @@ def efficiency(rows, scaling):
 
 def main():
     rows, meta = paper.load_results(EXP)
-    real = REAL_BYTES[paper.fixed_flags(meta)["precision"]]
     cores = meta["host"].get("cpu_count") or mpi.cores()
     fig, (a, b, c) = style.figure(1, 3, height=3.0)
 
@@ -107,12 +97,12 @@ def main():
         if ps:
             b.plot(ps, [float(pts[p]["exchange_bytes"]) / 1e6 for p in ps], "o-", color=colour,
                    label=f"$N = {pow2(n)}$")
-            b.plot(ps, [essential_bytes(pts[p], real) / 1e6 for p in ps], "D:",
+            b.plot(ps, [essential_bytes(pts[p]) / 1e6 for p in ps], "D:",
                    color=colour, mfc="none")
         ps = sorted(pts)
         c.plot(ps, [float(pts[p]["error_p99"]) for p in ps], "o-", color=colour, label=f"$N = {pow2(n)}$")
         c.plot(ps, [float(pts[p]["error_median"]) for p in ps], "s:", color=colour, mfc="none")
-    for ax, title in ((b, "(b) MB a rank sends; dotted: beyond\nthe held bodies (essential trees)"),
+    for ax, title in ((b, "(b) MB a rank sends; dotted: beyond\nthe bodies and sums (essential trees)"),
                       (c, "(c) force error against direct\nsummation (dotted: median)")):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -125,24 +115,24 @@ def main():
         if all_ps:
             below(ax)
     style.save(fig, EXP)
-    write_numbers(rows, meta, real)
+    write_numbers(rows, meta)
 
 
-def essential_growth(rows, real):
-    """Macros for how the bytes beyond the held bodies grow: their exponent in N on 2 ranks (a
+def essential_growth(rows):
+    """Macros for how the bytes beyond the bodies and their sums grow: their exponent in N on 2 ranks (a
     surface term gives 2/3), and at the largest N, the most ranks' over 2 ranks'."""
     ns = sizes(rows, "ranks")
     two = [by_ranks(rows, "ranks", n).get(2) for n in ns]
     out = {"ETwentySixEssentialExponent": paper.MISSING, "ETwentySixEssentialMostOverTwo": paper.MISSING}
     if len(ns) > 1 and all(two):
-        out["ETwentySixEssentialExponent"] = f"{math.log(essential_bytes(two[-1], real) / essential_bytes(two[0], real)) / math.log(ns[-1] / ns[0]):.2f}"
+        out["ETwentySixEssentialExponent"] = f"{math.log(essential_bytes(two[-1]) / essential_bytes(two[0])) / math.log(ns[-1] / ns[0]):.2f}"
     pts = by_ranks(rows, "ranks", ns[-1]) if ns else {}
     if 2 in pts and max(pts) > 2:
-        out["ETwentySixEssentialMostOverTwo"] = f"{essential_bytes(pts[max(pts)], real) / essential_bytes(pts[2], real):.2f}"
+        out["ETwentySixEssentialMostOverTwo"] = f"{essential_bytes(pts[max(pts)]) / essential_bytes(pts[2]):.2f}"
     return out
 
 
-def write_numbers(rows, meta, real):
+def write_numbers(rows, meta):
     M = paper.MISSING
     largest = max(sizes(rows, "ranks"), default=None)
     strong, weak, pts = efficiency(rows, "strong"), efficiency(rows, "weak"), by_ranks(rows, "ranks", largest)
@@ -160,9 +150,9 @@ def write_numbers(rows, meta, real):
         "ETwentySixErrorPninetynine": paper.tex_sci(min(errors)) if errors else M,
         "ETwentySixErrorsAgree": ("the same" if len(errors) == 1 else "different") if errors else M,
         "ETwentySixBytesMostRanks": f"{float(pts[most_p]['exchange_bytes']) / 1e6:.2f}" if most_p else M,
-        "ETwentySixEssentialShare": (f"{100 * essential_bytes(pts[most_p], real) / float(pts[most_p]['exchange_bytes']):.0f}\\,\\%"
+        "ETwentySixEssentialShare": (f"{100 * essential_bytes(pts[most_p]) / float(pts[most_p]['exchange_bytes']):.0f}\\,\\%"
                                      if most_p and most_p > 1 else M),
-        **essential_growth(rows, real),
+        **essential_growth(rows),
         **paper.run_macros("ETwentySix", meta),
     }
     paper.write_macros("E26_numbers.tex", macros, __file__, [f"results/{EXP}.csv"])

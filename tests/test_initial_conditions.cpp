@@ -91,6 +91,28 @@ TEST_CASE("initial_conditions_depend_on_the_seed_only", "[ic]") {
   CHECK(a.y != c.y);
 }
 
+// A rank's block of bodies is that part of the whole state, bit for bit, however the bodies are cut.
+TEST_CASE("initial_blocks_are_the_whole_states_bodies", "[ic]") {
+  IcParams kepler;
+  for (const IcParams& p : {params("plummer", 1001, 7), params("two-galaxies", 513, 3), params("galaxy", 300, 2), kepler}) {
+    INFO(p.name);
+    const State<float> whole = make_initial_state<float>(p);
+    REQUIRE(initial_body_count<float>(p) == whole.size());
+    for (std::size_t parts : {1, 2, 3, 7}) {
+      std::vector<float> mass, y[6];
+      for (std::size_t k = 0; k < parts; ++k) {
+        const std::size_t first = whole.size() * k / parts, end = whole.size() * (k + 1) / parts;
+        const State<float> b = make_initial_block<float>(p, first, end - first);
+        mass.insert(mass.end(), b.mass.begin(), b.mass.end());
+        for (int c = 0; c < 6; ++c) y[c].insert(y[c].end(), b.y.begin() + c * b.size(), b.y.begin() + (c + 1) * b.size());
+      }
+      CHECK(mass == whole.mass);
+      for (int c = 0; c < 6; ++c) CHECK(y[c] == std::vector<float>(whole.y.begin() + c * whole.size(), whole.y.begin() + (c + 1) * whole.size()));
+    }
+  }
+  CHECK_THROWS_AS(make_initial_block<float>(params("plummer", 10), 8, 3), InputError);
+}
+
 TEST_CASE("plummer_sphere_is_in_henon_units", "[ic]") {
   const State<double> s = make_initial_state<double>(params("plummer", 4000, 11));
   const Snapshot<double> d = measure(s, ForceLaw<double>{});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <ostream>
 
@@ -17,10 +18,48 @@
 #include "integrators/integrator.hpp"
 #include "io/output_set.hpp"
 #include "io/provenance.hpp"
+#include "mpi/ranks.hpp"
+#include "physics/initial_conditions.hpp"
 
 namespace nbody::cli {
 
 namespace {
+
+// The force error of a run whose ranks hold blocks of the bodies (this rank's s, from body
+// `first` of n): the measured bodies' positions and accelerations and each rank's part of their
+// direct sums gathered by every rank, the parts added in rank order.
+template <class T>
+ForceErrorSummary distributed_force_error(const State<T>& s, std::size_t first, std::size_t n, const ForceLaw<T>& law,
+                                          const std::vector<T>& acc, std::size_t sample) {
+  std::vector<ErrorPoint> mine;
+  for (std::size_t k = 0; k < error_point_count(n, sample); ++k) {
+    const std::size_t id = error_point_id(k, n, sample);
+    if (id < first || id >= first + s.size()) continue;
+    ErrorPoint p{id, {}, {}};
+    for (int c = 0; c < 3; ++c)
+      p.x[c] = static_cast<double>(s.pos(c)[id - first]), p.acc[c] = static_cast<double>(acc[c * s.size() + id - first]);
+    mine.push_back(p);
+  }
+  auto bytes = [](const auto& v) {
+    const auto* b = reinterpret_cast<const unsigned char*>(v.data());
+    return std::vector<unsigned char>(b, b + v.size() * sizeof(v[0]));
+  };
+  std::vector<ErrorPoint> points;
+  for (const auto& part : mpi::all_gather(bytes(mine))) {
+    const std::size_t at = points.size();
+    points.resize(at + part.size() / sizeof(ErrorPoint));
+    std::memcpy(points.data() + at, part.data(), part.size());
+  }
+  std::vector<DirectSum> sums(points.size());
+  for (const auto& part : mpi::all_gather(bytes(direct_sums(points, s.y.data(), s.mass.data(), s.size(), first, law))))
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      DirectSum d;
+      std::memcpy(&d, part.data() + k * sizeof d, sizeof d);
+      for (int c = 0; c < 3; ++c) sums[k].a[c] += d.a[c];
+      sums[k].scale += d.scale;
+    }
+  return error_summary(points, sums, static_cast<double>(law.G));
+}
 
 template <class T>
 int bench_typed(const BenchOptions& o) {
@@ -31,16 +70,27 @@ int bench_typed(const BenchOptions& o) {
   if (!o.accelerations.empty()) outputs.emplace(std::vector<OutputFile>{{"--accelerations", o.accelerations, OutputKind::recorded}});
   const ForceLaw<T> law = parse_force_law<T>(o.force);
   const ResolvedEngine<T> resolved = resolve_engine<T>(engine_request(o.engine, o.launch, o.force), law);
+  // An engine that distributes the bodies itself: each rank holds its block of them alone.
+  const bool blocks = resolved.entry.can.distributed && mpi::size() > 1;
+  const std::size_t n = static_cast<std::size_t>(o.n);
+  const std::vector<std::size_t> bounds = blocks ? mpi::block_bounds(n) : std::vector<std::size_t>{0, n};
+  const std::size_t first = bounds[blocks ? mpi::rank() : 0], count = bounds[blocks ? mpi::rank() + 1 : 1] - first;
+  const auto& integrator_entry = find_entry(integrator_table<T>(), o.integrator, "integrator");
+  if (blocks && o.steps > 0 && integrator_entry.evaluations_per_step == 0)
+    throw InputError("--steps with --engine " + resolved.name + " (the bodies distributed over the ranks) needs an integrator whose "
+                     "steps take a fixed number of force evaluations, not '" + o.integrator + "'");
   // The bodies, the accelerations, the engine's arrays; --steps: the integrator's vectors (core/memory.hpp)
-  const double stepping = o.steps > 0 ? 6 * find_entry(integrator_table<T>(), o.integrator, "integrator").state_vectors : 0;
-  check_memory(memory_need<T>(static_cast<std::uint64_t>(o.n), resolved.entry.can.memory_with(10 + stepping)),
-               "--n " + std::to_string(o.n), o.skip_memory_check, free_gpu_memory(resolved.entry.can));
+  const double stepping = o.steps > 0 ? 6 * integrator_entry.state_vectors : 0;
+  check_memory(memory_need<T>(static_cast<std::uint64_t>(count), resolved.entry.can.memory_with(10 + stepping)),
+               "--n " + std::to_string(o.n) + (blocks ? " (this rank's block of " + std::to_string(count) + ")" : ""),
+               o.skip_memory_check, free_gpu_memory(resolved.entry.can));
   IcParams ic;
   ic.name = o.ic;
-  ic.n = static_cast<std::size_t>(o.n);
+  ic.n = n;
   ic.seed = o.seed;
-  const State<T> s = make_initial_state<T>(ic);
+  const State<T> s = make_initial_block<T>(ic, first, count);
   auto engine = resolved.make(law);  // an invalid launch shape is an error, never a time
+  engine->set_blocks(blocks);
   std::vector<T> acc(3 * s.size());
   engine->accelerations(s.y.data(), s.mass.data(), s.size(), acc.data());  // warm-up
   // GPU engines: seconds_per_eval is the kernels' device time (events), wall_seconds_per_eval
@@ -71,7 +121,7 @@ int bench_typed(const BenchOptions& o) {
     Rhs<T> rhs(*engine, st.mass);
     StepOptions<T> opt;
     opt.dt = T(1) / T(1024);
-    auto integrator = find_entry(integrator_table<T>(), o.integrator, "integrator").make(rhs, opt);
+    auto integrator = integrator_entry.make(rhs, opt);
     std::vector<double> step_times;
     for (int k = 0; k < o.steps; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -109,47 +159,54 @@ int bench_typed(const BenchOptions& o) {
   // --force-error: the last evaluation against direct summation in double (force_error.hpp).
   std::string error_columns = ",,", error_count;
   if (o.force_error) {
-    error_count = std::to_string(o.error_bodies == 0 || o.error_bodies > s.size() ? s.size() : o.error_bodies);
-    const ForceErrorSummary e = force_error(s.y.data(), s.mass.data(), s.size(), law, acc.data(), o.error_bodies);
+    error_count = std::to_string(error_point_count(n, o.error_bodies));
+    const ForceErrorSummary e = blocks ? distributed_force_error(s, first, n, law, acc, o.error_bodies)
+                                       : force_error(s.y.data(), s.mass.data(), s.size(), law, acc.data(), o.error_bodies);
     char buf[96];
     std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g", e.median, e.p99, e.max);
     error_columns = buf;
   }
   if (outputs) {
+    // Each rank's rows, written by rank 0 in rank order (the bodies' order).
+    std::string rows;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      rows += std::to_string(first + i);
+      for (int c = 0; c < 3; ++c) rows += ',' + RealTraits<T>::format(acc[c * s.size() + i]);
+      rows += '\n';
+    }
     std::ostream& out = outputs->stream(o.accelerations);
     out << "id,ax,ay,az\n";
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      out << i;
-      for (int c = 0; c < 3; ++c) out << ',' << RealTraits<T>::format(acc[c * s.size() + i]);
-      out << '\n';
-    }
+    for (const auto& part : blocks ? mpi::gather({rows.begin(), rows.end()}) : std::vector<std::vector<unsigned char>>{{rows.begin(), rows.end()}})
+      out.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(part.size()));
     outputs->commit({{"engine", resolved.name}, {"precision", o.precision}, {"n", o.n}, {"seed", o.seed}, {"ic", o.ic}});
   }
   const std::string timing = engine->last_device_seconds() >= 0 ? "device-events" : "wall";
   // mpi:<engine>: the ranks, and rank 0's medians of its local engine's time (a GPU engine's copies
   // included), of the exchange (waiting for the slowest rank included) and, for a GPU engine, of
   // its kernels alone (device events).
-  // The bytes a rank sent in the last evaluation: the mean over the ranks and the most.
-  std::string rank_columns = ",,,", byte_columns = ",";
+  // The bytes a rank sent in the last evaluation: the mean over the ranks and the most, and of the
+  // mean the bodies' and their sums' (mpi-octree).
+  std::string rank_columns = ",,,", byte_columns = ",,";
   if (const RankProfile r = engine->last_rank_profile(); r.ranks > 0) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "%d,%.6g,%.6g,", r.ranks, median_of(compute_times), median_of(exchange_times));
     rank_columns = buf;
-    std::snprintf(buf, sizeof buf, "%.0f,%.0f", r.exchange_bytes, r.exchange_bytes_max);
+    std::snprintf(buf, sizeof buf, "%.0f,%.0f,", r.exchange_bytes, r.exchange_bytes_max);
     byte_columns = buf;
+    if (r.body_bytes >= 0) std::snprintf(buf, sizeof buf, "%.0f", r.body_bytes), byte_columns += buf;
     if (r.kernel_seconds >= 0) {
       std::snprintf(buf, sizeof buf, "%.6g", median_of(kernel_times));
       rank_columns += buf;
     }
   }
-  const double interactions = static_cast<double>(s.size()) * static_cast<double>(s.size() - 1);
+  const double interactions = static_cast<double>(n) * static_cast<double>(n - 1);
   const auto host = host_info();
   const auto build = build_info();
   // simd: the instruction set an explicit-SIMD engine dispatched to on this CPU (avx512, avx2 or
   // scalar); empty for the others (compiled for baseline x86-64).
   const std::string& simd_isa = resolved.entry.can.simd;
-  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds,seconds_per_eval_min,seconds_per_eval_max,exchange_bytes,exchange_bytes_max\n");
-  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g,%s\n", resolved.name.c_str(), o.precision.c_str(), s.size(),
+  std::printf("engine,precision,n,threads,repeats,seconds_per_eval,interactions_per_s,gflops,simd,cpu_model,compiler_flags,timing,wall_seconds_per_eval,device,step_integrator,seconds_per_step,fevals_per_step,build_seconds,walk_seconds,terms_per_body,error_median,error_p99,error_max,moments_seconds,tree_nodes,tree_leaves,tree_depth,error_bodies,cell_terms_per_body,ranks,compute_seconds,exchange_seconds,kernel_seconds,seconds_per_eval_min,seconds_per_eval_max,exchange_bytes,exchange_bytes_max,body_bytes\n");
+  std::printf("%s,%s,%zu,%d,%d,%.6g,%.6g,%.6g,%s,%s,%s,%s,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g,%s\n", resolved.name.c_str(), o.precision.c_str(), n,
               host["openmp_max_threads"].get<int>(), o.repeats, median, interactions / median,
               20.0 * interactions / median / 1e9,  // 20 flops per interaction (interaction.hpp)
               simd_isa.c_str(),

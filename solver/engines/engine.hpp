@@ -69,6 +69,9 @@ struct RankProfile {
   // The bytes a rank sent to the others in the last evaluation (mpi::bytes_sent): the mean over
   // the ranks and the most; and the mean over every evaluation so far.
   double exchange_bytes = 0, exchange_bytes_max = 0, total_exchange_bytes = 0;
+  // Of exchange_bytes, the bodies and their sums (mpi-octree: to their domains, back, and, every
+  // rank given all bodies, to every rank); the rest is the tree's. < 0: not counted apart.
+  double body_bytes = -1;
   void count_bytes(double mean, double most) {
     exchange_bytes = mean, exchange_bytes_max = most, total_exchange_bytes += mean;
   }
@@ -140,6 +143,11 @@ class ForceEngine {
   // MPI engines: the ranks and the last evaluation's time in the local engine and in the
   // exchange (waiting for the other ranks included), and their sums over the run.
   virtual RankProfile last_rank_profile() const { return {}; }
+  // Engines that distribute the bodies themselves (capabilities: distributed): true, each rank
+  // passes its own block of them (pos, mass and acc hold n = its count; the ranks' blocks in rank
+  // order are the bodies in their order), so that no rank holds them all; false
+  // (the default), every rank passes all of them and gets all of them back.
+  virtual void set_blocks(bool) {}
 
  protected:
   ForceLaw<T> law_;
@@ -165,7 +173,7 @@ struct EngineCapabilities {
   unsigned leaf_size = 0;           // tree engines: the --leaf-size it takes when none is given
   bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
   bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
-  bool distributed = false;         // splits its work over the MPI ranks itself (mpi-octree)
+  bool distributed = false;         // splits its work over the MPI ranks itself, from each rank's block of the bodies (set_blocks)
   Potentials potentials = Potentials::direct_cpu;  // how its body_potentials() evaluates
   // Its share of the memory estimate (core/memory.hpp): the reals a body it keeps on the host (its
   // copies of the bodies, the forces it returns, its tree) and on the device.

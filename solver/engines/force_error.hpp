@@ -52,36 +52,77 @@ struct ForceErrorSummary {
   double median = 0, p99 = 0, max = 0;
 };
 
-// e_i of accelerations acc (SoA, any real type) against direct summation; their median, 99th
-// percentile (nearest rank) and maximum over the bodies, or over `sample` of them spread evenly
-// over the input order (bodies floor(k n / sample); 0 or >= n: all), since the reference costs n
-// pair terms per body.
+// A body where the error is measured: its index among all bodies, its position and the
+// acceleration under test (in double).
+struct ErrorPoint {
+  std::size_t id;
+  double x[3], acc[3];
+};
+// At each point, the direct sum in double of the pair terms from bodies [first, first + n) of all
+// (pos SoA over n; the point's own body left out) and the sum of their magnitudes, in body order:
+// the whole reference from all bodies, or a rank's part of it from its block.
+struct DirectSum {
+  double a[3] = {0, 0, 0}, scale = 0;
+};
 template <class T>
-ForceErrorSummary force_error(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, const T* acc,
-                              std::size_t sample = 0) {
-  if (n < 2) return {};
-  const std::size_t m = sample == 0 || sample > n ? n : sample;
+std::vector<DirectSum> direct_sums(const std::vector<ErrorPoint>& points, const T* pos, const T* mass, std::size_t n,
+                                   std::size_t first, const ForceLaw<T>& law) {
   auto d = [](const T& x) { return static_cast<double>(x); };
-  std::vector<double> e(m);
+  std::vector<DirectSum> sums(points.size());
+  const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(points.size());
 #pragma omp parallel for schedule(dynamic, 16) if (m >= 64)
-  for (std::ptrdiff_t k = 0; k < std::ptrdiff_t(m); ++k) {
-    const std::size_t i = m == n ? std::size_t(k) : std::size_t(k) * n / m;
-    double ax = 0, ay = 0, az = 0, scale = 0;
+  for (std::ptrdiff_t k = 0; k < m; ++k) {
+    const ErrorPoint& p = points[k];
+    DirectSum& s = sums[k];
     for (std::size_t j = 0; j < n; ++j) {
-      if (j == i) continue;
+      if (first + j == p.id) continue;
       double bx = 0, by = 0, bz = 0;
-      accumulate_interaction<double>(d(pos[i]), d(pos[n + i]), d(pos[2 * n + i]), d(pos[j]), d(pos[n + j]), d(pos[2 * n + j]),
-                                     d(mass[j]), d(law.eps2), d(law.rmin2), bx, by, bz);
-      ax += bx, ay += by, az += bz;
-      scale += std::sqrt(bx * bx + by * by + bz * bz);
+      accumulate_interaction<double>(p.x[0], p.x[1], p.x[2], d(pos[j]), d(pos[n + j]), d(pos[2 * n + j]), d(mass[j]),
+                                     d(law.eps2), d(law.rmin2), bx, by, bz);
+      s.a[0] += bx, s.a[1] += by, s.a[2] += bz;
+      s.scale += std::sqrt(bx * bx + by * by + bz * bz);
     }
-    const double G = d(law.G);
-    const double ex = d(acc[i]) - G * ax, ey = d(acc[n + i]) - G * ay, ez = d(acc[2 * n + i]) - G * az;
-    e[k] = std::sqrt(ex * ex + ey * ey + ez * ez) / (G * scale);
+  }
+  return sums;
+}
+
+// The points' e_i from their direct sums (G the law's): the median, 99th percentile (nearest
+// rank) and maximum.
+inline ForceErrorSummary error_summary(const std::vector<ErrorPoint>& points, const std::vector<DirectSum>& sums, double G) {
+  const std::size_t m = points.size();
+  if (m == 0) return {};
+  std::vector<double> e(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    double sq = 0;
+    for (int c = 0; c < 3; ++c) sq += (points[k].acc[c] - G * sums[k].a[c]) * (points[k].acc[c] - G * sums[k].a[c]);
+    e[k] = std::sqrt(sq) / (G * sums[k].scale);
   }
   std::sort(e.begin(), e.end());
   auto rank = [&](double q) { return e[std::min(m - 1, static_cast<std::size_t>(std::ceil(q * double(m))) - 1)]; };
   return {rank(0.5), rank(0.99), e.back()};
+}
+
+// The ids of the bodies a force error of `sample` bodies among n measures: spread evenly over the
+// input order (floor(k n / sample)); 0 or >= n: all.
+inline std::size_t error_point_count(std::size_t n, std::size_t sample) { return sample == 0 || sample > n ? n : sample; }
+inline std::size_t error_point_id(std::size_t k, std::size_t n, std::size_t sample) {
+  return error_point_count(n, sample) == n ? k : k * n / sample;
+}
+
+// e_i of accelerations acc (SoA, any real type) against direct summation; their median, 99th
+// percentile (nearest rank) and maximum over the bodies, or over `sample` of them (error_point_id),
+// since the reference costs n pair terms per body.
+template <class T>
+ForceErrorSummary force_error(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, const T* acc,
+                              std::size_t sample = 0) {
+  if (n < 2) return {};
+  std::vector<ErrorPoint> points(error_point_count(n, sample));
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const std::size_t i = error_point_id(k, n, sample);
+    points[k].id = i;
+    for (int c = 0; c < 3; ++c) points[k].x[c] = static_cast<double>(pos[c * n + i]), points[k].acc[c] = static_cast<double>(acc[c * n + i]);
+  }
+  return error_summary(points, direct_sums(points, pos, mass, n, 0, law), static_cast<double>(law.G));
 }
 
 }  // namespace nbody

@@ -229,6 +229,18 @@ std::vector<double> allgather(double value) {
   return all;
 }
 
+void sum([[maybe_unused]] std::vector<unsigned long long>& values) {
+#if NBODY_WITH_MPI
+  if (g.size > 1) {
+    // What a ring's reduce-scatter and allgather send: each rank twice (P - 1)/P of the values.
+    g.sent += 2 * values.size() * sizeof(unsigned long long) * static_cast<unsigned long long>(g.size - 1) /
+              static_cast<unsigned long long>(g.size);
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), as_int(values.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD),
+          "MPI_Allreduce");
+  }
+#endif
+}
+
 void exchange_blocks([[maybe_unused]] void* data, [[maybe_unused]] std::size_t elem_bytes,
                      [[maybe_unused]] const std::vector<std::size_t>& bounds, [[maybe_unused]] Exchange how) {
 #if NBODY_WITH_MPI
@@ -257,8 +269,11 @@ void exchange_blocks([[maybe_unused]] void* data, [[maybe_unused]] std::size_t e
 #endif
 }
 
-std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned char>& mine) {
-  std::vector<std::vector<unsigned char>> all(static_cast<std::size_t>(g.size));
+namespace {
+// Every rank's `mine`, in rank order: on every rank (MPI_Allgather(v)), or on rank 0 alone
+// (MPI_Gather(v); empty on the others).
+std::vector<std::vector<unsigned char>> collect(const std::vector<unsigned char>& mine, bool to_all) {
+  std::vector<std::vector<unsigned char>> all(to_all || g.rank == 0 ? static_cast<std::size_t>(g.size) : 0);
   if (g.size == 1) {
     all[0] = mine;
     return all;
@@ -266,17 +281,26 @@ std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned ch
 #if NBODY_WITH_MPI
   const int p = g.size, size = as_int(mine.size());
   std::vector<int> counts(p), displs(p);
-  g.sent += mine.size() * static_cast<unsigned long long>(p - 1);
-  check(MPI_Allgather(&size, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  g.sent += to_all ? mine.size() * static_cast<unsigned long long>(p - 1) : g.rank != 0 ? mine.size() : 0;
+  if (to_all) check(MPI_Allgather(&size, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  else check(MPI_Gather(&size, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   std::size_t total = 0;
-  for (int r = 0; r < p; ++r) displs[r] = as_int(total), total += static_cast<std::size_t>(counts[r]);
+  for (std::size_t r = 0; r < all.size(); ++r) displs[r] = as_int(total), total += static_cast<std::size_t>(counts[r]);
   std::vector<unsigned char> recv(total);
-  check(MPI_Allgatherv(mine.data(), size, MPI_BYTE, recv.data(), counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD),
-        "MPI_Allgatherv");
-  for (int r = 0; r < p; ++r) all[r].assign(recv.begin() + displs[r], recv.begin() + displs[r] + counts[r]);
+  if (to_all)
+    check(MPI_Allgatherv(mine.data(), size, MPI_BYTE, recv.data(), counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+  else
+    check(MPI_Gatherv(mine.data(), size, MPI_BYTE, recv.data(), counts.data(), displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD),
+          "MPI_Gatherv");
+  for (std::size_t r = 0; r < all.size(); ++r) all[r].assign(recv.begin() + displs[r], recv.begin() + displs[r] + counts[r]);
 #endif
   return all;
 }
+}  // namespace
+
+std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned char>& mine) { return collect(mine, true); }
+std::vector<std::vector<unsigned char>> gather(const std::vector<unsigned char>& mine) { return collect(mine, false); }
 
 std::vector<std::vector<unsigned char>> all_to_all(const std::vector<std::vector<unsigned char>>& to) {
   std::vector<std::vector<unsigned char>> from(to.size());

@@ -103,6 +103,9 @@ std::vector<std::size_t> block_bounds(std::size_t n);
 std::vector<std::size_t> balanced_bounds(const std::vector<std::size_t>& bounds, const std::vector<double>& seconds);
 // Collective: every rank's value, in rank order.
 std::vector<double> allgather(double value);
+// Collective: each element summed over the ranks, in place (MPI_Allreduce; whole numbers, so the
+// sum does not depend on the library's order).
+void sum(std::vector<unsigned long long>& values);
 
 // The payload bytes this rank has sent to other ranks so far through the collectives below: a
 // block or message counted once for each rank it reaches (what point-to-point messages would
@@ -124,6 +127,8 @@ void exchange_blocks(void* data, std::size_t elem_bytes, const std::vector<std::
 
 // Collective: every rank's `mine`, in rank order (MPI_Allgather of the sizes, then MPI_Allgatherv).
 std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned char>& mine);
+// Collective: every rank's `mine`, in rank order, on rank 0 (empty on the others).
+std::vector<std::vector<unsigned char>> gather(const std::vector<unsigned char>& mine);
 // Collective: to[r] goes to rank r (this rank's own stays); returns from[r], what rank r sent this
 // rank (MPI_Alltoall of the sizes, then MPI_Alltoallv). One process: to itself.
 std::vector<std::vector<unsigned char>> all_to_all(const std::vector<std::vector<unsigned char>>& to);

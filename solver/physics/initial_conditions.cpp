@@ -71,6 +71,22 @@ std::size_t required_n(const IcParams& p, std::size_t min) {
   return *p.n;
 }
 
+// Where a generator's bodies go: the bodies [first, first + count) of the whole state are kept,
+// the others drawn and dropped, so that a rank's block has the bits of the whole state's.
+template <class T>
+struct Block {
+  State<T> s;
+  std::size_t first = 0;
+  Block(std::size_t first, std::size_t count) : s(count), first(first) {}
+  void set(std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) {
+    if (i < first || i - first >= s.size()) return;
+    i -= first;
+    s.mass[i] = m;
+    s.pos(0)[i] = x, s.pos(1)[i] = y, s.pos(2)[i] = z;
+    s.vel(0)[i] = vx, s.vel(1)[i] = vy, s.vel(2)[i] = vz;
+  }
+};
+
 template <class T>
 void set_body(State<T>& s, std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) {
   s.mass[i] = m;
@@ -84,12 +100,12 @@ void set_body(State<T>& s, std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) 
 constexpr int kGalaxyMass = 1000;
 
 template <class T>
-void add_galaxy(State<T>& s, std::size_t first, std::size_t count, T m_central, T R, T cx, T vy_bulk, T G, Random& rng) {
+void add_galaxy(Block<T>& s, std::size_t first, std::size_t count, T m_central, T R, T cx, T vy_bulk, T G, Random& rng) {
   const T M = T(kGalaxyMass);
   const std::size_t stars = count - 1;
   const T m_stars = M - m_central;
   const T m_star = stars ? m_stars / T(stars) : T(0);
-  set_body<T>(s, first, m_central, cx, T(0), T(0), T(0), vy_bulk, T(0));
+  s.set(first, m_central, cx, T(0), T(0), T(0), vy_bulk, T(0));
   for (std::size_t k = 1; k <= stars; ++k) {
     double x, y, z;
     do {
@@ -100,30 +116,28 @@ void add_galaxy(State<T>& s, std::size_t first, std::size_t count, T m_central, 
     const T rr = r / R;
     const T v = sqrt(G * (m_central + m_stars * rr * rr * rr) / r);
     const T rho = sqrt(px * px + py * py);  // direction z x r, in the disc plane
-    set_body<T>(s, first + k, m_star, cx + px, py, pz, -v * py / rho, vy_bulk + v * px / rho, T(0));
+    s.set(first + k, m_star, cx + px, py, pz, -v * py / rho, vy_bulk + v * px / rho, T(0));
   }
 }
 
 template <class T>
-State<T> two_galaxies(const IcParams& p) {
+void two_galaxies(const IcParams& p, Block<T>& s) {
   const std::size_t n = required_n(p, 2);
   const T box = positive_param<T>(p.box, "--box");
   const T G = positive_param<T>(p.G, "--G");
   const T R = box / T(2);
   const T M = T(kGalaxyMass), m_central = M * T(999) / T(1000);
   const T v = sqrt(G * M / (T(2) * R));
-  State<T> s(n);
   Random rng(p.seed);  // one stream: the second galaxy draws different stars from the first
   const std::size_t first = (n + 1) / 2;
   add_galaxy<T>(s, 0, first, m_central, R, -R, -v / T(3), G, rng);
   add_galaxy<T>(s, first, n - first, m_central, R, R, v / T(3), G, rng);
-  return s;
 }
 
 // S0's million-star scenes: one galaxy, its central body a given fraction of the mass (0.99: a
 // disc in near-circular orbits; 0.1: stars that the centre cannot hold).
 template <class T>
-State<T> galaxy(const IcParams& p) {
+void galaxy(const IcParams& p, Block<T>& s) {
   const std::size_t n = required_n(p, 2);
   const T R = positive_param<T>(p.box, "--box") / T(2);
   const T G = positive_param<T>(p.G, "--G");
@@ -131,20 +145,18 @@ State<T> galaxy(const IcParams& p) {
   if (!(f > T(0) && f < T(1)))
     throw InputError("--central-fraction must satisfy 0 < f < 1 (the central body's share of the mass), got '" +
                      p.central_fraction + "'");
-  State<T> s(n);
   Random rng(p.seed);
   add_galaxy<T>(s, 0, n, T(kGalaxyMass) * f, R, T(0), T(0), G, rng);
-  return s;
 }
 
 // Aarseth, Henon & Wielen (1974): radius from the inverted cumulative mass, speed by rejection
 // from q^2 (1 - q^2)^(7/2); then scaled to Henon units (the Plummer radius is 3 pi / 16) and moved
-// to the centre-of-mass frame.
+// to the centre-of-mass frame (the means of all bodies, summed in body order as they are drawn).
 template <class T>
-State<T> plummer(const IcParams& p) {
+void plummer(const IcParams& p, Block<T>& s) {
   const std::size_t n = required_n(p, 1);
   Random rng(p.seed);
-  State<T> s(n);
+  T sum_r[3] = {}, sum_v[3] = {};
   const double length = 3.0 * std::numbers::pi / 16.0;
   const double speed = 1.0 / std::sqrt(length);
   auto isotropic = [&](double r, double& x, double& y, double& z) {
@@ -164,15 +176,14 @@ State<T> plummer(const IcParams& p) {
     double x, y, z, vx, vy, vz;
     isotropic(r * length, x, y, z);
     isotropic(v * speed, vx, vy, vz);
-    set_body<T>(s, i, T(1) / T(n), T(x), T(y), T(z), T(vx), T(vy), T(vz));
+    const T r3[3] = {T(x), T(y), T(z)}, v3[3] = {T(vx), T(vy), T(vz)};
+    for (int d = 0; d < 3; ++d) sum_r[d] += r3[d], sum_v[d] += v3[d];
+    s.set(i, T(1) / T(n), r3[0], r3[1], r3[2], v3[0], v3[1], v3[2]);
   }
   for (int d = 0; d < 3; ++d) {  // centre-of-mass frame (equal masses: subtract the means)
-    T mean_r{0}, mean_v{0};
-    for (std::size_t i = 0; i < n; ++i) mean_r += s.pos(d)[i], mean_v += s.vel(d)[i];
-    mean_r /= T(n), mean_v /= T(n);
-    for (std::size_t i = 0; i < n; ++i) s.pos(d)[i] -= mean_r, s.vel(d)[i] -= mean_v;
+    const T mean_r = sum_r[d] / T(n), mean_v = sum_v[d] / T(n);
+    for (std::size_t i = 0; i < s.s.size(); ++i) s.s.pos(d)[i] -= mean_r, s.s.vel(d)[i] -= mean_v;
   }
-  return s;
 }
 
 }  // namespace
@@ -228,6 +239,37 @@ State<T> kepler_state_at(const IcParams& p, T t) {
 }
 
 template <class T>
+std::size_t initial_body_count(const IcParams& p) {
+  if (p.name.starts_with("file:") || p.name == "kepler") return make_initial_state<T>(p).size();
+  find_entry(ic_list(), p.name, "initial condition");  // throws, listing the valid names
+  return required_n(p, 1);
+}
+
+template <class T>
+State<T> make_initial_block(const IcParams& p, std::size_t first, std::size_t count) {
+  if (p.name.starts_with("file:") || p.name == "kepler") {
+    State<T> all = make_initial_state<T>(p);
+    if (first + count > all.size())
+      throw InputError("bodies " + std::to_string(first) + " to " + std::to_string(first + count) + " of a state of " +
+                       std::to_string(all.size()));
+    State<T> s(count);
+    s.t = all.t;
+    for (std::size_t i = 0; i < count; ++i) set_body<T>(s, i, all.mass[first + i], all.pos(0)[first + i], all.pos(1)[first + i],
+                                                        all.pos(2)[first + i], all.vel(0)[first + i], all.vel(1)[first + i],
+                                                        all.vel(2)[first + i]);
+    return s;
+  }
+  if (first + count > initial_body_count<T>(p))
+    throw InputError("bodies " + std::to_string(first) + " to " + std::to_string(first + count) + " of --n " +
+                     std::to_string(*p.n));
+  Block<T> b(first, count);
+  if (p.name == "two-galaxies") two_galaxies<T>(p, b);
+  else if (p.name == "galaxy") galaxy<T>(p, b);
+  else plummer<T>(p, b);
+  return std::move(b.s);
+}
+
+template <class T>
 State<T> make_initial_state(const IcParams& p) {
   if (p.name.starts_with("file:")) {
     if (p.n) throw InputError("--n cannot be combined with --ic file: (the file sets N)");
@@ -239,15 +281,13 @@ State<T> make_initial_state(const IcParams& p) {
     return is_hdf5_path(path) ? read_hdf5_snapshot<T>(path) : read_state_csv<T>(path);
   }
   if (p.name == "kepler") return kepler_state_at<T>(p, T(0));
-  if (p.name == "two-galaxies") return two_galaxies<T>(p);
-  if (p.name == "galaxy") return galaxy<T>(p);
-  if (p.name == "plummer") return plummer<T>(p);
-  find_entry(ic_list(), p.name, "initial condition");  // throws, listing the valid names
-  return {};
+  return make_initial_block<T>(p, 0, initial_body_count<T>(p));
 }
 
 #define NBODY_INSTANTIATE(T)                                     \
   template State<T> make_initial_state<T>(const IcParams&);     \
+  template std::size_t initial_body_count<T>(const IcParams&);  \
+  template State<T> make_initial_block<T>(const IcParams&, std::size_t, std::size_t); \
   template State<T> kepler_state_at<T>(const IcParams&, T);     \
   template T two_body_period<T>(const State<T>&, T);                \
   template T orbital_period<T>(const IcParams&, const State<T>&, T);

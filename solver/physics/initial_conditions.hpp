@@ -36,6 +36,14 @@ inline std::string ic_file(const IcParams& p) { return p.name.starts_with("file:
 template <class T>
 State<T> make_initial_state(const IcParams& p);
 
+// The number of bodies of that state (a file's or --ic kepler's: read or made to count them).
+template <class T>
+std::size_t initial_body_count(const IcParams& p);
+// Its bodies [first, first + count), the same bits as those of make_initial_state(p): a generator
+// draws every body in order (O(N) time) and keeps these (O(count) memory); a file is read whole.
+template <class T>
+State<T> make_initial_block(const IcParams& p, std::size_t first, std::size_t count);
+
 // Kepler orbit: the analytic state at time t (Kepler's equation solved to the precision of T).
 // Needs p.name == "kepler".
 template <class T>

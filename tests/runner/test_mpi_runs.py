@@ -4,9 +4,11 @@
 - runs on 2 ranks with mpi:<engine> and mpi-ring:<engine> write the same files, byte for byte,
   as the 1-process run with <engine>: a fixed-step integrator (leapfrog, with CSV snapshots and
   a checkpoint) and an adaptive one whose controller rejects steps (dopri5);
-- the distributed tree, mpi-octree, on 2 and 3 ranks: the accelerations of `nbody bench`
-  (monopoles and quadrupoles, leaves of 1 and 8 bodies, double and float) and leapfrog runs (one
-  of a cluster far from the origin) byte for byte those of the 1-process octree;
+- the distributed tree, mpi-octree, on 2 and 3 ranks: the accelerations of `nbody bench`, whose
+  ranks hold a block of the bodies each (monopoles and quadrupoles, leaves of 1 and 8 bodies,
+  double and float), and leapfrog runs (one of a cluster far from the origin) byte for byte those
+  of the 1-process octree; the bench's force error, from the ranks' parts of the direct sums, the
+  one process's;
 - the bytes a rank sends in an evaluation (`nbody bench`'s exchange_bytes): all pairs move each
   rank's block of 3 N numbers to the P - 1 others (and one number for the balance), exactly; the
   tree sends some, none on one rank, and its run's summary counts them;
@@ -119,15 +121,21 @@ def main():
         # 1b. The distributed tree: octree's accelerations and run on 2 and 3 ranks.
         for k, tree in enumerate([["--precision", "double"],
                                   ["--precision", "float", "--moments", "quadrupole", "--leaf-size", "8", "--theta", "0.7"]]):
-            bench = ["bench", "--n", "3001", "--seed", "5", "--repeats", "1", *tree]
-            if not succeeded(run([args.nbody, *bench, "--engine", "octree", f"--accelerations={d}/tree{k}_one_acc.csv"], d),
-                             f"octree bench {tree}"):
+            bench = ["bench", "--n", "3001", "--seed", "5", "--repeats", "1", "--force-error", "--error-bodies", "300", *tree]
+            one = run([args.nbody, *bench, "--engine", "octree", f"--accelerations={d}/tree{k}_one_acc.csv"], d)
+            if not succeeded(one, f"octree bench {tree}"):
                 continue
             for ranks in (2, 3):
                 stem = f"tree{k}_{ranks}"
-                if succeeded(run(mpiexec(ranks, [args.nbody, *bench, "--engine", "mpi-octree",
-                                                 f"--accelerations={d}/{stem}_acc.csv"]), d), f"mpi-octree bench on {ranks} ranks"):
+                r = run(mpiexec(ranks, [args.nbody, *bench, "--engine", "mpi-octree", f"--accelerations={d}/{stem}_acc.csv"]), d)
+                if succeeded(r, f"mpi-octree bench on {ranks} ranks"):
                     same_files(d, f"tree{k}_one", stem, f"mpi-octree {tree} on {ranks} ranks", ("_acc.csv",))
+                    # The force error from the ranks' blocks: their parts of the direct sums added.
+                    checks += 1
+                    errors = [[float(row[c]) for c in ("error_median", "error_p99", "error_max")]
+                              for row in (next(csv.DictReader(io.StringIO(x.stdout))) for x in (one, r))]
+                    if any(abs(a - b) > 1e-9 * abs(a) for a, b in zip(*errors)):
+                        failures.append(f"mpi-octree {tree} on {ranks} ranks: force error {errors[1]}, one process {errors[0]}")
         # A cluster far from the origin (coordinates about 1e3 its size): the cells' bounds there
         # are rounded far more coarsely than the cells are small.
         far = Path(d, "far.csv")

@@ -3,7 +3,7 @@
 // codes that reached the largest systems distribute theirs (Salmon and Warren's locally essential
 // trees; Bonsai; the cornerstone octree's global tree): the bodies in Morton-key order over the
 // cube of all of them, cut into P domains of equal work (each body's terms in the last
-// evaluation). The tree is the one-process tree, in parts:
+// evaluation; domains end between keys). The tree is the one-process tree, in parts:
 //   shared cells   the cells whose bodies lie in several domains: those that hold the last body
 //                  of one domain and the first of the next. Every rank knows them, their bodies'
 //                  counts (each rank's, gathered) and so which of them split, and computes their
@@ -17,16 +17,23 @@
 // same order as the one-process walk, so the result equals `octree`'s bit for bit on any number
 // of ranks, and a run's bits do not depend on P.
 //
-// Every rank holds every position (the run loop's state, as for mpi:<engine>); the domains' sums
-// are exchanged (MPI_Allgatherv) so that each rank holds every acceleration, and their terms with
-// them (the next cut).
+// The bodies: each rank holds a block of them (set_blocks: no rank holds them all; `nbody bench`),
+// or every rank all of them (the run loop's state, as for mpi:<engine>), of which it takes its
+// block. The cut needs no rank to see all keys: the cuts between domains are found by bisection
+// over the keys, each rank counting the work below a candidate in its block (mpi::sum). Each rank
+// sends its bodies to their domains' ranks (their ids, which break ties of keys as the one-process
+// sort does) and gets their sums and terms back; given all bodies, the ranks then gather every
+// block's sums (MPI_Allgatherv).
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -61,6 +68,21 @@ template <class T>
 struct Extent {
   unsigned long long count = 0, first = 0, last = 0;
   T lo[3] = {}, hi[3] = {};
+};
+
+// What a rank tells every other first: its block's count, work and box; added up, all bodies'.
+template <class T>
+struct Summary {
+  unsigned long long count = 0, work = 0;
+  T lo[3] = {}, hi[3] = {};
+  void add(const Summary& b) {
+    if (!b.count) return;
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = count == 0 || b.lo[a] < lo[a] ? b.lo[a] : lo[a];
+      hi[a] = count == 0 || b.hi[a] > hi[a] ? b.hi[a] : hi[a];
+    }
+    count += b.count, work += b.work;
+  }
 };
 
 // The shared cells of the domains whose extents are given, sorted (every level's after the one
@@ -181,6 +203,7 @@ class DistributedEngine final : public ForceEngine<T> {
   }
   TreeProfile last_tree_profile() const override { return tree_profile_; }
   RankProfile last_rank_profile() const override { return rank_profile_; }
+  void set_blocks(bool blocks) override { blocks_ = blocks; }
 
  private:
   using clock = std::chrono::steady_clock;
@@ -188,13 +211,16 @@ class DistributedEngine final : public ForceEngine<T> {
   unsigned leaf_size() const { return leaf_size_or(this->law_.tree, info::capabilities().leaf_size); }
 
   // out (components x n, SoA) = each body's Sum; every rank takes part (collectives), each
-  // preceded by an agreement on the ranks' failures.
+  // preceded by an agreement on the ranks' failures. The bodies go from the ranks that hold them to
+  // their domains' ranks and the sums come back: a rank holds its block (blocks_), or, given all
+  // bodies, takes the block mpi::block_bounds gives it and the blocks' sums are then gathered.
   template <class Sum>
   void evaluate(const T* pos, const T* mass, std::size_t n, T* out, int components) {
-    if (n == 0) return;
     const auto t0 = clock::now();
     const unsigned long long sent = mpi::bytes_sent();
     const std::size_t ranks = static_cast<std::size_t>(mpi::size()), me = static_cast<std::size_t>(mpi::rank());
+    const std::vector<std::size_t> all_blocks = blocks_ ? std::vector<std::size_t>{} : mpi::block_bounds(n);
+    const Held held{pos, mass, n, blocks_ ? 0 : all_blocks[me], blocks_ ? n : all_blocks[me + 1] - all_blocks[me]};
     double exchange = 0;
     auto collective = [&](auto&& f) {
       const auto a = clock::now();
@@ -203,10 +229,37 @@ class DistributedEngine final : public ForceEngine<T> {
       return result;
     };
     mpi::Failure failure;
+    // The cube of all bodies, their number and work, and where this rank's block starts.
     std::vector<unsigned char> mine;
+    failure.run([&] { pod_bytes(held.summary(work_), mine); });
+    failure.agree();
+    const auto summaries = collective([&] { return mpi::all_gather(mine); });
+    Summary<T> all;
+    std::size_t first_id = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      const Summary<T> b = from_bytes<Summary<T>>(summaries[r]);
+      if (r < me) first_id += b.count;
+      all.add(b);
+    }
+    if (all.count == 0) return;
+    // The domains: the bodies in key order over the cube of all, cut where the work reaches each
+    // rank's share (the bodies' keys, this rank's counted by bisection; every rank the same cuts).
+    std::vector<std::vector<unsigned char>> to(ranks);
     failure.run([&] {
-      cut(pos, n);
-      sort_domain(pos, mass, n);
+      if (all.count >= std::size_t(1) << 31) throw InputError("tree engines take fewer than 2^31 bodies");
+      cube_ = bounding_cube(all.lo[0], all.lo[1], all.lo[2], all.hi[0], all.hi[1], all.hi[2]);
+      key_held(held, first_id);
+    });
+    failure.agree();
+    const std::vector<unsigned long long> cuts = collective([&] { return domain_cuts(all.work); });
+    failure.run([&] { to = bodies_to_domains(held, cuts); });
+    failure.agree();
+    unsigned long long body_bytes = mpi::bytes_sent();  // the bodies' and their sums' (a difference)
+    const auto bodies = collective([&] { return mpi::all_to_all(to); });
+    body_bytes = mpi::bytes_sent() - body_bytes;
+    failure.run([&] {
+      sort_domain(bodies);
+      mine.clear();
       pod_bytes(extent(), mine);
     });
     failure.agree();
@@ -234,7 +287,6 @@ class DistributedEngine final : public ForceEngine<T> {
       r.finish();
     }
     // This rank's top cells grown, their moments and its bodies of the shared leaves to all.
-    std::vector<std::vector<unsigned char>> to(ranks);
     TopPlan plan;
     failure.run([&] {
       plan = plan_top(extents, shared, counts, leaf_size());
@@ -255,6 +307,7 @@ class DistributedEngine final : public ForceEngine<T> {
           const auto [b, e] = key_range(slot.cell);
           for (const auto* v : {&tree_.bx, &tree_.by, &tree_.bz, &tree_.bm}) w.put(v->data() + b, (e - b) * sizeof(T));
         }
+      to.assign(ranks, {});
       for (std::size_t r = 0; r < ranks; ++r)  // the essential tree of each other domain's cells
         if (r != me && extents[r].count && !plan.tops[me].empty())
           pack(essential_tree(tree_, boxes_of(r, plan, counts, extents[r])), to[r]);
@@ -263,8 +316,9 @@ class DistributedEngine final : public ForceEngine<T> {
     const auto gathered = collective([&] { return mpi::all_gather(mine); });
     const auto received = collective([&] { return mpi::all_to_all(to); });
     // The tree of this rank's walks: the top, its own cells and the essential trees received.
-    std::vector<T> sorted(static_cast<std::size_t>(components) * n);
-    std::vector<unsigned> terms(n, 0);
+    const std::size_t count = tree_.key.size();
+    std::vector<T> sums(static_cast<std::size_t>(components) * count);
+    std::vector<unsigned> terms(count, 0);
     const auto t1 = clock::now();
     const double build_seconds = seconds(t0, t1) - exchange;  // the cut, the sort and the top cells' trees
     unsigned long long cells = 0;
@@ -272,27 +326,27 @@ class DistributedEngine final : public ForceEngine<T> {
     failure.run([&] {
       const EssentialTree<T> walked = assemble(plan, counts, gathered, received);
       root_mass = walked.mass[0];
-      cells = walk_domain<Sum>(walked, n, sorted.data(), terms.data());
+      cells = walk_domain<Sum>(walked, sums.data(), terms.data());
+      to = sums_to_holders(sums, terms, components);
     });
     failure.agree();
     const auto t2 = clock::now();
-    // Every domain's sums and terms to every rank, then from key order to the bodies' order.
-    for (int c = 0; c < components; ++c) mpi::exchange_blocks(sorted.data() + c * n, sizeof(T), bounds_, mpi::Exchange::allgatherv);
-    mpi::exchange_blocks(terms.data(), sizeof(unsigned), bounds_, mpi::Exchange::allgatherv);
-    double all_cells = 0;
-    for (double c : mpi::allgather(double(cells))) all_cells += c;
+    // The domain's sums and terms back to the ranks that hold the bodies.
+    const unsigned long long sums_from = mpi::bytes_sent();
+    const auto back = mpi::all_to_all(to);
+    failure.run([&] { receive_sums(back, held, out, components); });
+    failure.agree();
+    if (!blocks_)
+      for (int c = 0; c < components; ++c) mpi::exchange_blocks(out + c * n, sizeof(T), all_blocks, mpi::Exchange::allgatherv);
+    body_bytes += mpi::bytes_sent() - sums_from;
+    std::vector<unsigned long long> totals = {cells, 0, body_bytes};
+    for (unsigned w : terms) totals[1] += w;
     const mpi::BytesSent bytes = mpi::bytes_sent_since(sent);
-    for (std::size_t k = 0; k < n; ++k) {
-      const unsigned i = order_[k];
-      for (int c = 0; c < components; ++c) out[c * n + i] = sorted[c * n + k];
-      work_[i] = terms[k];
-    }
+    mpi::sum(totals);
     const auto t3 = clock::now();
     exchange += seconds(t2, t3);
-    unsigned long long all_terms = 0;
-    for (unsigned w : terms) all_terms += w;
-    tree_profile_ = TreeProfile::timed(build_seconds, seconds(t1, t2), double(all_terms) / double(n));
-    tree_profile_.cell_terms_per_body = all_cells / double(n);
+    tree_profile_ = TreeProfile::timed(build_seconds, seconds(t1, t2), double(totals[1]) / double(all.count));
+    tree_profile_.cell_terms_per_body = double(totals[0]) / double(all.count);
     tree_profile_.shape = shape_;
     tree_profile_.root_mass = double(root_mass);
     rank_profile_.ranks = static_cast<int>(ranks);
@@ -302,6 +356,7 @@ class DistributedEngine final : public ForceEngine<T> {
     rank_profile_.total_compute_seconds += rank_profile_.compute_seconds;
     rank_profile_.total_exchange_seconds += rank_profile_.exchange_seconds;
     rank_profile_.count_bytes(bytes.mean, bytes.most);
+    rank_profile_.body_bytes = double(totals[2]) / double(ranks);
   }
 
   template <class V>
@@ -315,41 +370,162 @@ class DistributedEngine final : public ForceEngine<T> {
     return v;
   }
 
-  // The bodies in key order over the cube of all (order_), cut into the ranks' domains (bounds_)
-  // of equal work: each body's terms in the last evaluation (work_; 1 each at first).
-  void cut(const T* pos, std::size_t n) {
-    if (n >= std::size_t(1) << 31) throw InputError("tree engines take fewer than 2^31 bodies");
-    cube_ = bounding_cube_of(pos, n);
-    std::vector<std::pair<unsigned long long, unsigned>> keyed(n);
-    for (std::size_t i = 0; i < n; ++i)
-      keyed[i] = {morton_key(pos[i], pos[n + i], pos[2 * n + i], cube_), static_cast<unsigned>(i)};
-    std::sort(keyed.begin(), keyed.end());
-    order_.resize(n);
-    for (std::size_t k = 0; k < n; ++k) order_[k] = keyed[k].second;
-    if (work_.size() != n) work_.assign(n, 1);
-    const std::size_t ranks = static_cast<std::size_t>(mpi::size());
-    double total = 0;
-    for (unsigned w : work_) total += w;
-    bounds_.assign(ranks + 1, n);
-    bounds_[0] = 0;
-    double done = 0;
-    std::size_t r = 1;
-    for (std::size_t k = 0; k < n && r < ranks; ++k) {
-      while (r < ranks && done >= total * double(r) / double(ranks)) bounds_[r++] = k;
-      done += work_[order_[k]];
+  // The bodies this rank holds: [first, first + count) of the n given (SoA over n).
+  struct Held {
+    const T* pos;
+    const T* mass;
+    std::size_t n, first, count;
+    T x(int a, std::size_t i) const { return pos[a * n + first + i]; }
+    T m(std::size_t i) const { return mass[first + i]; }
+    // Their number, work (each body's terms in the last evaluation, 1 at first) and box.
+    Summary<T> summary(std::vector<unsigned>& work) const {
+      if (work.size() != count) work.assign(count, 1);
+      Summary<T> s;
+      s.count = count;
+      for (unsigned w : work) s.work += w;
+      for (int a = 0; a < 3; ++a) {
+        s.lo[a] = s.hi[a] = count ? x(a, 0) : T(0);
+        for (std::size_t i = 0; i < count; ++i) {
+          const T v = x(a, i);
+          if (!isfinite(v)) throw RunError("a body's position is not finite: no tree can be built");
+          s.lo[a] = v < s.lo[a] ? v : s.lo[a];
+          s.hi[a] = v > s.hi[a] ? v : s.hi[a];
+        }
+      }
+      return s;
     }
+  };
+
+  // The held bodies' keys over the cube of all, sorted with their ids (held_, a body's place in
+  // the key order of all bodies), and the work below each of them (work_below_).
+  void key_held(const Held& h, std::size_t first_id) {
+    held_.resize(h.count);
+    for (std::size_t i = 0; i < h.count; ++i)
+      held_[i] = {morton_key(h.x(0, i), h.x(1, i), h.x(2, i), cube_), first_id + i, i};
+    std::sort(held_.begin(), held_.end(), [](const Keyed& a, const Keyed& b) { return std::tie(a.key, a.id) < std::tie(b.key, b.id); });
+    work_below_.assign(h.count + 1, 0);
+    for (std::size_t k = 0; k < h.count; ++k) work_below_[k + 1] = work_below_[k] + work_[held_[k].index];
   }
 
-  // This rank's domain's bodies, keyed and sorted into tree_ (their tree grows later).
-  void sort_domain(const T* pos, const T* mass, std::size_t n) {
-    const std::size_t me = static_cast<std::size_t>(mpi::rank()), b = bounds_[me], count = bounds_[me + 1] - b;
-    std::vector<T> p(3 * count), m(count);
-    for (std::size_t k = 0; k < count; ++k) {
-      const unsigned i = order_[b + k];
-      for (int a = 0; a < 3; ++a) p[a * count + k] = pos[a * n + i];
-      m[k] = mass[i];
+  // The first key of each rank's domain (P + 1 cuts: 0, ..., 2^63): cut r is the least key v with
+  // the work of the bodies below v at least total r / P, found by bisection in 16 parts at once for
+  // every cut, the work below each candidate summed over the ranks (whole numbers: every rank finds
+  // the same cuts).
+  std::vector<unsigned long long> domain_cuts(unsigned long long total) const {
+    const std::size_t ranks = static_cast<std::size_t>(mpi::size());
+    constexpr unsigned long long end = 1ull << 63;  // above every key (3 x 21 bits)
+    constexpr unsigned parts = 16;
+    std::vector<unsigned long long> lo(ranks + 1, 0), hi(ranks + 1, end);  // work below lo < share <= work below hi
+    hi[0] = 0;
+    auto below = [&](unsigned long long v) {
+      const auto it = std::lower_bound(held_.begin(), held_.end(), v, [](const Keyed& k, unsigned long long x) { return k.key < x; });
+      return work_below_[static_cast<std::size_t>(it - held_.begin())];
+    };
+    auto candidate = [&](std::size_t r, unsigned p) {
+      return lo[r] + static_cast<unsigned long long>((unsigned __int128)(hi[r] - lo[r]) * p / parts);
+    };
+    for (;;) {
+      bool open = false;
+      std::vector<unsigned long long> work;
+      for (std::size_t r = 1; r < ranks; ++r)
+        for (unsigned p = 1; p < parts; ++p) work.push_back(below(candidate(r, p))), open = open || hi[r] - lo[r] > 1;
+      if (!open) break;
+      mpi::sum(work);
+      for (std::size_t r = 1; r < ranks; ++r) {
+        const unsigned long long l = lo[r], h = hi[r];
+        for (unsigned p = 1; p < parts; ++p) {
+          const unsigned long long v = l + static_cast<unsigned long long>((unsigned __int128)(h - l) * p / parts);
+          const bool reached = (unsigned __int128)work[(r - 1) * (parts - 1) + p - 1] * ranks >= (unsigned __int128)total * r;
+          if (reached) hi[r] = std::min(hi[r], v);
+          else lo[r] = std::max(lo[r], v);
+        }
+      }
     }
+    hi[ranks] = end;
+    return hi;
+  }
+
+  // Each domain's rank's part of the held bodies (their ids, positions and masses, in key order);
+  // sent_ keeps which they are, for the sums that come back.
+  std::vector<std::vector<unsigned char>> bodies_to_domains(const Held& h, const std::vector<unsigned long long>& cuts) {
+    const std::size_t ranks = cuts.size() - 1;
+    std::vector<std::vector<unsigned char>> to(ranks);
+    sent_.assign(ranks + 1, 0);
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      sent_[r] = k;
+      ByteWriter w{to[r]};
+      for (; k < held_.size() && held_[k].key < cuts[r + 1]; ++k) {
+        const std::size_t i = held_[k].index;
+        const T body[4] = {h.x(0, i), h.x(1, i), h.x(2, i), h.m(i)};
+        w.put(&held_[k].id, sizeof(std::uint64_t));
+        w.put(body, sizeof body);
+      }
+    }
+    sent_[ranks] = k;
+    return to;
+  }
+
+  // This rank's domain: the bodies received, sorted into tree_ by key and id (the one-process
+  // tree's order; their tree grows later); from_ keeps where each came from.
+  void sort_domain(const std::vector<std::vector<unsigned char>>& bodies) {
+    struct Arrived {
+      unsigned long long key;
+      std::uint64_t id;
+      T body[4];
+      unsigned rank, index;
+    };
+    std::vector<Arrived> arrived;
+    for (std::size_t r = 0; r < bodies.size(); ++r) {
+      ByteReader in{bodies[r].data(), bodies[r].size()};
+      for (unsigned j = 0; in.at < in.size; ++j) {
+        Arrived a{0, 0, {}, static_cast<unsigned>(r), j};
+        in.get(&a.id, sizeof a.id);
+        in.get(a.body, sizeof a.body);
+        a.key = morton_key(a.body[0], a.body[1], a.body[2], cube_);
+        arrived.push_back(a);
+      }
+    }
+    std::sort(arrived.begin(), arrived.end(), [](const Arrived& a, const Arrived& b) { return std::tie(a.key, a.id) < std::tie(b.key, b.id); });
+    const std::size_t count = arrived.size();
+    std::vector<T> p(3 * count), m(count);
+    from_.resize(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      for (int a = 0; a < 3; ++a) p[a * count + k] = arrived[k].body[a];
+      m[k] = arrived[k].body[3];
+      from_[k] = {arrived[k].rank, arrived[k].index};
+    }
+    from_counts_.assign(bodies.size(), 0);
+    for (const auto& f : from_) ++from_counts_[f.first];
     sort_bodies(p.data(), m.data(), count, cube_, tree_);
+  }
+
+  // The domain's sums (components x count, SoA, in the domain's order) and terms, each back to the
+  // rank it came from, in the order that rank sent it.
+  std::vector<std::vector<unsigned char>> sums_to_holders(const std::vector<T>& sums, const std::vector<unsigned>& terms,
+                                                          int components) const {
+    const std::size_t count = terms.size(), record = components * sizeof(T) + sizeof(unsigned);
+    std::vector<std::vector<unsigned char>> to(from_counts_.size());
+    for (std::size_t r = 0; r < to.size(); ++r) to[r].resize(from_counts_[r] * record);
+    for (std::size_t k = 0; k < count; ++k) {
+      unsigned char* at = to[from_[k].first].data() + from_[k].second * record;
+      for (int c = 0; c < components; ++c, at += sizeof(T)) std::memcpy(at, &sums[c * count + k], sizeof(T));
+      std::memcpy(at, &terms[k], sizeof(unsigned));
+    }
+    return to;
+  }
+
+  // The held bodies' sums into out (their places among the n given) and their terms into work_.
+  void receive_sums(const std::vector<std::vector<unsigned char>>& back, const Held& h, T* out, int components) {
+    for (std::size_t r = 0; r + 1 < sent_.size(); ++r) {
+      ByteReader in{back[r].data(), back[r].size()};
+      for (std::size_t k = sent_[r]; k < sent_[r + 1]; ++k) {
+        const std::size_t i = held_[k].index;
+        for (int c = 0; c < components; ++c) in.get(&out[c * h.n + h.first + i], sizeof(T));
+        in.get(&work_[i], sizeof(unsigned));
+      }
+      in.finish();
+    }
   }
 
   Extent<T> extent() const {
@@ -523,12 +699,11 @@ class DistributedEngine final : public ForceEngine<T> {
     }
   }
 
-  // Each body of this rank's domain walked over the assembled tree: its Sum into sorted (SoA over
-  // n, at its key-order position), its terms into terms.
+  // Each body of this rank's domain walked over the assembled tree: its Sum into sums (SoA over the
+  // domain's bodies, in the order they were given to the sort), its terms into terms.
   template <class Sum>
-  unsigned long long walk_domain(const EssentialTree<T>& walked, std::size_t n, T* sorted, unsigned* terms) const {
-    const std::size_t b = bounds_[static_cast<std::size_t>(mpi::rank())];
-    const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(tree_.bm.size());
+  unsigned long long walk_domain(const EssentialTree<T>& walked, T* sums, unsigned* terms) const {
+    const std::size_t count = tree_.bm.size();
     if (!count) return 0;
     const View<T> v = walked.view();
     const T eps2 = this->law_.eps2, rmin2 = this->law_.rmin2, G = this->law_.G;
@@ -536,27 +711,38 @@ class DistributedEngine final : public ForceEngine<T> {
       const unsigned p = static_cast<unsigned>(q);
       Sum sum;
       const Terms t = walk(v, Target<T>{tree_.bx[p], tree_.by[p], tree_.bz[p], own_[p]}, eps2, rmin2, sum);
-      // The domain's tree keeps the domain's key order (its sort ties by the position in it).
-      sum.store(sorted, n, static_cast<unsigned>(b + tree_.body[p]), G);
-      terms[b + tree_.body[p]] = t.cells + t.bodies;
+      sum.store(sums, count, tree_.body[p], G);
+      terms[tree_.body[p]] = t.cells + t.bodies;
       return t.cells;
     };
     unsigned long long cells = 0;  // whole numbers: their sum does not depend on the threads
-    if (parallel_forces(static_cast<std::size_t>(count))) {
+    if (parallel_forces(count)) {
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : cells)
-      for (std::ptrdiff_t q = 0; q < count; ++q) cells += walk_body(q);
+      for (std::ptrdiff_t q = 0; q < static_cast<std::ptrdiff_t>(count); ++q) cells += walk_body(q);
     } else {
-      for (std::ptrdiff_t q = 0; q < count; ++q) cells += walk_body(q);
+      for (std::ptrdiff_t q = 0; q < static_cast<std::ptrdiff_t>(count); ++q) cells += walk_body(q);
     }
     return cells;
   }
 
+  // A held body: its key, its id (its place among all bodies) and its index in the block.
+  struct Keyed {
+    unsigned long long key;
+    std::uint64_t id;
+    std::size_t index;
+  };
+
+  bool blocks_ = false;                  // each rank passes its own block of the bodies
   Cube<T> cube_{};
-  Tree<T> tree_;                        // this rank's bodies and the subtrees of its top cells
-  std::vector<unsigned> own_;           // where each of them is in the walked tree
-  TreeShape shape_;                     // the whole tree's
-  std::vector<unsigned> order_, work_;  // key order of all bodies; each body's terms last time
-  std::vector<std::size_t> bounds_;     // the ranks' domains in key order
+  std::vector<Keyed> held_;              // the held bodies in key order
+  std::vector<unsigned> work_;           // each held body's terms in the last evaluation
+  std::vector<unsigned long long> work_below_;  // the work of the held bodies before each in key order
+  std::vector<std::size_t> sent_;        // held_[sent_[r], sent_[r + 1]) went to rank r's domain
+  Tree<T> tree_;                         // this rank's domain's bodies and the subtrees of its top cells
+  std::vector<std::pair<unsigned, unsigned>> from_;  // each domain body's rank and place in its message
+  std::vector<std::size_t> from_counts_;  // the domain's bodies from each rank
+  std::vector<unsigned> own_;            // where each domain body is in the walked tree
+  TreeShape shape_;                      // the whole tree's
   TreeProfile tree_profile_;
   RankProfile rank_profile_;
 };
