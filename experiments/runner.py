@@ -36,7 +36,7 @@ Execution
   nbody gets OMP_NUM_THREADS=1. A finished point is stored at once in
   results/.points/ID/<hash>.json (a versioned record: see nbodylab/points.py), the hash
   covering its nbody arguments (and, for a sweep, whether it records a timeseries), the record
-  format and the sha256 of the nbody binary, so re-running an interrupted experiment of any kind
+  format and the sha256 of the nbody program (the same for the same build made again), so re-running an interrupted experiment of any kind
   only runs what is missing (--force runs everything again). A run that nbody could not carry through (exit code 3: a
   non-finite state, a step-size underflow, an implicit solve that does not converge at that
   step) is a result: it is recorded with nbody's reason in the CSV column `failure`, its metrics

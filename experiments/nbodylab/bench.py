@@ -247,7 +247,7 @@ def run(exp, nbody, force, build_info):
     tag = exp.id.split("_", 1)[0]
     nbody_sha = provenance.sha256_file(nbody)
     cpu_model_before = provenance.host()["cpu_model"]
-    store = PointStore(exp.id, nbody_sha, RECORD_FORMAT, force)
+    store = PointStore(exp.id, provenance.program_sha256(nbody), RECORD_FORMAT, force)
     filling = exp.tune_cache == exp.id  # a tune experiment whose points fill its cache
     read_cache = tune_cache_path(exp.tune_cache) if exp.tune_cache and not filling else None
     if read_cache and not read_cache.is_file():

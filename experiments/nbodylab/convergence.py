@@ -152,7 +152,7 @@ class Runs:
     def __init__(self, exp, nbody, force):
         self.exp, self.nbody, self.force = exp, nbody, force
         self.sha = provenance.sha256_file(nbody)
-        self.store = PointStore(exp.id, self.sha, RECORD_FORMAT, force)
+        self.store = PointStore(exp.id, provenance.program_sha256(nbody), RECORD_FORMAT, force)
         self.ran = self.reused = 0
 
     def snapshots_path(self, record):

@@ -3,8 +3,9 @@
 A finished point (a run, a timing, a ladder run) is stored at once as
 results/.points/<ID>/<hash>.json, written atomically, so that an interrupted experiment, run
 again, runs only what is missing. The hash covers what makes the point (its nbody arguments and
-whatever else the kind hashes), the sha256 of the nbody binary and the kind's record format, so
-a record is reused only for the very same run of the very same binary. `--force` runs
+whatever else the kind hashes), the sha256 of the nbody program (provenance.program_sha256: the
+same for the same build made again) and the kind's record format, so a record is reused only for
+the very same run of the very same program. `--force` runs
 everything again. Each kind keeps its own record layout and its version (RECORD_FORMAT in
 nbodylab/sweep.py, bench.py, convergence.py: bump it when the layout changes, and older records
 are run again); the store adds to every record record_format, nbody_sha256 and finished_utc.
@@ -24,8 +25,8 @@ KEY_ORDER = ("run", "bench", "tune", "reference", "nbody_sha256", "timeseries", 
 
 
 class PointStore:
-    """results/.points/<exp_id>/ for one experiment, one nbody binary (`nbody_sha256`) and one
-    record format."""
+    """results/.points/<exp_id>/ for one experiment, one nbody program (`nbody_sha256`:
+    provenance.program_sha256) and one record format."""
 
     def __init__(self, exp_id, nbody_sha256, record_format, force=False):
         self.dir = POINTS_DIR / exp_id

@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tarfile
@@ -77,6 +78,19 @@ def sha256_file(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+# nvcc names its temporary files after its process id (tmpxft_<pid>_<n>) and those names land in
+# the program, so two builds of one source with one toolchain differ in them only.
+_NVCC_TEMPORARY_NAME = re.compile(rb"tmpxft_[0-9a-f]{8}_[0-9a-f]{8}")
+
+
+def program_sha256(path):
+    """The sha256 of a program with nvcc's temporary-file names blanked: the same for every build
+    of one source with one toolchain and flags (in one folder), so that a run in parts resumes on
+    another machine with the same build made again (the point store's identity of nbody)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(_NVCC_TEMPORARY_NAME.sub(b"tmpxft", f.read())).hexdigest()
 
 
 def _cpu_model():

@@ -191,7 +191,7 @@ def run(exp, nbody, jobs, force, build_info):
                 **{m: record["summary"][m] for m in exp.metrics}, "failure": ""}
 
     nbody_sha = provenance.sha256_file(nbody)
-    store = PointStore(exp.id, nbody_sha, RECORD_FORMAT, force)
+    store = PointStore(exp.id, provenance.program_sha256(nbody), RECORD_FORMAT, force)
     integrators = provenance.integrator_list(nbody)
     outputs = ["--summary", f"{TMP}/summary.json"]
     if exp.command != "cells":  # `nbody cells` times a build: it has no state to write

@@ -1,6 +1,7 @@
 """The runner's store of finished points (experiments/nbodylab/points.py), which every kind of
 experiment resumes from: a stored point is found again under the same hash, and only for the
-same run of the same binary in the same record format; --force, an unreadable record and one the
+same run of the same binary in the same record format (the binary's hash blind to nvcc's
+temporary-file names only, so that the same build made again resumes); --force, an unreadable record and one the
 kind cannot use run the point again; the hashes of the records stored before the store was one
 module (a sweep point, a tune point, a ladder run) are unchanged. Run by CTest
 (tests/CMakeLists.txt)."""
@@ -9,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
-from nbodylab import points  # noqa: E402
+from nbodylab import points, provenance  # noqa: E402
 
 SHA = "ab" * 32
 ARGS = ["run", "--n", "4"]
@@ -43,6 +44,15 @@ def main():
         ok &= check("a record the kind cannot use runs it again", store.load(key, lambda r: "timeseries" in r) is None)
         store.path(key).write_text("{ half a rec")
         ok &= check("an unreadable record runs it again", store.load(key) is None)
+
+        def program(name, text):
+            Path(tmp, name).write_bytes(text)
+            return provenance.program_sha256(Path(tmp, name))
+        built = program("a", b"\x7fELF code tmpxft_00002f4f_00000000-6_k.cudafe1.cpp code")
+        ok &= check("a program built again (other nvcc temporary names) has the same hash",
+                    built == program("b", b"\x7fELF code tmpxft_00c0ffee_00000001-6_k.cudafe1.cpp code"))
+        ok &= check("a program differing in any other byte has another",
+                    built != program("c", b"\x7fELF codE tmpxft_00002f4f_00000000-6_k.cudafe1.cpp code"))
     return 0 if ok else 1
 
 
