@@ -1,5 +1,10 @@
-// Diagnostics (energy, momenta, centre of mass, drift) against values worked out by hand.
+// Diagnostics (energy, momenta, centre of mass, drift) against values worked out by hand, and their
+// sums carried over blocks of the bodies against the sums over all of them.
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <utility>
+#include <vector>
 
 #include "physics/diagnostics.hpp"
 
@@ -60,4 +65,61 @@ TEST_CASE("drift_of_a_system_at_rest_does_not_divide_by_zero", "[diagnostics]") 
   const auto d = drift.update(measure(s, ForceLaw<double>{}));
   CHECK(d.P_rel == Approx(0.5));  // absolute change when sum m|v| = 0
   CHECK(std::isfinite(d.L_rel));
+}
+
+// The sums of a sample carried from one block of the bodies to the next (as the ranks of a run
+// with distributed bodies carry them in turn) are the sums over all bodies, bit for bit: the
+// motion, the potential energy's terms and the exact potential at measured bodies.
+TEST_CASE("diagnostic_sums_carried_over_blocks_equal_the_sums_over_all_bodies", "[diagnostics]") {
+  const std::size_t n = 301;
+  State<float> all(n);
+  std::vector<float> phi(n);
+  for (std::size_t i = 0; i < n; ++i) {  // irregular values, so that the order of the sums shows
+    const float u = float(i) + 0.5f;
+    all.mass[i] = 1e-3f * (1.0f + 0.37f * std::sin(u));
+    for (int c = 0; c < 6; ++c) all.y[c * n + i] = std::sin(u * float(c + 2)) * (c < 3 ? 3.0f : 0.7f) + 1e-4f * u;
+    phi[i] = -1.0f - 0.01f * std::cos(u);
+  }
+  ForceLaw<float> law;
+  law.eps2 = 1e-4f;
+  const auto block_of = [&](std::size_t first, std::size_t count) {
+    State<float> b(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      b.mass[i] = all.mass[first + i];
+      for (int c = 0; c < 6; ++c) b.y[c * count + i] = all.y[c * n + first + i];
+    }
+    return std::pair{b, std::vector<float>(phi.begin() + first, phi.begin() + first + count)};
+  };
+  const std::vector<std::size_t> cuts{0, 64, 65, 200, 301};  // blocks of 64, 1, 135 and 101 bodies
+  MotionSums<float> motion;
+  CompensatedSum<float> potential;
+  std::vector<PotentialPoint<double>> points;
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const auto [b, p] = block_of(cuts[k], cuts[k + 1] - cuts[k]);
+    motion.add(b);
+    add_potential_terms(potential, b, p);
+    const auto mine = potential_points(b, cuts[k], n, p, 17);
+    points.insert(points.end(), mine.begin(), mine.end());
+  }
+  std::vector<CompensatedSum<double>> exact(points.size());
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
+    add_exact_potentials(exact, points, block_of(cuts[k], cuts[k + 1] - cuts[k]).first, cuts[k], law);
+
+  Snapshot<float> whole = measure_motion(all), carried = motion.snapshot();
+  add_potential_of(whole, all, phi);
+  set_potential(carried, potential);
+  CHECK(carried.kinetic == whole.kinetic);
+  CHECK(carried.potential == whole.potential);
+  CHECK(carried.momentum == whole.momentum);
+  CHECK(carried.angular_momentum == whole.angular_momentum);
+  CHECK(carried.centre_of_mass == whole.centre_of_mass);
+  CHECK(carried.momentum_scale == whole.momentum_scale);
+  CHECK(carried.angular_momentum_scale == whole.angular_momentum_scale);
+  const PotentialError e = potential_error(all, law, phi, 17), b = potential_error_of(points, exact, double(law.G));
+  CHECK(b.bodies == 17);
+  CHECK(e.bodies == b.bodies);
+  CHECK(e.max_rel == b.max_rel);
+  CHECK(e.rms_rel == b.rms_rel);
+  CHECK(e.energy_rel == b.energy_rel);
+  CHECK(e.max_rel > 0);  // phi is not the exact potential: the comparison measures something
 }

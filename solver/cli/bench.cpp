@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <ostream>
 
@@ -40,24 +39,17 @@ ForceErrorSummary distributed_force_error(const State<T>& s, std::size_t first, 
       p.x[c] = static_cast<double>(s.pos(c)[id - first]), p.acc[c] = static_cast<double>(acc[c * s.size() + id - first]);
     mine.push_back(p);
   }
-  auto bytes = [](const auto& v) {
-    const auto* b = reinterpret_cast<const unsigned char*>(v.data());
-    return std::vector<unsigned char>(b, b + v.size() * sizeof(v[0]));
-  };
   std::vector<ErrorPoint> points;
-  for (const auto& part : mpi::all_gather(bytes(mine))) {
-    const std::size_t at = points.size();
-    points.resize(at + part.size() / sizeof(ErrorPoint));
-    std::memcpy(points.data() + at, part.data(), part.size());
-  }
+  for (const auto& part : mpi::all_gather(mpi::to_bytes(mine))) mpi::append_from_bytes(points, part);
   std::vector<DirectSum> sums(points.size());
-  for (const auto& part : mpi::all_gather(bytes(direct_sums(points, s.y.data(), s.mass.data(), s.size(), first, law))))
+  for (const auto& part : mpi::all_gather(mpi::to_bytes(direct_sums(points, s.y.data(), s.mass.data(), s.size(), first, law)))) {
+    std::vector<DirectSum> rank_part;
+    mpi::append_from_bytes(rank_part, part);
     for (std::size_t k = 0; k < points.size(); ++k) {
-      DirectSum d;
-      std::memcpy(&d, part.data() + k * sizeof d, sizeof d);
-      for (int c = 0; c < 3; ++c) sums[k].a[c] += d.a[c];
-      sums[k].scale += d.scale;
+      for (int c = 0; c < 3; ++c) sums[k].a[c] += rank_part[k].a[c];
+      sums[k].scale += rank_part[k].scale;
     }
+  }
   return error_summary(points, sums, static_cast<double>(law.G));
 }
 

@@ -13,6 +13,8 @@
 #include "engines/gpu_engines.hpp"
 #include "engines/request.hpp"
 #include "io/archive.hpp"
+#include "mpi/ranks.hpp"
+#include "physics/initial_conditions.hpp"
 #include "run/command.hpp"
 
 namespace nbody::cli {
@@ -75,7 +77,9 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
                  "--compensated forces the first that has them); under `mpiexec -n P`, mpi:<engine> splits the force "
                  "evaluation over the P ranks (each computes its block of bodies from all positions, with the bits of one "
                  "process; cuda-pairs: its passes, summed in turn), mpi-ring:<engine> the same with a ring exchange; "
-                 "mpi-octree distributes the octree itself (octree's bits on any number of ranks)")
+                 "mpi-octree distributes the bodies and the octree (each rank makes and steps its block of the bodies: a fixed --dt "
+                 "with an explicit method, --energy engine or off, no checkpoints; octree's bits on any number of ranks, the outputs "
+                 "gathered by rank 0)")
       ->check(engine_name_validator());
   cmd.add_option("--launch", run.launch, launch_help());
   cmd.add_option("--stepping", run.stepping,
@@ -195,11 +199,26 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
     check_memory(memory_need<T>(n, body), what, o.skip_memory_check, free_gpu_memory(engine.entry.can));
   };
 
+  // An engine that distributes the bodies itself, under several ranks: each rank makes and steps
+  // its block of them alone (driver/simulation.hpp), and checks its memory for that block.
+  BodyBlock block;
+  block.distributed = engine.entry.can.distributed && mpi::size() > 1;
+  if (block.distributed && (resumed || !o.contract.files.checkpoint.empty()))
+    throw InputError("--engine " + engine.name + " distributes the bodies over the ranks, whose runs take no checkpoint yet; "
+                     "leave out --checkpoint and --resume, or run on one rank");
+
   // The start: the checkpoint's bodies (the model then loads the rest) or the initial condition, N
   // checked against the memory before the bodies are made (built-in) or the integrator's stages are.
   State<T> initial;
   std::optional<ArchiveReader> archive;
-  if (resumed) {
+  if (block.distributed) {
+    block.total = initial_body_count<T>(o.ic);
+    const std::vector<std::size_t> bounds = mpi::block_bounds(block.total);
+    block.first = bounds[mpi::rank()];
+    const std::size_t count = bounds[mpi::rank() + 1] - block.first;
+    check_memory_of(count, "this rank's block of " + std::to_string(count) + " of the " + std::to_string(block.total) + " bodies");
+    initial = make_initial_block<T>(o.ic, block.first, count);
+  } else if (resumed) {
     archive.emplace(resumed->state);
     initial = run::reading_checkpoint(o.contract.files.resume, [&] {
       ArchiveReader peek(resumed->state);
@@ -209,7 +228,7 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
     if (o.ic.n) check_memory_of(*o.ic.n, "--n " + std::to_string(*o.ic.n));
     initial = make_initial_state<T>(o.ic);
   }
-  if (resumed || !o.ic.n)
+  if ((resumed || !o.ic.n) && !block.distributed)
     check_memory_of(initial.size(), "the " + std::to_string(initial.size()) + " bodies of " +
                                         (resumed ? "--resume " + o.contract.files.resume : "--ic " + o.ic.name));
   // The time unit P: the orbital period of the original start (kept in the checkpoint).
@@ -217,14 +236,19 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   if (resumed) {
     if (const nlohmann::json p = resumed->parameters["parameters"].value("period", nlohmann::json()); p.is_string())
       period_value = RealTraits<T>::parse(p.get<std::string>(), "period");
-  } else if (initial.size() == 2) {
+  }
+  // The bodies the period is of: the start's (a rank's block may hold fewer of two bodies).
+  std::optional<State<T>> whole_start;
+  if (block.distributed && block.total == 2) whole_start = make_initial_state<T>(o.ic);
+  const State<T>& start = whole_start ? *whole_start : initial;
+  if (!resumed && (block.distributed ? block.total : initial.size()) == 2) {
     try {
-      period_value = orbital_period(o.ic, initial, law.G);
+      period_value = orbital_period(o.ic, start, law.G);
     } catch (const InputError&) {
     }
   }
   const std::function<T()> period = [&] {
-    if (!period_value) return orbital_period(o.ic, initial, law.G);  // throws the reason
+    if (!period_value) return orbital_period(o.ic, start, law.G);  // throws the reason
     return *period_value;
   };
   const std::function<T(const std::string&, const std::string&)> time = [&](const std::string& text, const std::string& flag) {
@@ -255,14 +279,14 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   if (!o.diag_every.empty()) diag_every = run::Every<T>::of_time(positive(o.diag_every, "--diag-every"));
   s.sample(diag_every, run::Every<T>::of_time(t_end / T(1000)), o.contract.diag_budget);
   request.snapshots_given = o.snapshot_every;
-  request.memory = memory_need<T>(initial.size(), body);
+  request.memory = memory_need<T>(initial.size(), body);  // this rank's bodies
   if (!o.contract.files.snapshots.empty())
     s.snapshots = run::Every<T>::of_time(!o.snapshot_every.empty() ? positive(o.snapshot_every, "--snapshot-every") : t_end / T(100));
   if (!o.contract.checkpoint_every.empty()) s.checkpoints = run::Every<T>::of_time(positive(o.contract.checkpoint_every, "--checkpoint-every"));
 
   const Energy energy = o.energy == "exact" ? Energy::exact : o.energy == "off" ? Energy::off : Energy::engine;
   // The driver makes its engine from the name; the launch shape is set on it as make() would.
-  Simulation<T> sim(initial, law, engine.name, o.integrator, steps, energy);
+  Simulation<T> sim(initial, law, engine.name, o.integrator, steps, energy, block);
   sim.engine().set_launch(engine.launch);
   sim.set_period(period_value);
   if (archive)

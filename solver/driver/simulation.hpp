@@ -8,14 +8,21 @@
 // up to the loop's next event are taken in calls on the device; the events, and what happens at
 // them, are the same. A sample measures the conserved quantities with the potential energy the
 // run asks for (Energy).
+// With an engine that distributes the bodies itself (mpi-octree) under several ranks, each rank
+// holds its block of the bodies (BodyBlock) and integrates it: the integrator's state is the
+// block's. A sample's sums are carried from rank to rank in turn and an output's state is gathered
+// by rank 0, so that the run writes the bits of the run in one process.
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <stdexcept>
 #include <string_view>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +33,7 @@
 #include "io/archive.hpp"
 #include "io/snapshot_hdf5.hpp"
 #include "io/state_csv.hpp"
+#include "mpi/ranks.hpp"
 #include "physics/diagnostics.hpp"
 #include "run/loop.hpp"
 
@@ -45,6 +53,13 @@ struct Sample {
   typename DriftTracker<T>::Drift drift;
 };
 
+// The bodies a rank holds: [first, first + its state's size) of `total`; every body (first 0,
+// total 0: the state's size) unless `distributed`.
+struct BodyBlock {
+  std::size_t first = 0, total = 0;
+  bool distributed = false;
+};
+
 template <class T>
 class Simulation {
  public:
@@ -53,8 +68,9 @@ class Simulation {
   static constexpr std::string_view command = "run";
 
   Simulation(State<T> initial, const ForceLaw<T>& law, const std::string& engine, const std::string& integrator,
-             const StepOptions<T>& steps, Energy energy = Energy::exact)
+             const StepOptions<T>& steps, Energy energy = Energy::exact, BodyBlock block = {})
       : state_(std::move(initial)),
+        block_(block.distributed ? block : BodyBlock{0, state_.size(), false}),
         law_(law),
         engine_name_(engine),
         integrator_name_(integrator),
@@ -67,6 +83,19 @@ class Simulation {
     order_ = steps.order ? steps.order : entry.order;
     if (steps.adaptive && !entry.error_estimate)
       throw InputError("integrator '" + integrator + "' has no error estimate, so it cannot run with --tol/--atol/--rtol; use --dt");
+    if (block_.distributed) {  // each rank steps its own bodies: nothing in a step may need the others'
+      const std::string why = !std::is_trivially_copyable_v<T> ? "--precision " + std::string(RealTraits<T>::name) + " (its "
+                                                                 "numbers are not plain bytes to send)"
+                              : steps.adaptive ? "an adaptive step (its error norm is over all bodies)"
+                              : entry.evaluations_per_step == 0 ? "'" + integrator + "' (its iterations test all bodies)"
+                              : steps.stepping == Stepping::device ? "--stepping device"
+                              : energy_ == Energy::exact ? "--energy exact (the O(N^2) sum over every pair)"
+                                                         : std::string();
+      if (!why.empty())
+        throw InputError("--engine " + engine + " distributes the bodies over the ranks, which does not go with " + why +
+                         "; use a fixed --dt with an explicit method, and --energy engine or off");
+      engine_->set_blocks(true);
+    }
     integrator_ = entry.make(rhs_, steps);
     if (steps.stepping == Stepping::device && !integrator_->steps_on_device())
       throw InputError("--stepping device: steps stay on the device only in float or double without --compensated, with a "
@@ -90,6 +119,14 @@ class Simulation {
 
   // The loop's model (run/loop.hpp).
   run::Position<T> position() const { return {state_.t, step_index_}; }
+  // With distributed bodies a sample is collective: every rank takes it or none (all must allow it).
+  bool agreed(bool mine) const {
+    if (!block_.distributed) return mine;
+    mpi::Failure{}.agree();
+    std::vector<unsigned long long> allowing{mine ? 1ull : 0ull};
+    mpi::sum(allowing);
+    return allowing[0] == static_cast<unsigned long long>(mpi::size());
+  }
   bool lands_on_snapshots() const { return steps_.adaptive; }
 
   void begin(const run::Mark<T>& end, const run::Every<T>& snapshots) {
@@ -124,15 +161,19 @@ class Simulation {
 
   // The conserved quantities now, their drift from the first sample, and the counters.
   Sample sample() {
-    Snapshot<T> now = measure_motion(state_);
+    MotionSums<T> motion;
+    over_blocks(&motion, 1, [&] { motion.add(state_); });
+    Snapshot<T> now = motion.snapshot();
     if (energy_ == Energy::exact) {
       add_exact_potential(now, state_, law_);
     } else if (energy_ == Energy::engine) {
       phi_.resize(state_.size());
       engine_->body_potentials(state_.y.data(), state_.mass.data(), state_.size(), phi_.data());
-      add_potential_of(now, state_, phi_);
+      CompensatedSum<T> potential;
+      over_blocks(&potential, 1, [&] { add_potential_terms(potential, state_, phi_); });
+      set_potential(now, potential);
       // A tree's potential is approximate: its error against the direct sum, measured once.
-      if (!potential_error_ && potentials_ == Potentials::tree) potential_error_ = potential_error(state_, law_, phi_, 64);
+      if (!potential_error_ && potentials_ == Potentials::tree) potential_error_ = measured_potential_error(64);
     }
     Sample s{state_.t, h_last_, counters(), rhs_.evaluations(), now, drift_.update(now)};
     return s;
@@ -156,11 +197,11 @@ class Simulation {
            known(s.snapshot.has_min_pair_distance, s.snapshot.min_pair_distance);
   }
   std::string particles_header() const { return kSnapshotHeader; }
-  std::string particle_rows() const { return format_snapshot_rows(state_); }
-  std::string final_state() const { return format_state_csv(state_); }
-  void write_hdf5_snapshot(Hdf5Snapshots& series) const { series.write(state_); }
+  std::string particle_rows() const { return format_snapshot_rows(whole()); }
+  std::string final_state() const { return format_state_csv(whole()); }
+  void write_hdf5_snapshot(Hdf5Snapshots& series) const { series.write(whole()); }
   void write_hdf5_final_state(OutputSet& outputs, const std::string& path, const nlohmann::json& parameters) const {
-    nbody::write_hdf5_snapshot(outputs, path, state_, parameters);
+    nbody::write_hdf5_snapshot(outputs, path, whole(), parameters);
   }
   nlohmann::json parameters() const {
     return {{"engine", engine_name_}, {"device", engine_->device_info()}, {"energy_method", energy_method()}};
@@ -191,7 +232,7 @@ class Simulation {
         {"precision", RealTraits<T>::name},
         {"engine", engine_name_},
         {"device", engine_->device_info()},
-        {"n", state_.size()},
+        {"n", block_.total},
         {"t", static_cast<double>(state_.t)},
         {"steps", counters().steps},
         {"fevals", force_evaluations()},
@@ -330,6 +371,60 @@ class Simulation {
     return true;
   }
 
+  // Collective with distributed bodies: the sums sums[0 .. count) carried over the ranks' blocks in
+  // turn, each adding its bodies' terms with `add`, then the whole sums to every rank; with every
+  // body here, `add` alone.
+  // (Values travel between ranks as bytes: a precision whose values are not plain bytes is refused
+  // with distributed bodies where the run starts.)
+  template <class Sums>
+  void over_blocks(Sums* sums, std::size_t count, const std::function<void()>& add) const {
+    if (!block_.distributed) return add();
+    if constexpr (std::is_trivially_copyable_v<Sums>) {
+      mpi::Failure{}.agree();  // a rank that failed is not waiting here: end with it
+      mpi::in_turn(sums, count * sizeof(Sums), 1, add);
+    } else {
+      throw std::logic_error("sums that are not plain bytes cannot travel between ranks");
+    }
+  }
+  // The state of every body, on rank 0 (gathered from the ranks' blocks; empty on the other
+  // ranks, which write nothing); the state itself with every body here.
+  const State<T>& whole() const {
+    if (!block_.distributed) return state_;
+    mpi::Failure{}.agree();
+    std::vector<unsigned char> mine = mpi::to_bytes(state_.mass), coordinates = mpi::to_bytes(state_.y);
+    mine.insert(mine.end(), coordinates.begin(), coordinates.end());
+    const auto parts = mpi::gather(mine);
+    whole_ = State<T>(mpi::rank() == 0 ? block_.total : 0);
+    whole_.t = state_.t;
+    std::size_t at = 0;
+    std::vector<T> values;
+    for (const auto& part : parts) {  // rank r's masses, then its coordinates (6 per body, SoA)
+      values.clear();
+      mpi::append_from_bytes(values, part);
+      const std::size_t count = values.size() / 7;
+      for (std::size_t i = 0; i < count; ++i) {
+        whole_.mass[at + i] = values[i];
+        for (int c = 0; c < 6; ++c) whole_.y[c * block_.total + at + i] = values[count + c * count + i];
+      }
+      at += count;
+    }
+    return whole_;
+  }
+  // A tree's potential against the direct sum on `count` bodies: with distributed bodies the
+  // measured ones gathered by every rank and their exact sums carried over the blocks in turn.
+  PotentialError measured_potential_error(std::size_t count) const {
+    if (!block_.distributed) return potential_error(state_, law_, phi_, count);
+    using W = ExactReal<T>;
+    auto points = potential_points(state_, block_.first, block_.total, phi_, count);
+    mpi::Failure{}.agree();
+    const std::vector<unsigned char> mine = mpi::to_bytes(points);
+    points.clear();
+    for (const auto& part : mpi::all_gather(mine)) mpi::append_from_bytes(points, part);
+    std::vector<CompensatedSum<W>> sums(points.size());
+    over_blocks(sums.data(), sums.size(), [&] { add_exact_potentials(sums, points, state_, block_.first, law_); });
+    return potential_error_of(points, sums, W(law_.G));
+  }
+
   void check_finite() const {
     for (const T& v : state_.y)
       if (!is_finite(v))
@@ -338,6 +433,8 @@ class Simulation {
   }
 
   State<T> state_;
+  BodyBlock block_;
+  mutable State<T> whole_;  // every body, gathered on rank 0 for an output (distributed bodies)
   ForceLaw<T> law_;
   std::string engine_name_, integrator_name_;
   int order_ = 0;

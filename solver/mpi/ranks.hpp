@@ -1,7 +1,9 @@
 #pragma once
-// The MPI ranks of a run under `mpiexec` (Open MPI from Debian; cmake/mpi.cmake). Every rank holds
-// the whole state and integrates it identically; only the force evaluation is split, by the
-// mpi:<engine> engines (engines/mpi.hpp) and the distributed tree (engines/octree/distributed.hpp).
+// The MPI ranks of a run under `mpiexec` (Open MPI from Debian; cmake/mpi.cmake). With the
+// mpi:<engine> engines (engines/mpi.hpp) every rank holds the whole state and integrates it
+// identically, only the force evaluation split; with the distributed tree
+// (engines/octree/distributed.hpp) each rank holds and integrates its block of the bodies
+// (driver/simulation.hpp: BodyBlock).
 // Rank 0 writes every file and every line of output; the other ranks' stdout and stderr go to
 // /dev/null.
 //
@@ -15,9 +17,12 @@
 //
 // Without MPI in the build, or without mpiexec, there is one rank and none of this costs anything.
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.hpp"
@@ -124,6 +129,28 @@ enum class Exchange { allgatherv, ring };
 // Collective: each rank's block [bounds[r], bounds[r + 1]) of `data` (elements of elem_bytes) to
 // every rank, in place: MPI_Allgatherv, or P - 1 steps of MPI_Sendrecv around the ring.
 void exchange_blocks(void* data, std::size_t elem_bytes, const std::vector<std::size_t>& bounds, Exchange how);
+
+// Values as the bytes that travel between ranks, and back (appended to `values`). Only plain values
+// (trivially copyable) travel: any other type is a logic error, refused before any exchange.
+template <class V>
+std::vector<unsigned char> to_bytes(const std::vector<V>& values) {
+  if constexpr (std::is_trivially_copyable_v<V>) {
+    const auto* b = reinterpret_cast<const unsigned char*>(values.data());
+    return std::vector<unsigned char>(b, b + values.size() * sizeof(V));
+  } else {
+    throw std::logic_error("values that are not plain bytes cannot travel between ranks");
+  }
+}
+template <class V>
+void append_from_bytes(std::vector<V>& values, const std::vector<unsigned char>& bytes) {
+  if constexpr (std::is_trivially_copyable_v<V>) {
+    const std::size_t at = values.size();
+    values.resize(at + bytes.size() / sizeof(V));
+    if (!bytes.empty()) std::memcpy(static_cast<void*>(values.data() + at), bytes.data(), bytes.size());
+  } else {
+    throw std::logic_error("values that are not plain bytes cannot travel between ranks");
+  }
+}
 
 // Collective: every rank's `mine`, in rank order (MPI_Allgather of the sizes, then MPI_Allgatherv).
 std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned char>& mine);

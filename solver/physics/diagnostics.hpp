@@ -36,39 +36,53 @@ T norm3(const Vec3<T>& v) {
   return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
+// The sums of the motion of bodies taken in order: kinetic energy, momentum, angular momentum, the
+// mass and its first moment (the centre of mass), and the scales P and L are compared with. They
+// may be carried from one block of the bodies to the next (the ranks' blocks in turn), which gives
+// the bits of the sums over all bodies at once.
+template <class T>
+struct MotionSums {
+  CompensatedSum<T> kinetic, mass, momentum_scale, angular_momentum_scale;
+  std::array<CompensatedSum<T>, 3> momentum, angular_momentum, mass_moment;
+
+  void add(const State<T>& s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const T m = s.mass[i];
+      const Vec3<T> r{s.pos(0)[i], s.pos(1)[i], s.pos(2)[i]};
+      const Vec3<T> v{s.vel(0)[i], s.vel(1)[i], s.vel(2)[i]};
+      const Vec3<T> rxv{r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2], r[0] * v[1] - r[1] * v[0]};
+      kinetic += m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / T(2);
+      mass += m;
+      for (int d = 0; d < 3; ++d) {
+        momentum[d] += m * v[d];
+        angular_momentum[d] += m * rxv[d];
+        mass_moment[d] += m * r[d];
+      }
+      momentum_scale += m * norm3(v);
+      angular_momentum_scale += m * norm3(rxv);
+    }
+  }
+  Snapshot<T> snapshot() const {
+    Snapshot<T> out;
+    out.kinetic = kinetic.value();
+    for (int d = 0; d < 3; ++d) {
+      out.momentum[d] = momentum[d].value();
+      out.angular_momentum[d] = angular_momentum[d].value();
+      out.centre_of_mass[d] = mass_moment[d].value() / mass.value();
+    }
+    out.momentum_scale = momentum_scale.value();
+    out.angular_momentum_scale = angular_momentum_scale.value();
+    return out;
+  }
+};
+
 // The motion of the bodies, O(N): kinetic energy, momentum, angular momentum, centre of mass and
 // the scales they are compared with. The potential energy is added by one of the functions below.
 template <class T>
 Snapshot<T> measure_motion(const State<T>& s) {
-  const std::size_t n = s.size();
-  Snapshot<T> out;
-  CompensatedSum<T> kin, mass;
-  std::array<CompensatedSum<T>, 3> p, l, mr;
-  CompensatedSum<T> p_scale, l_scale;
-  for (std::size_t i = 0; i < n; ++i) {
-    const T m = s.mass[i];
-    const Vec3<T> r{s.pos(0)[i], s.pos(1)[i], s.pos(2)[i]};
-    const Vec3<T> v{s.vel(0)[i], s.vel(1)[i], s.vel(2)[i]};
-    const Vec3<T> rxv{r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2], r[0] * v[1] - r[1] * v[0]};
-    kin += m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / T(2);
-    mass += m;
-    for (int d = 0; d < 3; ++d) {
-      p[d] += m * v[d];
-      l[d] += m * rxv[d];
-      mr[d] += m * r[d];
-    }
-    p_scale += m * norm3(v);
-    l_scale += m * norm3(rxv);
-  }
-  out.kinetic = kin.value();
-  for (int d = 0; d < 3; ++d) {
-    out.momentum[d] = p[d].value();
-    out.angular_momentum[d] = l[d].value();
-    out.centre_of_mass[d] = mr[d].value() / mass.value();
-  }
-  out.momentum_scale = p_scale.value();
-  out.angular_momentum_scale = l_scale.value();
-  return out;
+  MotionSums<T> sums;
+  sums.add(s);
+  return sums.snapshot();
 }
 
 // The exact potential energy, O(N^2) (OpenMP over bodies from the size where the threads pay,
@@ -138,50 +152,98 @@ void add_exact_potential(Snapshot<T>& out, const State<T>& s, const ForceLaw<T>&
 
 // The potential energy from each body's potential phi (n values, each from all the other bodies,
 // as a force engine evaluates it): 1/2 sum m_i phi_i, compensated. The pair distances are not seen.
+// The sum may be carried from one block of the bodies to the next (add_potential_terms).
 template <class T>
-void add_potential_of(Snapshot<T>& out, const State<T>& s, const std::vector<T>& phi) {
-  CompensatedSum<T> pot;
-  for (std::size_t i = 0; i < s.size(); ++i) pot += s.mass[i] * phi[i];
-  out.potential = pot.value() / T(2);
+void add_potential_terms(CompensatedSum<T>& sum, const State<T>& s, const std::vector<T>& phi) {
+  for (std::size_t i = 0; i < s.size(); ++i) sum += s.mass[i] * phi[i];
+}
+template <class T>
+void set_potential(Snapshot<T>& out, const CompensatedSum<T>& sum) {
+  out.potential = sum.value() / T(2);
   out.energy = out.kinetic + out.potential;
   out.has_potential = true;
+}
+template <class T>
+void add_potential_of(Snapshot<T>& out, const State<T>& s, const std::vector<T>& phi) {
+  CompensatedSum<T> sum;
+  add_potential_terms(sum, s, phi);
+  set_potential(out, sum);
 }
 
 // How far each body's potential phi (as an engine evaluates it: a tree's walk) is from the exact
 // direct sum, on `count` bodies spread evenly over the indices (each exact value O(N), in double
-// for float runs): the largest and the RMS relative error of those bodies, and the relative error
-// of their share of the potential energy, sum m_i phi_i.
+// for float runs: ExactReal): the largest and the RMS relative error of those bodies, and the
+// relative error of their share of the potential energy, sum m_i phi_i.
 struct PotentialError {
   std::size_t bodies = 0;
   double max_rel = 0, rms_rel = 0, energy_rel = 0;
 };
 template <class T>
-PotentialError potential_error(const State<T>& s, const ForceLaw<T>& law, const std::vector<T>& phi, std::size_t count) {
-  using W = std::conditional_t<std::is_same_v<T, float>, double, T>;
+using ExactReal = std::conditional_t<std::is_same_v<T, float>, double, T>;
+// A measured body: its index among all bodies, its position in ExactReal, its mass and the
+// potential under test.
+template <class W>
+struct PotentialPoint {
+  std::size_t id;
+  W x[3];
+  double mass, phi;
+};
+// The measured bodies among bodies [first, first + s.size()) of n (a block, or all of them):
+// indices floor(k n / count).
+template <class T>
+std::vector<PotentialPoint<ExactReal<T>>> potential_points(const State<T>& s, std::size_t first, std::size_t n,
+                                                           const std::vector<T>& phi, std::size_t count) {
+  using W = ExactReal<T>;
+  std::vector<PotentialPoint<W>> points;
+  const std::size_t measured = std::min(count, n);
+  for (std::size_t k = 0; k < measured; ++k) {
+    const std::size_t id = k * n / measured;
+    if (id < first || id >= first + s.size()) continue;
+    const std::size_t i = id - first;
+    points.push_back({id, {W(s.pos(0)[i]), W(s.pos(1)[i]), W(s.pos(2)[i])}, static_cast<double>(s.mass[i]),
+                      static_cast<double>(phi[i])});
+  }
+  return points;
+}
+// At each point, the exact potential's terms from bodies [first, first + s.size()) of all (the
+// point's own left out) added to its sum in body order: all bodies at once, or the blocks in turn.
+template <class T>
+void add_exact_potentials(std::vector<CompensatedSum<ExactReal<T>>>& sums,
+                          const std::vector<PotentialPoint<ExactReal<T>>>& points, const State<T>& s, std::size_t first,
+                          const ForceLaw<T>& law) {
+  using W = ExactReal<T>;
   const std::size_t n = s.size();
-  PotentialError e;
-  e.bodies = std::min(count, n);
-  std::vector<double> exact(e.bodies);
-  for_each_index<1>(static_cast<std::ptrdiff_t>(e.bodies), parallel_forces(n * e.bodies / 64), [&](std::ptrdiff_t k) {
-    const std::size_t i = static_cast<std::size_t>(k) * n / e.bodies;
-    CompensatedSum<W> sum;
+  for_each_index<1>(static_cast<std::ptrdiff_t>(points.size()), parallel_forces(n * points.size() / 64), [&](std::ptrdiff_t k) {
+    const PotentialPoint<W>& p = points[k];
+    CompensatedSum<W>& sum = sums[k];
     for (std::size_t j = 0; j < n; ++j)
-      if (j != i)
-        sum += W(s.mass[j]) * pair_potential_kernel(W(s.pos(0)[j]) - W(s.pos(0)[i]), W(s.pos(1)[j]) - W(s.pos(1)[i]),
-                                                    W(s.pos(2)[j]) - W(s.pos(2)[i]), W(law.eps2), W(law.rmin2));
-    exact[k] = static_cast<double>(-W(law.G) * sum.value());
+      if (first + j != p.id)
+        sum += W(s.mass[j]) * pair_potential_kernel(W(s.pos(0)[j]) - p.x[0], W(s.pos(1)[j]) - p.x[1], W(s.pos(2)[j]) - p.x[2],
+                                                    W(law.eps2), W(law.rmin2));
   });
+}
+// The error from the points' exact sums.
+template <class W>
+PotentialError potential_error_of(const std::vector<PotentialPoint<W>>& points, const std::vector<CompensatedSum<W>>& sums, W G) {
+  PotentialError e;
+  e.bodies = points.size();
   double square = 0, difference = 0, total = 0;
   for (std::size_t k = 0; k < e.bodies; ++k) {
-    const std::size_t i = k * n / e.bodies;
-    const double m = static_cast<double>(s.mass[i]), d = static_cast<double>(phi[i]) - exact[k];
-    const double rel = exact[k] != 0 ? std::abs(d / exact[k]) : std::abs(d);
+    const double exact = static_cast<double>(-G * sums[k].value()), d = points[k].phi - exact;
+    const double rel = exact != 0 ? std::abs(d / exact) : std::abs(d);
     e.max_rel = std::max(e.max_rel, rel), square += rel * rel;
-    difference += m * d, total += m * exact[k];
+    difference += points[k].mass * d, total += points[k].mass * exact;
   }
   e.rms_rel = e.bodies ? std::sqrt(square / double(e.bodies)) : 0.0;
   e.energy_rel = total != 0 ? std::abs(difference / total) : std::abs(difference);
   return e;
+}
+template <class T>
+PotentialError potential_error(const State<T>& s, const ForceLaw<T>& law, const std::vector<T>& phi, std::size_t count) {
+  const auto points = potential_points(s, 0, s.size(), phi, count);
+  std::vector<CompensatedSum<ExactReal<T>>> sums(points.size());
+  add_exact_potentials(sums, points, s, 0, law);
+  return potential_error_of(points, sums, ExactReal<T>(law.G));
 }
 
 // The whole snapshot with the exact potential energy.

@@ -71,6 +71,13 @@ std::size_t required_n(const IcParams& p, std::size_t min) {
   return *p.n;
 }
 
+template <class T>
+void set_body(State<T>& s, std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) {
+  s.mass[i] = m;
+  s.pos(0)[i] = x, s.pos(1)[i] = y, s.pos(2)[i] = z;
+  s.vel(0)[i] = vx, s.vel(1)[i] = vy, s.vel(2)[i] = vz;
+}
+
 // Where a generator's bodies go: the bodies [first, first + count) of the whole state are kept,
 // the others drawn and dropped, so that a rank's block has the bits of the whole state's.
 template <class T>
@@ -80,19 +87,9 @@ struct Block {
   Block(std::size_t first, std::size_t count) : s(count), first(first) {}
   void set(std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) {
     if (i < first || i - first >= s.size()) return;
-    i -= first;
-    s.mass[i] = m;
-    s.pos(0)[i] = x, s.pos(1)[i] = y, s.pos(2)[i] = z;
-    s.vel(0)[i] = vx, s.vel(1)[i] = vy, s.vel(2)[i] = vz;
+    set_body(s, i - first, m, x, y, z, vx, vy, vz);
   }
 };
-
-template <class T>
-void set_body(State<T>& s, std::size_t i, T m, T x, T y, T z, T vx, T vy, T vz) {
-  s.mass[i] = m;
-  s.pos(0)[i] = x, s.pos(1)[i] = y, s.pos(2)[i] = z;
-  s.vel(0)[i] = vx, s.vel(1)[i] = vy, s.vel(2)[i] = vz;
-}
 
 // Seed S0's galaxy: total mass 1000, m_central of it in a central body at the centre; the stars
 // uniform in a sphere of radius R squashed to 0.3 in z; each star on a circular orbit about +z whose

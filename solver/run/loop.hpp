@@ -17,6 +17,9 @@
 //   Sample sample();              measures the diagnostics now
 //   void save(ArchiveWriter&), load(ArchiveReader&)   the model's whole state, bit for bit (the
 //                                 caller's, with the loop's clocks() beside it)
+// and optionally
+//   bool agreed(bool);            a decision of this process as all the processes of the run take
+//                                 it (ranks that each hold part of the state and sample together)
 //
 // Samples are taken at the start of the run, at the first step end at or after each tick of the
 // sample clock, and at the end; snapshots likewise; checkpoints at their ticks before the end and
@@ -24,6 +27,7 @@
 // resume() with the loop's clocks) continues bit for bit as the uninterrupted run would have. The samples of a run
 // whose interval was not chosen are kept within a share of its time (sample_budget): a sample that
 // falls due is skipped while the samples so far took more; the first and the last are always taken.
+// The times differ between processes, so a model whose processes sample together agrees on it.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -175,8 +179,11 @@ class RunLoop {
   // costing what the last did: the last is always taken) at most sample_budget of the time stepped
   // and sampled.
   bool budget_allows() const {
+    if (schedule_.sample_budget >= 1) return true;
     const double after = sampling_seconds_ + 2 * last_sample_seconds_;
-    return schedule_.sample_budget >= 1 || after <= schedule_.sample_budget * (stepping_seconds_ + after);
+    const bool allows = after <= schedule_.sample_budget * (stepping_seconds_ + after);
+    if constexpr (requires { model_.agreed(allows); }) return model_.agreed(allows);
+    return allows;
   }
   void take_sample() {
     const auto before = std::chrono::steady_clock::now();

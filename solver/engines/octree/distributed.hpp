@@ -383,15 +383,7 @@ class DistributedEngine final : public ForceEngine<T> {
       Summary<T> s;
       s.count = count;
       for (unsigned w : work) s.work += w;
-      for (int a = 0; a < 3; ++a) {
-        s.lo[a] = s.hi[a] = count ? x(a, 0) : T(0);
-        for (std::size_t i = 0; i < count; ++i) {
-          const T v = x(a, i);
-          if (!isfinite(v)) throw RunError("a body's position is not finite: no tree can be built");
-          s.lo[a] = v < s.lo[a] ? v : s.lo[a];
-          s.hi[a] = v > s.hi[a] ? v : s.hi[a];
-        }
-      }
+      for (int a = 0; a < 3; ++a) coordinate_range(pos + a * n + first, count, s.lo[a], s.hi[a]);
       return s;
     }
   };
@@ -432,12 +424,12 @@ class DistributedEngine final : public ForceEngine<T> {
       if (!open) break;
       mpi::sum(work);
       for (std::size_t r = 1; r < ranks; ++r) {
-        const unsigned long long l = lo[r], h = hi[r];
+        std::array<unsigned long long, parts> v;  // this round's candidates, before lo and hi move
+        for (unsigned p = 1; p < parts; ++p) v[p] = candidate(r, p);
         for (unsigned p = 1; p < parts; ++p) {
-          const unsigned long long v = l + static_cast<unsigned long long>((unsigned __int128)(h - l) * p / parts);
           const bool reached = (unsigned __int128)work[(r - 1) * (parts - 1) + p - 1] * ranks >= (unsigned __int128)total * r;
-          if (reached) hi[r] = std::min(hi[r], v);
-          else lo[r] = std::max(lo[r], v);
+          if (reached) hi[r] = std::min(hi[r], v[p]);
+          else lo[r] = std::max(lo[r], v[p]);
         }
       }
     }

@@ -54,19 +54,24 @@ inline unsigned leaf_size_or(const TreeOptions& o, unsigned engine_default) {
   return o.leaf_size ? o.leaf_size : engine_default;
 }
 
+// The least and greatest of the n values x[0 .. n) (0 and 0 for none); a value that is not finite
+// is an error (no cell can hold it).
+template <class T>
+void coordinate_range(const T* x, std::size_t n, T& lo, T& hi) {
+  lo = hi = n ? x[0] : T(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    if (!isfinite(v)) throw RunError("a body's position is not finite: no tree can be built");
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+  }
+}
+
 // The cube that holds n bodies (positions SoA x[n] y[n] z[n]); RunError if a position is not finite.
 template <class T>
 Cube<T> bounding_cube_of(const T* pos, std::size_t n) {
   T lo[3], hi[3];
-  for (int a = 0; a < 3; ++a) {
-    lo[a] = hi[a] = n ? pos[a * n] : T(0);
-    for (std::size_t i = 0; i < n; ++i) {
-      const T v = pos[a * n + i];
-      if (!isfinite(v)) throw RunError("a body's position is not finite: no tree can be built");
-      lo[a] = v < lo[a] ? v : lo[a];
-      hi[a] = v > hi[a] ? v : hi[a];
-    }
-  }
+  for (int a = 0; a < 3; ++a) coordinate_range(pos + a * n, n, lo[a], hi[a]);
   return bounding_cube(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
 }
 
