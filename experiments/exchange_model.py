@@ -7,7 +7,10 @@ The model follows solver/engines/octree/distributed.hpp step by step, on an *exp
             above 0.999 not drawn), analytic; a cell's expected body count lambda = N x its mass
             (a 128^3 table of cell masses and first moments for the coarse levels, the density at
             the cell's centre below). The cube: side twice the expected extreme coordinate of N
-            bodies, the sphere at its centre.
+            bodies; the sphere's centre off the cube's by the spread of the extremes (the measured
+            points average PLACEMENTS such offsets, drawn with a fixed seed: with the sphere at
+            the centre the cuts of P = 2, 4, 8 would fall on octant boundaries, as real bodies'
+            do not).
   domains   P key ranges of equal count along the Morton curve (found by descending the cells
             along each cut), so cells are shared, top cells or inside one domain as the code
             decides: a cell holding a cut is shared with probability P(bodies on both sides)
@@ -32,7 +35,7 @@ Exchange time = bytes / bandwidth + collectives x latency, the two constants fro
 ranks (one host, shared memory), and for a network from NETWORK's source.
 
 Usage: python3 experiments/exchange_model.py --out FOLDER     (the runner runs it: kind "derived")
-Needs numpy. Deterministic: no random numbers. Standard output: one line a row group.
+Needs numpy. Deterministic (the placements' seed is fixed). Standard output: one line a row group.
 """
 import argparse
 import math
