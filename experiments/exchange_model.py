@@ -61,7 +61,7 @@ BODY_OUT_BYTES, SUM_BACK_BYTES = 24, 16           # id + x, y, z, m; a, terms
 BISECTION_ROUNDS, BISECTION_PARTS = 16, 16        # 2^63 in parts of 16 down to 1
 TAIL_BODIES = 64.0   # cells below this many expected bodies: the planar layer
 TAIL_FRACTION = 4096  # and below 1/4096 of a domain's bodies (a cell of 1/16 of its side) where larger
-PLACEMENTS = PLACEMENTS_MEASURED = 4
+PLACEMENTS = 4
 PLACEMENT_SEED = 1  # placements of the sphere in its cube averaged over
 SAMPLED_RECEIVERS = 8             # receivers walked where P is larger (evenly along the curve)
 COLLECTIVES = 26  # timed per evaluation: 16 bisection rounds, 7 gathers and exchanges, 3 at the end
@@ -352,16 +352,16 @@ def fixed_bytes(n, p):
     return (SUMMARY_BYTES + EXTENT_BYTES) * (p - 1) + bisection, bodies
 
 
-def model(n, p, theta=0.5, receivers=None, tail_bodies=TAIL_BODIES):
+def model(n, p, theta=0.5, receivers=None, tail_bodies=TAIL_BODIES, placements=PLACEMENTS):
     """Bytes each rank sends (mean, most) and the parts, for N bodies on P ranks: the average over
-    PLACEMENTS placements of the sphere in its cube (the extremes that set the cube are random,
+    `placements` placements of the sphere in its cube (the extremes that set the cube are random,
     and where the core falls among the cells moves the cuts)."""
     parts = {"mean": 0.0, "max": 0.0, "essential": 0.0, "body": 0.0, "let_nodes": 0.0, "shared": 0.0,
              "tops": 0.0, "walked": 0}
     if p == 1:
         return parts
     side, spread = cube_extremes(n)
-    offsets = np.random.default_rng(PLACEMENT_SEED).normal(0.0, spread, (PLACEMENTS, 3))
+    offsets = np.random.default_rng(PLACEMENT_SEED).normal(0.0, spread, (placements, 3))
     for offset in offsets:
         sphere = Sphere(side, offset)
         dom = Domains(sphere, n, p)
@@ -374,13 +374,13 @@ def model(n, p, theta=0.5, receivers=None, tail_bodies=TAIL_BODIES):
         fixed, bodies = fixed_bytes(n, p)
         top = (SHAPE_BYTES + TOP_BYTES * dom.tops_per_rank) * (p - 1) + 9 * 4 * dom.shared_cells * (p - 1)
         per_rank = fixed + bodies + top + COUNTS_BYTES * (p - 1) + NODE_BYTES * let
-        parts["mean"] += per_rank.mean() / PLACEMENTS
-        parts["max"] += (per_rank.max() if len(walked) == p else float("nan")) / PLACEMENTS
-        parts["essential"] += (per_rank - bodies).mean() / PLACEMENTS
+        parts["mean"] += per_rank.mean() / placements
+        parts["max"] += (per_rank.max() if len(walked) == p else float("nan")) / placements
+        parts["essential"] += (per_rank - bodies).mean() / placements
         parts["body"] = bodies
-        parts["let_nodes"] += let.mean() / (p - 1) / PLACEMENTS
-        parts["shared"] += dom.shared_cells / PLACEMENTS
-        parts["tops"] += dom.tops_per_rank.mean() / PLACEMENTS
+        parts["let_nodes"] += let.mean() / (p - 1) / placements
+        parts["shared"] += dom.shared_cells / placements
+        parts["tops"] += dom.tops_per_rank.mean() / placements
         parts["walked"] = len(walked)
     return {k: float(v) for k, v in parts.items()}
 
@@ -452,11 +452,10 @@ def main():
         row = line("measured", n, p, model(n, p), r)
         print(f"{NAME}: N = {n}, P = {p}: model / measured {row[16]} (mean), {row[17]} (most)")
     shares = {}
-    global PLACEMENTS
-    PLACEMENTS = 1  # one placement: at these N the cube's extremes hardly move
     for per_rank in EXTRAPOLATED_PER_RANK:
         for p in EXTRAPOLATED_RANKS:
-            m = model(per_rank * p, p, receivers=SAMPLED_RECEIVERS, tail_bodies=max(TAIL_BODIES, per_rank / TAIL_FRACTION))
+            m = model(per_rank * p, p, receivers=SAMPLED_RECEIVERS, tail_bodies=max(TAIL_BODIES, per_rank / TAIL_FRACTION),
+                      placements=1)  # one placement: at these N the cube's extremes hardly move
             row = line("extrapolated", per_rank * p, p, m)
             t = exchange_seconds(m["mean"], p, NETWORK)
             shares[(per_rank, p)] = t / (t + compute_seconds(per_rank * p, per_rank, compute))
@@ -470,7 +469,7 @@ def main():
         "bytes": {"node": NODE_BYTES, "body": BODY_BYTES, "counts": COUNTS_BYTES, "summary": SUMMARY_BYTES,
                   "extent": EXTENT_BYTES, "shape": SHAPE_BYTES, "top_cell": TOP_BYTES,
                   "body_out": BODY_OUT_BYTES, "sum_back": SUM_BACK_BYTES},
-        "bisection_rounds": BISECTION_ROUNDS, "tail_bodies": f"max({TAIL_BODIES:g}, bodies a rank / {TAIL_FRACTION})", "placements": PLACEMENTS_MEASURED,
+        "bisection_rounds": BISECTION_ROUNDS, "tail_bodies": f"max({TAIL_BODIES:g}, bodies a rank / {TAIL_FRACTION})", "placements": PLACEMENTS,
         "placements_extrapolated": 1, "placement_seed": PLACEMENT_SEED, "sampled_receivers": SAMPLED_RECEIVERS,
         "domains": "equal count along the Morton curve",
         "host": {**host, "collectives": COLLECTIVES, "fitted_on": "E26 rows on 2 ranks, one host, shared-memory MPI"},

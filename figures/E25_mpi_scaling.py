@@ -50,9 +50,7 @@ def exchange(engine):
 
 
 def pow2(n):
-    n = int(n)
-    k = n.bit_length() - 1
-    return f"2^{{{k}}}" if n == 1 << k and k >= 10 else str(n)
+    return style.power_of_two_text(n, least=10)
 
 
 def series(rows, scaling):

@@ -23,6 +23,8 @@ from matplotlib.patches import Patch
 
 from nbodylab import paper, provenance
 
+pow2 = style.power_of_two_text  # "2^{k}" in TeX
+
 EXP = "E25_multi_gpu_scaling"
 # The target (issue: multi-GPU runs): at N = 2^22, float, 4 GPUs at least 90 % of 4 x one GPU's rate.
 TARGET_EFFICIENCY, TARGET_GPUS, TARGET_N, TARGET_PRECISION = 0.90, 4, 2 ** 22, "float"
@@ -31,11 +33,6 @@ PRECISION_LINES = {"float": "-", "double": "--"}
 SIZE_COLOURS = {2 ** 20: "tab:blue", 2 ** 22: "tab:red"}
 ENGINE_COLOURS = {"mpi:cuda-tiled": "tab:green", "mpi:cuda-pairs": "tab:purple"}  # (c), (d)
 GPUS = (1, 2, 4)
-
-
-def pow2(n):
-    k = int(n).bit_length() - 1
-    return f"2^{{{k}}}" if int(n) == 1 << k else str(n)
 
 
 def series(rows, scaling):

@@ -19,14 +19,10 @@ import style
 
 from nbodylab import mpi, paper
 
+pow2 = style.power_of_two_text  # "2^{k}" in TeX
+
 EXP = "E26_distributed_tree"
 COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:purple", "tab:brown"]
-
-
-def pow2(n):
-    n = int(n)
-    k = n.bit_length() - 1
-    return f"2^{{{k}}}" if n == 1 << k else str(n)
 
 
 def below(ax):

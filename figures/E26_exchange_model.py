@@ -14,15 +14,10 @@ import style
 
 from nbodylab import paper
 
+pow2 = style.power_of_two_text  # "2^{k}" in TeX
+
 EXP = "E26_exchange_model"
 COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:purple"]
-BONSAI_GPUS, BONSAI_PARTICLES = 18600, 242e9  # Bedorf et al., SC14 (the abstract)
-
-
-def pow2(n):
-    n = int(n)
-    k = n.bit_length() - 1
-    return f"2^{{{k}}}" if n == 1 << k else str(n)
 
 
 def main():
@@ -52,9 +47,10 @@ def main():
                label=f"${pow2(per_rank)}$ a rank: MB sent")
         share.plot(ps, [100 * float(r["exchange_share_network"]) for _, r in pts], "d--", color=colour, mfc="none",
                    label=f"${pow2(per_rank)}$ a rank: exchange share")
-    b.axvline(BONSAI_GPUS, color="0.4", lw=0.8)
-    b.text(BONSAI_GPUS, b.get_ylim()[0] * 1.3, f" Bonsai: {BONSAI_GPUS} GPUs,\n"
-           f" {BONSAI_PARTICLES / BONSAI_GPUS / 1e6:.0f} M particles each", fontsize=6, ha="right", color="0.3")
+    bonsai = next(p for p in meta["parameters"]["published"] if p["code"].startswith("Bonsai"))
+    b.axvline(bonsai["gpus"], color="0.4", lw=0.8)
+    b.text(bonsai["gpus"], b.get_ylim()[0] * 1.3, f" Bonsai: {bonsai['gpus']} GPUs,\n"
+           f" {bonsai['particles'] / bonsai['gpus'] / 1e6:.0f} M particles each", fontsize=6, ha="right", color="0.3")
     b.set_xscale("log")
     b.set_yscale("log")
     b.set_xlabel("ranks (GPUs) P, weak scaling")

@@ -159,6 +159,13 @@ def log_ticks(ax, axes="xy", most=6):
         axis.set_minor_formatter(ticker.NullFormatter())
 
 
+def power_of_two_text(n, least=0):
+    """A body or rank count as LaTeX: "2^{k}" for a power of two of at least 2^least, else its digits."""
+    n = int(n)
+    k = n.bit_length() - 1
+    return f"2^{{{k}}}" if n == 1 << k and k >= least else str(n)
+
+
 def _power_text(value, _pos=None):
     """A tick label on a base-10 log axis: $10^{k}$ or $5\\times10^{k}$."""
     if value <= 0:
