@@ -4,7 +4,8 @@
 // its iteration-cap count, implicit and extrapolation, Adams start-up and Yoshida); snapshots continue after a resume; the
 // checkpoint file's round trip, corruption and truncation checks and its backup; a run stopped
 // between two steps by its interrupted hook; a fixed-step run continues only from a step time;
-// and a run in parts through the command line.
+// per-body arrays read whole or for a block of the bodies; and a run in parts through the command
+// line.
 #include <catch2/catch.hpp>
 #include <cstring>
 
@@ -355,6 +356,40 @@ TEST_CASE("checkpoint_files_round_trip_and_reject_corruption", "[checkpoint]") {
   CHECK_THROWS_AS(read_checkpoint(path), InputError);
   std::filesystem::remove(path);
   std::filesystem::remove(path.string() + ".bak");
+}
+
+// Per-body arrays hold every body, component after component; a rank that holds a block of the
+// bodies reads its block's values, and an array of another number of values per body is refused.
+TEST_CASE("per_body_arrays_are_read_for_a_block_of_the_bodies_and_refused_at_another_size", "[checkpoint]") {
+  ArchiveWriter w;
+  w.put_bodies(std::vector<double>{1, 2, 3}, 1);  // the masses: 3 bodies
+  w.put_bodies(std::vector<double>{10, 11, 12, 20, 21, 22}, 2);
+  w.put_bodies(std::vector<double>{}, 0);  // none a body (compensation terms of a run without them)
+  w.put_bodies(std::vector<double>{1, 2, 3, 4}, 1);
+  std::vector<double> v;
+  SECTION("every body, the count taken from the first array") {
+    ArchiveReader r(w.bytes());
+    r.get_bodies(v, 1);
+    r.get_bodies(v, 2);
+    CHECK(v == std::vector<double>{10, 11, 12, 20, 21, 22});
+    r.get_bodies(v, 0);
+    CHECK(v.empty());
+    CHECK_THROWS_WITH(r.get_bodies(v, 1), Catch::Contains("corrupt") && Catch::Contains("4 values for 3 bodies"));
+  }
+  SECTION("a block of them") {
+    ArchiveReader r(w.bytes(), BodyBlock{1, 2, 3, true});
+    r.get_bodies(v, 1);
+    CHECK(v == std::vector<double>{2, 3});
+    r.get_bodies(v, 2);
+    CHECK(v == std::vector<double>{11, 12, 21, 22});
+    r.get_bodies(v, 0);
+    CHECK_THROWS_WITH(r.get_bodies(v, 1), Catch::Contains("corrupt"));
+  }
+  SECTION("none a body, given some") {
+    ArchiveReader r(w.bytes());
+    r.get_bodies(v, 1);
+    CHECK_THROWS_WITH(r.get_bodies(v, 0), Catch::Contains("6 values for 3 bodies"));
+  }
 }
 
 TEST_CASE("a_run_in_parts_through_the_cli_equals_the_uninterrupted_run", "[cli][checkpoint]") {

@@ -25,8 +25,8 @@ namespace nbody::cli {
 namespace {
 
 // The force error of a run whose ranks hold blocks of the bodies (this rank's s, from body
-// `first` of n): the measured bodies' positions and accelerations and each rank's part of their
-// direct sums gathered by every rank, the parts added in rank order.
+// `first` of n): the measured bodies' positions and accelerations gathered by every rank, their
+// direct sums carried over the ranks' blocks in turn (the one process's bit for bit).
 template <class T>
 ForceErrorSummary distributed_force_error(const State<T>& s, std::size_t first, std::size_t n, const ForceLaw<T>& law,
                                           const std::vector<T>& acc, std::size_t sample) {
@@ -42,14 +42,8 @@ ForceErrorSummary distributed_force_error(const State<T>& s, std::size_t first, 
   std::vector<ErrorPoint> points;
   for (const auto& part : mpi::all_gather(mpi::to_bytes(mine))) mpi::append_from_bytes(points, part);
   std::vector<DirectSum> sums(points.size());
-  for (const auto& part : mpi::all_gather(mpi::to_bytes(direct_sums(points, s.y.data(), s.mass.data(), s.size(), first, law)))) {
-    std::vector<DirectSum> rank_part;
-    mpi::append_from_bytes(rank_part, part);
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      for (int c = 0; c < 3; ++c) sums[k].a[c] += rank_part[k].a[c];
-      sums[k].scale += rank_part[k].scale;
-    }
-  }
+  mpi::in_turn(sums.data(), sums.size(), sizeof(DirectSum),
+               [&] { add_direct_sums(sums, points, s.y.data(), s.mass.data(), s.size(), first, law); });
   return error_summary(points, sums, static_cast<double>(law.G));
 }
 

@@ -78,8 +78,8 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
                  "evaluation over the P ranks (each computes its block of bodies from all positions, with the bits of one "
                  "process; cuda-pairs: its passes, summed in turn), mpi-ring:<engine> the same with a ring exchange; "
                  "mpi-octree distributes the bodies and the octree (each rank makes and steps its block of the bodies: a fixed --dt "
-                 "with an explicit method, --energy engine or off, no checkpoints; octree's bits on any number of ranks, the outputs "
-                 "gathered by rank 0)")
+                 "with an explicit method, --energy engine or off; octree's bits on any number of ranks, the outputs and checkpoints "
+                 "gathered by rank 0, a checkpoint resumed on any number of ranks)")
       ->check(engine_name_validator());
   cmd.add_option("--launch", run.launch, launch_help());
   cmd.add_option("--stepping", run.stepping,
@@ -201,29 +201,31 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
 
   // An engine that distributes the bodies itself, under several ranks: each rank makes and steps
   // its block of them alone (driver/simulation.hpp), and checks its memory for that block.
+  // A checkpoint holds every body (gathered by rank 0), whatever the number of ranks that wrote it.
   BodyBlock block;
   block.distributed = engine.entry.can.distributed && mpi::size() > 1;
-  if (block.distributed && (resumed || !o.contract.files.checkpoint.empty()))
-    throw InputError("--engine " + engine.name + " distributes the bodies over the ranks, whose runs take no checkpoint yet; "
-                     "leave out --checkpoint and --resume, or run on one rank");
 
   // The start: the checkpoint's bodies (the model then loads the rest) or the initial condition, N
   // checked against the memory before the bodies are made (built-in) or the integrator's stages are.
   State<T> initial;
   std::optional<ArchiveReader> archive;
   if (block.distributed) {
-    block.total = initial_body_count<T>(o.ic);
+    block.total = resumed ? run::reading_checkpoint(o.contract.files.resume,
+                                                    [&] { return Simulation<T>::saved_body_count(resumed->state); })
+                          : initial_body_count<T>(o.ic);
     const std::vector<std::size_t> bounds = mpi::block_bounds(block.total);
     block.first = bounds[mpi::rank()];
-    const std::size_t count = bounds[mpi::rank() + 1] - block.first;
-    check_memory_of(count, "this rank's block of " + std::to_string(count) + " of the " + std::to_string(block.total) + " bodies");
-    initial = make_initial_block<T>(o.ic, block.first, count);
-  } else if (resumed) {
-    archive.emplace(resumed->state);
+    block.count = bounds[mpi::rank() + 1] - block.first;
+    check_memory_of(block.count, "this rank's block of " + std::to_string(block.count) + " of the " + std::to_string(block.total) + " bodies");
+  }
+  if (resumed) {
+    archive.emplace(resumed->state, block);
     initial = run::reading_checkpoint(o.contract.files.resume, [&] {
-      ArchiveReader peek(resumed->state);
+      ArchiveReader peek(resumed->state, block);
       return Simulation<T>::saved_state(peek);
     });
+  } else if (block.distributed) {
+    initial = make_initial_block<T>(o.ic, block.first, block.count);
   } else {
     if (o.ic.n) check_memory_of(*o.ic.n, "--n " + std::to_string(*o.ic.n));
     initial = make_initial_state<T>(o.ic);
@@ -239,7 +241,7 @@ int run_typed(const RunOptions& o, const std::optional<Checkpoint>& resumed, Out
   }
   // The bodies the period is of: the start's (a rank's block may hold fewer of two bodies).
   std::optional<State<T>> whole_start;
-  if (block.distributed && block.total == 2) whole_start = make_initial_state<T>(o.ic);
+  if (block.distributed && block.total == 2 && !resumed) whole_start = make_initial_state<T>(o.ic);
   const State<T>& start = whole_start ? *whole_start : initial;
   if (!resumed && (block.distributed ? block.total : initial.size()) == 2) {
     try {

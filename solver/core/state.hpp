@@ -24,4 +24,11 @@ struct State {
   const T* vel(int d) const { return y.data() + (3 + d) * size(); }
 };
 
+// The bodies a process holds: [first, first + count) of `total`, and whether the others are held
+// by other MPI ranks (an engine that spreads the bodies over the ranks: driver/simulation.hpp).
+struct BodyBlock {
+  std::size_t first = 0, count = 0, total = 0;
+  bool distributed = false;
+};
+
 }  // namespace nbody

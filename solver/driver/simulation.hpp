@@ -11,7 +11,8 @@
 // With an engine that distributes the bodies itself (mpi-octree) under several ranks, each rank
 // holds its block of the bodies (BodyBlock) and integrates it: the integrator's state is the
 // block's. A sample's sums are carried from rank to rank in turn and an output's state is gathered
-// by rank 0, so that the run writes the bits of the run in one process.
+// by rank 0, so that the run writes the bits of the run in one process; so is a checkpoint's,
+// which a run on any number of ranks resumes.
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -53,13 +54,6 @@ struct Sample {
   typename DriftTracker<T>::Drift drift;
 };
 
-// The bodies a rank holds: [first, first + its state's size) of `total`; every body (first 0,
-// total 0: the state's size) unless `distributed`.
-struct BodyBlock {
-  std::size_t first = 0, total = 0;
-  bool distributed = false;
-};
-
 template <class T>
 class Simulation {
  public:
@@ -70,7 +64,7 @@ class Simulation {
   Simulation(State<T> initial, const ForceLaw<T>& law, const std::string& engine, const std::string& integrator,
              const StepOptions<T>& steps, Energy energy = Energy::exact, BodyBlock block = {})
       : state_(std::move(initial)),
-        block_(block.distributed ? block : BodyBlock{0, state_.size(), false}),
+        block_(block.distributed ? block : BodyBlock{0, state_.size(), state_.size(), false}),
         law_(law),
         engine_name_(engine),
         integrator_name_(integrator),
@@ -218,7 +212,7 @@ class Simulation {
     const nlohmann::json& was = checkpoint.at("parameters");
     const std::string was_engine = was.value("engine", std::string("?")), was_device = was.value("device", std::string()),
                       device = engine_->device_info();
-    if (local_engine_name(was_engine) == local_engine_name(engine_name_) && was_device == device) return {};  // ranks: the same bits
+    if (bits_engine(was_engine) == bits_engine(engine_name_) && was_device == device) return {};  // ranks: the same bits
     return "the checkpoint was written with engine " + was_engine + (was_device.empty() ? "" : " (" + was_device + ")") +
            ", this part runs with " + engine_name_ + (device.empty() ? "" : " (" + device + ")") +
            ": the continuation is not bit for bit the uninterrupted run";
@@ -270,9 +264,12 @@ class Simulation {
 
   // The model as it stands between two steps: state, position in the step schedule, the
   // diagnostics' baseline and running max, the integrator's own state.
+  // (Collective with distributed bodies: rank 0's archive holds every body.)
   void save(ArchiveWriter& w) const {
-    w.put(state_.mass);
-    w.put(state_.y);
+    if (block_.distributed) mpi::Failure{}.agree();  // a rank that failed is not waiting here: end with it
+    w.set_bodies(block_);
+    w.put_bodies(state_.mass, 1);
+    w.put_bodies(state_.y, 6);
     w.put(state_.t);
     w.put(t0_);
     w.put(step_index_);
@@ -281,16 +278,19 @@ class Simulation {
     drift_.save(w);
     integrator_->save(w);
   }
-  // The bodies a checkpoint's state holds, read from its start (save's first three values).
+  // The number of bodies a checkpoint's state holds (the length of its masses, save's first value).
+  static std::size_t saved_body_count(const std::string& archive) {
+    ArchiveReader r(archive);
+    return r.get<std::uint64_t>();
+  }
+  // The bodies a checkpoint's state holds (those of the reader's block), read from its start (save's
+  // first three values).
   static State<T> saved_state(ArchiveReader& r) {
     State<T> s;
-    r.get(s.mass);
-    r.get(s.y);
+    r.get_bodies(s.mass, 1);
+    r.get_bodies(s.y, 6);
     r.get(s.t);
-    if (s.y.size() != 6 * s.mass.size())
-      throw InputError("checkpoint holds " + std::to_string(s.mass.size()) + " masses and " + std::to_string(s.y.size()) +
-                       " coordinates, not 6 per body");
-    if (s.mass.empty()) throw InputError("checkpoint holds no bodies");
+    if (r.bodies().total == 0) throw InputError("checkpoint holds no bodies");
     for (const T& m : s.mass)
       if (!(m > T(0)) || !is_finite(m)) throw InputError("checkpoint holds a mass that is not finite and positive");
     for (const T& x : s.y)
@@ -315,6 +315,14 @@ class Simulation {
   }
 
  private:
+  // The engine whose bits an engine's results are: mpi:<engine>'s local one, a distributed engine's
+  // single-process twin; any other engine's own.
+  static std::string_view bits_engine(std::string_view name) {
+    name = local_engine_name(name);
+    for (const auto& e : engine_table<T>())
+      if (e.name == name && !e.can.bits_of.empty()) return e.can.bits_of;
+    return name;
+  }
   // Steps of exactly dt to t_end: within rounding of an integer, that integer.
   std::uint64_t fixed_step_count(T t_end) const {
     const T ratio = (t_end - t0_) / steps_.dt;
@@ -391,23 +399,9 @@ class Simulation {
   const State<T>& whole() const {
     if (!block_.distributed) return state_;
     mpi::Failure{}.agree();
-    std::vector<unsigned char> mine = mpi::to_bytes(state_.mass), coordinates = mpi::to_bytes(state_.y);
-    mine.insert(mine.end(), coordinates.begin(), coordinates.end());
-    const auto parts = mpi::gather(mine);
-    whole_ = State<T>(mpi::rank() == 0 ? block_.total : 0);
+    whole_.mass = mpi::gather_bodies(state_.mass, 1);
+    whole_.y = mpi::gather_bodies(state_.y, 6);
     whole_.t = state_.t;
-    std::size_t at = 0;
-    std::vector<T> values;
-    for (const auto& part : parts) {  // rank r's masses, then its coordinates (6 per body, SoA)
-      values.clear();
-      mpi::append_from_bytes(values, part);
-      const std::size_t count = values.size() / 7;
-      for (std::size_t i = 0; i < count; ++i) {
-        whole_.mass[at + i] = values[i];
-        for (int c = 0; c < 6; ++c) whole_.y[c * block_.total + at + i] = values[count + c * count + i];
-      }
-      at += count;
-    }
     return whole_;
   }
   // A tree's potential against the direct sum on `count` bodies: with distributed bodies the

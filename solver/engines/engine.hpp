@@ -174,6 +174,7 @@ struct EngineCapabilities {
   bool block_forces = false;        // computes a block of bodies alone (accelerations_of): mpi:<engine> splits it
   bool pass_forces = false;         // sums in passes added in order (pass_sums): mpi:<engine> splits the passes
   bool distributed = false;         // splits its work over the MPI ranks itself, from each rank's block of the bodies (set_blocks)
+  std::string_view bits_of;         // the engine whose results it gives bit for bit on any number of ranks; empty: its own
   Potentials potentials = Potentials::direct_cpu;  // how its body_potentials() evaluates
   // Its share of the memory estimate (core/memory.hpp): the reals a body it keeps on the host (its
   // copies of the bodies, the forces it returns, its tree) and on the device.

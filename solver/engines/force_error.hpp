@@ -58,17 +58,16 @@ struct ErrorPoint {
   std::size_t id;
   double x[3], acc[3];
 };
-// At each point, the direct sum in double of the pair terms from bodies [first, first + n) of all
-// (pos SoA over n; the point's own body left out) and the sum of their magnitudes, in body order:
-// the whole reference from all bodies, or a rank's part of it from its block.
+// At each point, the direct sum in double of the pair terms and the sum of their magnitudes, in
+// body order: the terms of bodies [first, first + n) of all (pos SoA over n; the point's own body
+// left out) added to `sums`, so that ranks holding blocks of the bodies add theirs in turn.
 struct DirectSum {
   double a[3] = {0, 0, 0}, scale = 0;
 };
 template <class T>
-std::vector<DirectSum> direct_sums(const std::vector<ErrorPoint>& points, const T* pos, const T* mass, std::size_t n,
-                                   std::size_t first, const ForceLaw<T>& law) {
+void add_direct_sums(std::vector<DirectSum>& sums, const std::vector<ErrorPoint>& points, const T* pos, const T* mass,
+                     std::size_t n, std::size_t first, const ForceLaw<T>& law) {
   auto d = [](const T& x) { return static_cast<double>(x); };
-  std::vector<DirectSum> sums(points.size());
   const std::ptrdiff_t m = static_cast<std::ptrdiff_t>(points.size());
 #pragma omp parallel for schedule(dynamic, 16) if (m >= 64)
   for (std::ptrdiff_t k = 0; k < m; ++k) {
@@ -83,7 +82,6 @@ std::vector<DirectSum> direct_sums(const std::vector<ErrorPoint>& points, const 
       s.scale += std::sqrt(bx * bx + by * by + bz * bz);
     }
   }
-  return sums;
 }
 
 // The points' e_i from their direct sums (G the law's): the median, 99th percentile (nearest
@@ -122,7 +120,9 @@ ForceErrorSummary force_error(const T* pos, const T* mass, std::size_t n, const 
     points[k].id = i;
     for (int c = 0; c < 3; ++c) points[k].x[c] = static_cast<double>(pos[c * n + i]), points[k].acc[c] = static_cast<double>(acc[c * n + i]);
   }
-  return error_summary(points, direct_sums(points, pos, mass, n, 0, law), static_cast<double>(law.G));
+  std::vector<DirectSum> sums(points.size());
+  add_direct_sums(sums, points, pos, mass, n, 0, law);
+  return error_summary(points, sums, static_cast<double>(law.G));
 }
 
 }  // namespace nbody

@@ -88,7 +88,7 @@ class AdamsBase : public Integrator<T> {
     w.put(filled_);
     w.put(have_current_);
     w.put(h_);
-    for (const auto& f : hist_) w.put(f);
+    for (const auto& f : hist_) w.put_bodies(f, 6);
   }
   void load(ArchiveReader& r) override {
     Integrator<T>::load(r);
@@ -96,10 +96,7 @@ class AdamsBase : public Integrator<T> {
     r.get(filled_);
     r.get(have_current_);
     r.get(h_);
-    for (auto& f : hist_) {
-      r.get(f);
-      if (f.size() != m_) throw InputError("checkpoint is corrupt (Adams history of the wrong size)");
-    }
+    for (auto& f : hist_) r.get_bodies(f, 6);
   }
 
   T step(State<T>& s, T h) final {

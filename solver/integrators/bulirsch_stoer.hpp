@@ -108,7 +108,7 @@ class BulirschStoer final : public Integrator<T> {
     w.put(h_next_);
     w.put(started_);
     w.put(have_f0_);
-    w.put(f0_);
+    w.put_bodies(f0_, 6);
   }
   void load(ArchiveReader& r) override {
     Integrator<T>::load(r);
@@ -116,8 +116,8 @@ class BulirschStoer final : public Integrator<T> {
     r.get(h_next_);
     r.get(started_);
     r.get(have_f0_);
-    r.get(f0_);
-    if (f0_.size() != m_ || k_ < 1 || k_ > km_) throw InputError("checkpoint does not match this bulirsch-stoer run");
+    r.get_bodies(f0_, 6);
+    if (k_ < 1 || k_ > km_) throw InputError("checkpoint does not match this bulirsch-stoer run");
   }
 
   // Columns the next adaptive step starts with (ODEX's k).

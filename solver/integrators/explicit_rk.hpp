@@ -159,14 +159,14 @@ class ExplicitRungeKutta final : public Integrator<T> {
   void save(ArchiveWriter& w) const override {
     Integrator<T>::save(w);
     w.put(have_first_stage_);
-    w.put(k_[0]);
+    w.put_bodies(k_[0], 6);
     w.put(h_next_);
     controller_.save(w);
   }
   void load(ArchiveReader& r) override {
     Integrator<T>::load(r);
     r.get(have_first_stage_);
-    r.get(k_[0]);
+    r.get_bodies(k_[0], 6);
     r.get(h_next_);
     controller_.load(r);
   }

@@ -171,11 +171,9 @@ class GaussRadau15 final : public Integrator<T> {
   void save(ArchiveWriter& w) const override {
     Integrator<T>::save(w);
     w.put(have_a0_);
-    w.put(a0_);
-    w.put(csx_);
-    w.put(csv_);
+    for (const auto* v : {&a0_, &csx_, &csv_}) w.put_bodies(*v, 3);
     for (const auto* set : {&b_last_, &e_last_})
-      for (const auto& v : *set) w.put(v);
+      for (const auto& v : *set) w.put_bodies(v, 3);
     w.put(h_last_);
     w.put(h_next_);
     w.put(sweeps_);
@@ -184,11 +182,9 @@ class GaussRadau15 final : public Integrator<T> {
   void load(ArchiveReader& r) override {
     Integrator<T>::load(r);
     r.get(have_a0_);
-    get_sized(r, a0_);
-    get_sized(r, csx_);
-    get_sized(r, csv_);
+    for (auto* v : {&a0_, &csx_, &csv_}) r.get_bodies(*v, 3);
     for (auto* set : {&b_last_, &e_last_})
-      for (auto& v : *set) get_sized(r, v);
+      for (auto& v : *set) r.get_bodies(v, 3);
     r.get(h_last_);
     r.get(h_next_);
     r.get(sweeps_);
@@ -248,11 +244,6 @@ class GaussRadau15 final : public Integrator<T> {
     const T t = sum + y;
     c = (t - sum) - y;
     sum = t;
-  }
-
-  void get_sized(ArchiveReader& r, std::vector<T>& v) {
-    r.get(v);
-    if (v.size() != m_) throw InputError("checkpoint does not match the system (gauss-radau15 state of another size)");
   }
 
   // Starting b (and g) for a step of size h. The last step's polynomial, re-expanded about its end

@@ -100,7 +100,7 @@ class ImplicitRungeKutta final : public Integrator<T> {
     Integrator<T>::save(w);
     w.put(have_history_);
     w.put(h_prev_);
-    for (const auto& F : F_) w.put(F);
+    for (const auto& F : F_) w.put_bodies(F, 6);
     w.put(sweeps_);
     w.put(last_sweeps_);
   }
@@ -108,11 +108,9 @@ class ImplicitRungeKutta final : public Integrator<T> {
     Integrator<T>::load(r);
     r.get(have_history_);
     r.get(h_prev_);
-    for (auto& F : F_) r.get(F);
+    for (auto& F : F_) r.get_bodies(F, 6);
     r.get(sweeps_);
     r.get(last_sweeps_);
-    for (const auto& F : F_)
-      if (F.size() != m_) throw InputError("checkpoint does not match the number of bodies");
   }
 
   // Fixed-point sweeps in all steps so far (each costs S force evaluations), and in the last step.

@@ -132,12 +132,12 @@ class Integrator {
   virtual void save(ArchiveWriter& w) const {
     w.put(counters_.steps);
     w.put(counters_.rejected);
-    w.put(carry_);
+    w.put_bodies(carry_, opt_.compensated ? 6 : 0);
   }
   virtual void load(ArchiveReader& r) {
     r.get(counters_.steps);
     r.get(counters_.rejected);
-    r.get(carry_);
+    r.get_bodies(carry_, opt_.compensated ? 6 : 0);
   }
 
   const StepCounters& counters() const { return counters_; }

@@ -56,12 +56,12 @@ class LeapfrogComposition final : public Integrator<T> {
   void save(ArchiveWriter& w) const override {
     Integrator<T>::save(w);
     w.put(have_acc_);
-    w.put(acc_);
+    w.put_bodies(acc_, 3);
   }
   void load(ArchiveReader& r) override {
     Integrator<T>::load(r);
     r.get(have_acc_);
-    r.get(acc_);
+    r.get_bodies(acc_, 3);
   }
 
   T step(State<T>& s, T h) override {

@@ -16,6 +16,7 @@
 // the same step.
 //
 // Without MPI in the build, or without mpiexec, there is one rank and none of this costs anything.
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <exception>
@@ -156,6 +157,27 @@ void append_from_bytes(std::vector<V>& values, const std::vector<unsigned char>&
 std::vector<std::vector<unsigned char>> all_gather(const std::vector<unsigned char>& mine);
 // Collective: every rank's `mine`, in rank order, on rank 0 (empty on the others).
 std::vector<std::vector<unsigned char>> gather(const std::vector<unsigned char>& mine);
+// Collective: per-body arrays of bodies held in blocks by the ranks in rank order (`components`
+// runs of a block's values one after another, as State::y) on rank 0, in the same layout over
+// every body: rank r's run c at c * total + (rank r's first body). Empty on the other ranks.
+template <class V>
+std::vector<V> gather_bodies(const std::vector<V>& mine, std::size_t components) {
+  std::vector<std::vector<V>> blocks;
+  std::size_t total = 0;
+  for (const auto& part : gather(to_bytes(mine))) {
+    append_from_bytes(blocks.emplace_back(), part);
+    total += blocks.back().size() / components;
+  }
+  std::vector<V> all(total * components);
+  std::size_t first = 0;
+  for (const auto& block : blocks) {
+    const std::size_t count = block.size() / components;
+    for (std::size_t c = 0; c < components; ++c)
+      std::copy(block.begin() + c * count, block.begin() + (c + 1) * count, all.begin() + c * total + first);
+    first += count;
+  }
+  return all;
+}
 // Collective: to[r] goes to rank r (this rank's own stays); returns from[r], what rank r sent this
 // rank (MPI_Alltoall of the sizes, then MPI_Alltoallv). One process: to itself.
 std::vector<std::vector<unsigned char>> all_to_all(const std::vector<std::vector<unsigned char>>& to);

@@ -11,6 +11,7 @@
 #include "common/compensated.hpp"
 #include "core/parallel.hpp"
 #include "core/state.hpp"
+#include "engines/force_error.hpp"
 #include "io/archive.hpp"
 #include "common/interaction.hpp"
 #include "physics/force_law.hpp"
@@ -188,16 +189,15 @@ struct PotentialPoint {
   W x[3];
   double mass, phi;
 };
-// The measured bodies among bodies [first, first + s.size()) of n (a block, or all of them):
-// indices floor(k n / count).
+// The measured bodies among bodies [first, first + s.size()) of n (a block, or all of them): the
+// force error's sample of count (error_point_id).
 template <class T>
 std::vector<PotentialPoint<ExactReal<T>>> potential_points(const State<T>& s, std::size_t first, std::size_t n,
                                                            const std::vector<T>& phi, std::size_t count) {
   using W = ExactReal<T>;
   std::vector<PotentialPoint<W>> points;
-  const std::size_t measured = std::min(count, n);
-  for (std::size_t k = 0; k < measured; ++k) {
-    const std::size_t id = k * n / measured;
+  for (std::size_t k = 0; k < error_point_count(n, count); ++k) {
+    const std::size_t id = error_point_id(k, n, count);
     if (id < first || id >= first + s.size()) continue;
     const std::size_t i = id - first;
     points.push_back({id, {W(s.pos(0)[i]), W(s.pos(1)[i]), W(s.pos(2)[i])}, static_cast<double>(s.mass[i]),

@@ -183,6 +183,7 @@ class DistributedEngine final : public ForceEngine<T> {
     static EngineCapabilities capabilities() {  // octree's, distributed
       EngineCapabilities c = CpuEngine<T>::info::capabilities();
       c.distributed = true;
+      c.bits_of = "octree";
       c.host_reals = 40;  // octree's, the key order, the terms, the sums in key order, the walked copy
       return c;
     }
