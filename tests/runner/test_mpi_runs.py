@@ -17,6 +17,8 @@
   tree sends some, none on one rank, and its run's summary counts them;
 - a 2-rank run stopped part way resumes on 1 process to the uninterrupted run's bits, with no note that it would not;
   the distributed tree's (leapfrog; Adams-Bashforth with compensated updates) on 3 ranks and on 1 process;
+  one stopped by SIGTERM to mpiexec (a batch system's time limit) writes its checkpoint and nothing
+  else, and resumes on 3 ranks to the one-process octree run's bits;
 - a rank that fails (bad input on one rank only; a GPU missing there) ends every rank, with one
   line on stderr, exit 2, and no file written, within the timeout (never a hang); so do a local
   engine under several ranks and a subcommand that is not distributed.
@@ -30,9 +32,12 @@ import csv
 import io
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -293,6 +298,40 @@ def main():
                         checks += 1
                         if "not bit for bit" in r.stderr:
                             failures.append(f"mpi-octree {name} resumed on {ranks}: a false note: {r.stderr.strip()}")
+
+        # 2c. A batch system's time limit: SIGTERM to mpiexec (once the run has written a periodic
+        # checkpoint) stops every rank after the same step; the checkpoint written there, and no
+        # other output, resumes on 3 ranks to the one-process octree run's bits 20 steps later.
+        long_run = ["run", "--ic", "plummer", "--n", "1000", "--seed", "3", "--integrator", "leapfrog", "--dt", "0.001",
+                    "--t-end", "100", "--eps", "0.01"]
+        ckpt = Path(d, "term.ckpt")
+        try:
+            proc = subprocess.Popen(mpiexec(2, [args.nbody, *long_run, "--engine", "mpi-octree", f"--checkpoint={ckpt}",
+                                                "--checkpoint-every", "0.01", f"--final-state={d}/term_final.csv"]),
+                                    cwd=d, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + args.timeout
+            while not ckpt.exists() and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGTERM)
+            err = proc.communicate(timeout=args.timeout)[1]
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            failures.append("mpi-octree stopped by SIGTERM: hung")
+            err = ""
+        stopped = re.search(r"interrupted at t = \S+ \(step (\d+)\); checkpoint \S+ resumes it", err)
+        checks += 1
+        if not stopped:
+            failures.append(f"mpi-octree stopped by SIGTERM: no line saying where it stopped: {err.strip()[-400:]}")
+        elif Path(d, "term_final.csv").exists():
+            failures.append("mpi-octree stopped by SIGTERM: it wrote its final state")
+        else:
+            stop_at = f"{(int(stopped.group(1)) + 20) / 1000:g}"
+            r = run(mpiexec(3, [args.nbody, "run", "--resume", str(ckpt), "--stop-at", stop_at,
+                                f"--final-state={d}/term_resumed_final.csv"]), d)
+            one = run([args.nbody, *long_run, "--engine", "octree", "--stop-at", stop_at, f"--checkpoint={d}/term_one.ckpt",
+                       f"--final-state={d}/term_one_final.csv"], d)
+            if succeeded(r, "mpi-octree stopped by SIGTERM, resumed on 3 ranks") and succeeded(one, "octree to the same time"):
+                same_files(d, "term_one", "term_resumed", "mpi-octree stopped by SIGTERM on 2 ranks, resumed on 3", ("_final.csv",))
 
         # 3. Failures end every rank with one line and no file. Each case: its MPMD parts (ranks,
         # arguments after `nbody`), the exit code and a phrase of the line.
