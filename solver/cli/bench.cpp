@@ -30,16 +30,8 @@ namespace {
 template <class T>
 ForceErrorSummary distributed_force_error(const State<T>& s, std::size_t first, std::size_t n, const ForceLaw<T>& law,
                                           const std::vector<T>& acc, std::size_t sample) {
-  std::vector<ErrorPoint> mine;
-  for (std::size_t k = 0; k < error_point_count(n, sample); ++k) {
-    const std::size_t id = error_point_id(k, n, sample);
-    if (id < first || id >= first + s.size()) continue;
-    ErrorPoint p{id, {}, {}};
-    for (int c = 0; c < 3; ++c)
-      p.x[c] = static_cast<double>(s.pos(c)[id - first]), p.acc[c] = static_cast<double>(acc[c * s.size() + id - first]);
-    mine.push_back(p);
-  }
   std::vector<ErrorPoint> points;
+  const std::vector<ErrorPoint> mine = error_points(s.y.data(), acc.data(), first, s.size(), n, sample);
   for (const auto& part : mpi::all_gather(mpi::to_bytes(mine))) mpi::append_from_bytes(points, part);
   std::vector<DirectSum> sums(points.size());
   mpi::in_turn(sums.data(), sums.size(), sizeof(DirectSum),

@@ -106,6 +106,25 @@ inline std::size_t error_point_count(std::size_t n, std::size_t sample) { return
 inline std::size_t error_point_id(std::size_t k, std::size_t n, std::size_t sample) {
   return error_point_count(n, sample) == n ? k : k * n / sample;
 }
+// Those of them among bodies [first, first + count) of n (a rank's block, or all), in order.
+inline std::vector<std::size_t> error_point_ids(std::size_t n, std::size_t sample, std::size_t first, std::size_t count) {
+  std::vector<std::size_t> ids;
+  for (std::size_t k = 0; k < error_point_count(n, sample); ++k)
+    if (const std::size_t id = error_point_id(k, n, sample); id >= first && id < first + count) ids.push_back(id);
+  return ids;
+}
+// The points there: positions pos and accelerations acc SoA over the `count` bodies from `first`.
+template <class T>
+std::vector<ErrorPoint> error_points(const T* pos, const T* acc, std::size_t first, std::size_t count, std::size_t n,
+                                     std::size_t sample) {
+  std::vector<ErrorPoint> points;
+  for (const std::size_t id : error_point_ids(n, sample, first, count)) {
+    ErrorPoint& p = points.emplace_back(ErrorPoint{id, {}, {}});
+    for (int c = 0; c < 3; ++c)
+      p.x[c] = static_cast<double>(pos[c * count + id - first]), p.acc[c] = static_cast<double>(acc[c * count + id - first]);
+  }
+  return points;
+}
 
 // e_i of accelerations acc (SoA, any real type) against direct summation; their median, 99th
 // percentile (nearest rank) and maximum over the bodies, or over `sample` of them (error_point_id),
@@ -114,12 +133,7 @@ template <class T>
 ForceErrorSummary force_error(const T* pos, const T* mass, std::size_t n, const ForceLaw<T>& law, const T* acc,
                               std::size_t sample = 0) {
   if (n < 2) return {};
-  std::vector<ErrorPoint> points(error_point_count(n, sample));
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    const std::size_t i = error_point_id(k, n, sample);
-    points[k].id = i;
-    for (int c = 0; c < 3; ++c) points[k].x[c] = static_cast<double>(pos[c * n + i]), points[k].acc[c] = static_cast<double>(acc[c * n + i]);
-  }
+  const std::vector<ErrorPoint> points = error_points(pos, acc, 0, n, n, sample);
   std::vector<DirectSum> sums(points.size());
   add_direct_sums(sums, points, pos, mass, n, 0, law);
   return error_summary(points, sums, static_cast<double>(law.G));

@@ -196,9 +196,7 @@ std::vector<PotentialPoint<ExactReal<T>>> potential_points(const State<T>& s, st
                                                            const std::vector<T>& phi, std::size_t count) {
   using W = ExactReal<T>;
   std::vector<PotentialPoint<W>> points;
-  for (std::size_t k = 0; k < error_point_count(n, count); ++k) {
-    const std::size_t id = error_point_id(k, n, count);
-    if (id < first || id >= first + s.size()) continue;
+  for (const std::size_t id : error_point_ids(n, count, first, s.size())) {
     const std::size_t i = id - first;
     points.push_back({id, {W(s.pos(0)[i]), W(s.pos(1)[i]), W(s.pos(2)[i])}, static_cast<double>(s.mass[i]),
                       static_cast<double>(phi[i])});
